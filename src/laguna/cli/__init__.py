@@ -1,0 +1,1 @@
+"""The `laguna` command line: one module per noun in commands/."""

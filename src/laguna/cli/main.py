@@ -1,0 +1,21 @@
+"""Entry point of the `laguna` command."""
+
+from __future__ import annotations
+
+import click
+
+from laguna import __version__
+from laguna.cli.commands import test as test_command
+
+
+@click.group(context_settings={"help_option_names": ["-h", "--help"]})
+@click.version_option(__version__, prog_name="laguna")
+def cli() -> None:
+    """laguna: application catalog and deployment engine (MuranoPL, packages)."""
+
+
+cli.add_command(test_command.test)
+
+
+def main() -> None:
+    cli()

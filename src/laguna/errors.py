@@ -1,0 +1,42 @@
+"""The root of every error laguna raises on purpose.
+
+::
+
+    LagunaError
+     +-- SourceError            something in an input file is wrong (has a span)
+     |    +-- YamlError         (laguna.yamlio) the file is not valid YAML
+     |    +-- ClassLoadError    (laguna.lang.errors) a class definition is wrong
+     +-- MuranoPlError          (laguna.lang.errors) a MuranoPL exception at run time
+
+Each error class has a stable ``code`` (``LAG-Exxxx``) listed in
+docs/ERRORS.md, so that users and tests can tell errors apart without parsing
+messages.
+"""
+
+from __future__ import annotations
+
+from laguna.source import Span
+
+
+class LagunaError(Exception):
+    """Base class of all laguna errors."""
+
+    code = "LAG-E0000"
+
+
+class SourceError(LagunaError):
+    """An error located in an input file."""
+
+    code = "LAG-E0100"
+
+    def __init__(self, message: str, span: Span | None = None,
+                 code: str | None = None) -> None:
+        super().__init__(message)
+        self.message = message
+        self.span = span
+        if code is not None:
+            self.code = code
+
+    def __str__(self) -> str:
+        where = f"{self.span}: " if self.span is not None else ""
+        return f"{where}error[{self.code}]: {self.message}"

@@ -1,0 +1,29 @@
+"""Source positions: where in which file a piece of MuranoPL came from.
+
+Every node the YAML loader produces carries a :class:`Span`, so that any later
+error (a bad contract, an unknown class, a failed method call) can name the
+file and line it stems from.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+
+
+@dataclasses.dataclass(frozen=True, slots=True)
+class Span:
+    """A region of a source file; lines and columns are 1-based."""
+
+    source: str
+    line: int
+    col: int
+    end_line: int | None = None
+    end_col: int | None = None
+
+    def __str__(self) -> str:
+        return f"{self.source}:{self.line}:{self.col}"
+
+    def shifted(self, offset: int) -> Span:
+        """The position ``offset`` characters into a single-line scalar."""
+        return Span(self.source, self.line, self.col + offset,
+                    self.end_line, self.end_col)

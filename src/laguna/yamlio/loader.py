@@ -1,0 +1,149 @@
+"""Turn YAML text into Python values that remember where they came from."""
+
+from __future__ import annotations
+
+import typing as t
+
+import yaml
+from yaml import nodes
+
+from laguna.errors import SourceError
+from laguna.source import Span
+
+STR_TAG = "tag:yaml.org,2002:str"
+YAQL_TAG = "!yaql"
+
+# An expression hook gets (text, span, forced) for every plain string scalar
+# (forced=False) and every `!yaql` scalar (forced=True). It returns the
+# expression object, or None to keep the scalar a string (never None when
+# forced).
+ExpressionHook = t.Callable[[str, Span, bool], t.Any]
+
+
+class YamlError(SourceError):
+    """The text is not valid YAML, or breaks a rule the loader enforces."""
+
+    code = "LAG-E0101"
+
+
+class YMap(dict):  # type: ignore[type-arg]
+    """A mapping with the span of the whole map and of each key."""
+
+    span: Span
+    key_spans: dict[t.Any, Span]
+
+
+class YSeq(list):  # type: ignore[type-arg]
+    """A sequence with its span."""
+
+    span: Span
+
+
+class YStr(str):
+    """A string scalar with its span."""
+
+    span: Span
+
+
+def span_of(value: object) -> Span | None:
+    """The span a loaded value carries, if any."""
+    return getattr(value, "span", None)
+
+
+def _span(source: str, node: nodes.Node) -> Span:
+    start, end = node.start_mark, node.end_mark
+    return Span(source, start.line + 1, start.column + 1, end.line + 1, end.column + 1)
+
+
+class _Loader(yaml.SafeLoader):
+    """A SafeLoader that records whether a scalar's tag was written out.
+
+    `!!str $x` and `$x` resolve to the same tag; only the first is a string
+    for MuranoPL, so the composer must keep what the event said.
+    """
+
+    def compose_scalar_node(self, anchor: t.Any) -> nodes.ScalarNode:
+        event = self.peek_event()
+        node = super().compose_scalar_node(anchor)
+        node.explicit_tag = event.tag not in (None, "!")  # type: ignore[attr-defined]
+        return node
+
+
+def load_all(text: str, source: str, expression: ExpressionHook | None = None) -> list[t.Any]:
+    """Load every non-empty document of ``text``; ``source`` names it in spans."""
+    loader = _Loader(text)
+    try:
+        documents = []
+        while loader.check_node():
+            node = loader.get_node()
+            if node is not None:
+                value = _Builder(source, loader, expression).build(node)
+                if value is not None:
+                    documents.append(value)
+        return documents
+    except yaml.MarkedYAMLError as exc:
+        mark = exc.problem_mark or exc.context_mark
+        span = Span(source, mark.line + 1, mark.column + 1) if mark else Span(source, 1, 1)
+        problem = exc.problem or exc.context or "invalid YAML"
+        raise YamlError(f"invalid YAML: {problem}", span) from exc
+    finally:
+        loader.dispose()
+
+
+class _Builder:
+    def __init__(self, source: str, loader: _Loader, expression: ExpressionHook | None) -> None:
+        self.source = source
+        self.loader = loader
+        self.expression = expression
+        self.memo: dict[int, t.Any] = {}
+
+    def build(self, node: nodes.Node) -> t.Any:
+        known = self.memo.get(id(node))
+        if known is not None:
+            return known
+        if isinstance(node, nodes.MappingNode):
+            return self._mapping(node)
+        if isinstance(node, nodes.SequenceNode):
+            seq = YSeq()
+            seq.span = _span(self.source, node)
+            self.memo[id(node)] = seq
+            seq.extend(self.build(item) for item in node.value)
+            return seq
+        return self._scalar(t.cast(nodes.ScalarNode, node))
+
+    def _mapping(self, node: nodes.MappingNode) -> YMap:
+        self.loader.flatten_mapping(node)
+        result = YMap()
+        result.span = _span(self.source, node)
+        result.key_spans = {}
+        self.memo[id(node)] = result
+        for key_node, value_node in node.value:
+            key = self.build(key_node)
+            key_span = _span(self.source, key_node)
+            try:
+                hash(key)
+            except TypeError:
+                raise YamlError("a mapping key must be a scalar", key_span) from None
+            if key in result:
+                raise YamlError(f"duplicate key {str(key)!r}", key_span)
+            result[key] = self.build(value_node)
+            result.key_spans[key] = key_span
+        return result
+
+    def _scalar(self, node: nodes.ScalarNode) -> t.Any:
+        span = _span(self.source, node)
+        if node.tag == YAQL_TAG:
+            if self.expression is None:
+                raise YamlError("!yaql is not allowed here", span)
+            return self.expression(node.value, span, True)
+        if node.tag == STR_TAG:
+            if node.style is None and not getattr(node, "explicit_tag", False) and self.expression:
+                expr = self.expression(node.value, span, False)
+                if expr is not None:
+                    return expr
+            text = YStr(node.value)
+            text.span = span
+            return text
+        if node.tag.startswith("!") and node.tag != "!":
+            raise YamlError(f"unknown tag {node.tag}", span)
+        return self.loader.construct_object(node, deep=True)
