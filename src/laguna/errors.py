@@ -6,6 +6,7 @@
      +-- SourceError            something in an input file is wrong (has a span)
      |    +-- YamlError         (laguna.yamlio) the file is not valid YAML
      |    +-- ClassLoadError    (laguna.lang.errors) a class definition is wrong
+     +-- SourceErrors           a validator found one or more problems (diagnostics)
      +-- MuranoPlError          (laguna.lang.errors) a MuranoPL exception at run time
 
 Each error class has a stable ``code`` (``LAG-Exxxx``) listed in
@@ -15,7 +16,7 @@ messages.
 
 from __future__ import annotations
 
-from laguna.source import Span
+from laguna.source import Diagnostic, Span
 
 
 class LagunaError(Exception):
@@ -40,3 +41,18 @@ class SourceError(LagunaError):
     def __str__(self) -> str:
         where = f"{self.span}: " if self.span is not None else ""
         return f"{where}error[{self.code}]: {self.message}"
+
+
+class SourceErrors(LagunaError):
+    """Every problem a validation found, raised once at its end."""
+
+    code = "LAG-E0102"
+
+    def __init__(self, diagnostics: list[Diagnostic], what: str = "input") -> None:
+        self.diagnostics = sorted(diagnostics, key=Diagnostic.sort_key)
+        errors = [d for d in self.diagnostics if d.severity == "error"]
+        self.message = f"{what} has {len(errors)} error(s)"
+        super().__init__(self.message)
+
+    def __str__(self) -> str:
+        return "\n".join([self.message, *(str(d) for d in self.diagnostics)])

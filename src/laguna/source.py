@@ -8,6 +8,7 @@ file and line it stems from.
 from __future__ import annotations
 
 import dataclasses
+import typing as t
 
 
 @dataclasses.dataclass(frozen=True, slots=True)
@@ -27,3 +28,22 @@ class Span:
         """The position ``offset`` characters into a single-line scalar."""
         return Span(self.source, self.line, self.col + offset,
                     self.end_line, self.end_col)
+
+
+Severity = t.Literal["error", "warning"]
+
+
+@dataclasses.dataclass(frozen=True, slots=True)
+class Diagnostic:
+    """One problem a validator found; validators collect these instead of raising."""
+
+    span: Span
+    code: str
+    message: str
+    severity: Severity = "error"
+
+    def __str__(self) -> str:
+        return f"{self.span}: {self.severity}[{self.code}]: {self.message}"
+
+    def sort_key(self) -> tuple[str, int, int, str]:
+        return (self.span.source, self.span.line, self.span.col, self.code)

@@ -15,6 +15,7 @@ def cli() -> None:
 
 
 cli.add_command(test_command.test)
+cli.add_command(__import__("laguna.cli.commands.package", fromlist=["package"]).package)
 
 
 def main() -> None:

@@ -1,0 +1,260 @@
+"""``laguna package``: build, check, import and manage packages in the catalog."""
+
+from __future__ import annotations
+
+import io
+import os
+import typing as t
+from pathlib import Path
+
+import click
+import rich.box
+from rich.console import Console
+from rich.table import Table
+
+from laguna.config import Config
+from laguna.errors import LagunaError
+from laguna.packages.archive import build_archive
+from laguna.packages.check import check_path
+from laguna.packages.errors import PackageFormatError, VersionError
+from laguna.packages.package import Package, load_archive, load_directory
+from laguna.packages.versions import Version, parse_version
+from laguna.source import Diagnostic
+from laguna.store import packages as repo
+from laguna.store.db import Database, open_database
+from laguna.store.models import PackageRecord
+
+F = t.TypeVar("F", bound=t.Callable[..., t.Any])
+
+
+def _db_url_option(function: F) -> F:
+    return click.option(
+        "--db-url", metavar="URL",
+        help="Catalog database URL (default: $LAGUNA_DATABASE_URL, else an SQLite "
+             "file in the user's data folder).")(function)
+
+
+def _database(db_url: str | None) -> Database:
+    """The catalog, migrated; the URL comes from the option or the config object."""
+    if db_url is None:
+        context = click.get_current_context()
+        config = context.find_object(Config) or Config.from_environ(os.environ)
+        db_url = config.database_url
+    return open_database(db_url)
+
+
+def _fail(error: LagunaError | str) -> t.NoReturn:
+    click.echo(str(error) if isinstance(error, LagunaError) else f"error: {error}", err=True)
+    raise SystemExit(1)
+
+
+def _located(diagnostic: Diagnostic, base: str) -> str:
+    """The diagnostic with its package-relative path put under ``base``."""
+    span = diagnostic.span
+    return (f"{base}/{span.source}:{span.line}:{span.col}: "
+            f"{diagnostic.severity}[{diagnostic.code}]: {diagnostic.message}")
+
+
+def _base(path: str) -> str:
+    return path.rstrip("/\\") or path
+
+
+def _parse_spec(spec: str) -> tuple[str, Version | None]:
+    """``NAME`` or ``NAME==VERSION`` (an exact version; ``1.2`` means 1.2.0)."""
+    name, separator, version = spec.partition("==")
+    name = name.strip()
+    if not name:
+        _fail(f"no package name in {spec!r}; expected NAME or NAME==VERSION")
+    if not separator:
+        return name, None
+    try:
+        return name, parse_version(version.strip())
+    except VersionError as exc:
+        _fail(exc)
+
+
+def _render(renderable: t.Any) -> str:
+    buffer = io.StringIO()
+    Console(file=buffer, width=200, color_system=None, highlight=False).print(renderable)
+    return "\n".join(line.rstrip() for line in buffer.getvalue().splitlines())
+
+
+def _yes(flag: bool) -> str:
+    return "yes" if flag else "no"
+
+
+@click.group("package")
+def package() -> None:
+    """Build, check and import packages, and manage the catalog."""
+
+
+@package.command("build")
+@click.argument("directory", type=click.Path(exists=True, file_okay=False))
+@click.option("-o", "--output", required=True, type=click.Path(dir_okay=False),
+              help="The zip archive to write.")
+def build_command(directory: str, output: str) -> None:
+    """Zip a package folder after checking its manifest."""
+    try:
+        found = load_directory(directory)
+        names = build_archive(directory, output)
+    except PackageFormatError as exc:
+        for diagnostic in exc.diagnostics:
+            click.echo(_located(diagnostic, _base(directory)), err=True)
+        raise SystemExit(1) from None
+    except LagunaError as exc:
+        _fail(exc)
+    click.echo(f"built {found.name} {found.version}: {output} ({len(names)} files)")
+
+
+@package.command("import")
+@click.argument("path", type=click.Path(exists=True))
+@click.option("--public/--private", default=False, help="Whether every project sees it.")
+@click.option("--disabled", is_flag=True, help="Import it disabled.")
+@click.option("--category", "categories", multiple=True, help="A category; may be repeated.")
+@_db_url_option
+def import_command(path: str, public: bool, disabled: bool, categories: tuple[str, ...],
+                   db_url: str | None) -> None:
+    """Import a package folder or zip archive into the catalog."""
+    archive: bytes | None = None
+    try:
+        if Path(path).is_dir():
+            found: Package = load_directory(path)
+        else:
+            archive = Path(path).read_bytes()
+            found = load_archive(archive, origin=path)
+    except PackageFormatError as exc:
+        for diagnostic in exc.diagnostics:
+            click.echo(_located(diagnostic, _base(path)), err=True)
+        raise SystemExit(1) from None
+    except LagunaError as exc:
+        _fail(exc)
+    database = _database(db_url)
+    try:
+        with database.session() as session:
+            record = repo.import_package(session, found, enabled=not disabled, is_public=public,
+                                         categories=categories, archive=archive)
+            identifier = record.id
+    except LagunaError as exc:
+        _fail(exc)
+    finally:
+        database.dispose()
+    click.echo(f"imported {found.name} {found.version} (id {identifier})")
+
+
+@package.command("list")
+@click.option("--type", "package_type", type=click.Choice(["Application", "Library"]),
+              help="Only packages of this type.")
+@click.option("--tag", help="Only packages with this tag.")
+@click.option("--search", help="Text to look for in names and descriptions.")
+@_db_url_option
+def list_command(package_type: str | None, tag: str | None, search: str | None,
+                 db_url: str | None) -> None:
+    """List the packages in the catalog."""
+    database = _database(db_url)
+    try:
+        with database.session() as session:
+            records = repo.list_packages(session, repo.PackageFilter(
+                type=package_type, tag=tag, search=search))
+            rows = [(r.fully_qualified_name, r.version, r.type, _yes(r.enabled), _yes(r.is_public))
+                    for r in records]
+    finally:
+        database.dispose()
+    if not rows:
+        click.echo("no packages")
+        return
+    table = Table(box=rich.box.SIMPLE, show_edge=False, pad_edge=False)
+    for title in ("Name", "Version", "Type", "Enabled", "Public"):
+        table.add_column(title)
+    for row in rows:
+        table.add_row(*row)
+    click.echo(_render(table))
+
+
+def _describe(record: PackageRecord, versions: list[Version]) -> list[tuple[str, str]]:
+    manifest = record.manifest
+    requires = manifest.get("Require") or {}
+    return [
+        ("Name", record.fully_qualified_name),
+        ("Display name", record.name),
+        ("Version", record.version),
+        ("Other versions", ", ".join(str(v) for v in versions if str(v) != record.version)
+         or "-"),
+        ("Type", record.type),
+        ("Format", record.format),
+        ("Enabled", _yes(record.enabled)),
+        ("Public", _yes(record.is_public)),
+        ("Author", record.author or "-"),
+        ("Description", (record.description or "-").strip()),
+        ("Tags", ", ".join(record.tags) or "-"),
+        ("Categories", ", ".join(record.categories) or "-"),
+        ("Classes", ", ".join(sorted(manifest.get("Classes") or {})) or "-"),
+        ("Requires", ", ".join(f"{name} ({spec or '0'})" for name, spec in requires.items())
+         or "-"),
+        ("ID", str(record.id)),
+    ]
+
+
+@package.command("show")
+@click.argument("spec", metavar="NAME[==VERSION]")
+@_db_url_option
+def show_command(spec: str, db_url: str | None) -> None:
+    """Show one package (the highest version unless one is named)."""
+    name, version = _parse_spec(spec)
+    database = _database(db_url)
+    try:
+        with database.session() as session:
+            record = repo.get_package(session, name, version)
+            fields = _describe(record, repo.package_versions(session, name))
+    except LagunaError as exc:
+        _fail(exc)
+    finally:
+        database.dispose()
+    width = max(len(label) for label, _ in fields) + 1
+    for label, value in fields:
+        click.echo(f"{label + ':':<{width}} {value}")
+
+
+@package.command("delete")
+@click.argument("spec", metavar="NAME[==VERSION]")
+@click.option("--all-versions", is_flag=True,
+              help="Delete every version when NAME has several and none is named.")
+@_db_url_option
+def delete_command(spec: str, all_versions: bool, db_url: str | None) -> None:
+    """Delete a package version from the catalog."""
+    name, version = _parse_spec(spec)
+    database = _database(db_url)
+    try:
+        with database.session() as session:
+            if version is None and not all_versions:
+                versions = repo.package_versions(session, name)
+                if len(versions) > 1:
+                    listed = ", ".join(str(v) for v in versions)
+                    _fail(f"package {name} has {len(versions)} versions ({listed}); "
+                          f"name one as {name}==VERSION or pass --all-versions")
+            deleted = repo.delete_package(session, name, version)
+    except LagunaError as exc:
+        _fail(exc)
+    finally:
+        database.dispose()
+    for number in deleted:
+        click.echo(f"deleted {name} {number}")
+
+
+@package.command("check")
+@click.argument("path", type=click.Path(exists=True))
+def check_command(path: str) -> None:
+    """Check a package folder or archive and print every problem found."""
+    result = check_path(path)
+    base = _base(path)
+    if result.failure is not None:
+        click.echo(f"{base}: {result.failure}")
+        raise SystemExit(1)
+    for diagnostic in result.diagnostics:
+        click.echo(_located(diagnostic, base))
+    errors = sum(1 for d in result.diagnostics if d.severity == "error")
+    warnings = len(result.diagnostics) - errors
+    if result.package is None or errors:
+        click.echo(f"{errors} error(s), {warnings} warning(s)")
+        raise SystemExit(1)
+    summary = "no problems found" if not warnings else f"{warnings} warning(s)"
+    click.echo(f"{result.package.name} {result.package.version}: {summary}")

@@ -1,0 +1,41 @@
+"""laguna's settings, read once from an environment mapping.
+
+Functions never read ``os.environ``; the command line builds a
+:class:`Config` from it at start-up and passes it on, and tests build one
+from a plain dict.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import os
+import typing as t
+from pathlib import Path
+
+DATABASE_URL_VAR = "LAGUNA_DATABASE_URL"
+
+
+def default_data_dir(environ: t.Mapping[str, str]) -> Path:
+    """Where laguna keeps its data: ``$XDG_DATA_HOME/laguna`` or ``~/.local/share/laguna``."""
+    base = environ.get("XDG_DATA_HOME") or os.path.join(
+        environ.get("HOME") or os.path.expanduser("~"), ".local", "share")
+    return Path(base) / "laguna"
+
+
+def sqlite_url(path: str | os.PathLike[str]) -> str:
+    """The SQLAlchemy URL of an SQLite file."""
+    return f"sqlite:///{Path(path).absolute().as_posix()}"
+
+
+@dataclasses.dataclass(frozen=True)
+class Config:
+    """Settings; every field has a default that works on one machine."""
+
+    database_url: str
+
+    @classmethod
+    def from_environ(cls, environ: t.Mapping[str, str]) -> Config:
+        """Settings from an environment (``os.environ`` at the program's edge)."""
+        url = environ.get(DATABASE_URL_VAR) or sqlite_url(
+            default_data_dir(environ) / "catalog.sqlite")
+        return cls(database_url=url)

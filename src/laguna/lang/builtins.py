@@ -1,0 +1,176 @@
+"""MuranoPL's own functions: new(), id(), type(), cast(), super(), find(), require()...
+
+Each is registered with :func:`laguna.lang.dispatch.builtin`; docstrings are
+the user documentation of the function.
+"""
+
+from __future__ import annotations
+
+import concurrent.futures
+import time
+import typing as t
+
+from yaql.language import utils
+
+from laguna.lang import errors
+from laguna.lang.dispatch import builtin, freeze, thaw, to_type
+from laguna.lang.objects import MuranoObject, find_owner
+from laguna.lang.types import MuranoClass, TypeRef
+
+
+def _frame(scope: t.Any) -> t.Any:
+    return scope.frame
+
+
+def _object(value: t.Any, function: str) -> MuranoObject:
+    if not isinstance(value, MuranoObject):
+        raise errors.DslError(f"{function}() expects an object, got {value!r}")
+    return value
+
+
+@builtin("new")
+def new(scope: t.Any, type_or_model: t.Any, *args: t.Any, **properties: t.Any) -> t.Any:
+    """Create an object: `new(ns:Type, owner, name, extra, prop => value...)`,
+    `new(ns:Type, {props}, owner)` or `new({model with "?"}, owner)`."""
+    frame = _frame(scope)
+    executor = frame.executor
+    if isinstance(type_or_model, (dict, utils.FrozenDict)):
+        owner = args[0] if args else properties.pop("owner", None)
+        return executor.load_object(thaw(type_or_model), owner, None, frame.cls)
+    cls = to_type(scope, type_or_model)
+    owner = None
+    name = None
+    if args and isinstance(args[0], (dict, utils.FrozenDict)):
+        properties = dict(args[0])
+        rest = args[1:]
+        owner = rest[0] if rest else None
+        name = rest[1] if len(rest) > 1 else None
+    else:
+        owner = args[0] if args else properties.pop("owner", None)
+        name = args[1] if len(args) > 1 else properties.pop("objectName", None)
+    if owner is not None and not isinstance(owner, MuranoObject):
+        raise errors.DslError(f"owner of a new object must be an object, got {owner!r}")
+    return executor.new_object(cls, owner, dict(properties), name=name, frame=frame)
+
+
+@builtin("id", method=True)
+def id_(scope: t.Any, obj: t.Any) -> str:
+    """The id of an object."""
+    return _object(obj, "id").id
+
+
+@builtin("name")
+def name(scope: t.Any, obj: t.Any) -> t.Any:
+    """The name an object was given in the model or by new()."""
+    return None if obj is None else _object(obj, "name").real_this.name
+
+
+@builtin("metadata")
+def metadata(scope: t.Any, obj: t.Any) -> t.Any:
+    """The metadata of an object from its model header."""
+    return _object(obj, "metadata").real_this.metadata
+
+
+@builtin("cast", method=True)
+def cast(scope: t.Any, obj: t.Any, type_: t.Any, version_spec: t.Any = None) -> MuranoObject:
+    """The object seen as one of its classes (method calls resolve from there)."""
+    target = to_type(scope, type_)
+    obj = _object(obj, "cast").real_this
+    for cls in obj.type.mro:
+        if cls is target or cls.name == target.name:
+            return obj.cast(cls)
+    raise errors.DslError(f"Cannot cast {obj.type.name} to {target.name}")
+
+
+def _parents(scope: t.Any, obj: t.Any) -> list[MuranoObject]:
+    cls = _frame(scope).cls
+    obj = _object(obj, "super").real_this
+    return [obj.cast(parent) for parent in cls.parents]
+
+
+@builtin("super", lazy=(1,), method=True)
+def super_(scope: t.Any, obj: t.Any, func: t.Any = None) -> t.Any:
+    """The object cast to each parent of the current class, optionally mapped by func."""
+    parents = _parents(scope, obj)
+    if func is None:
+        return tuple(parents)
+    return tuple(func(p) for p in parents)
+
+
+@builtin("psuper", lazy=(1,), method=True)
+def psuper(scope: t.Any, obj: t.Any, func: t.Any = None) -> t.Any:
+    """Like super(), evaluating func for the parents in parallel."""
+    parents = _parents(scope, obj)
+    if func is None:
+        return tuple(parents)
+    with concurrent.futures.ThreadPoolExecutor(max_workers=max(1, len(parents))) as pool:
+        return tuple(pool.map(func, parents))
+
+
+@builtin("require", method=True)
+def require(scope: t.Any, value: t.Any) -> t.Any:
+    """The value itself; an error when it is null."""
+    if value is None:
+        raise errors.ValueIsMissingError("Required value is missing")
+    return value
+
+
+@builtin("find", method=True)
+def find(scope: t.Any, obj: t.Any, type_: t.Any) -> t.Any:
+    """The nearest owner of obj (up the ownership chain) that is a type_."""
+    cls = to_type(scope, type_)
+    return find_owner(_object(obj, "find"), lambda o: cls in o.type.ancestry)
+
+
+@builtin("sleep")
+def sleep(scope: t.Any, seconds: t.Any) -> None:
+    """Pause this thread of execution."""
+    executor = _frame(scope).executor
+    deadline = executor._deadline
+    if deadline is not None and time.monotonic() + float(seconds) > deadline:
+        raise errors.LimitExceededError("sleep would exceed the execution time limit")
+    time.sleep(float(seconds))
+
+
+@builtin("type")
+def type_(scope: t.Any, value: t.Any) -> t.Any:
+    """The type object of a class name or of an object (a class name string for
+    objects in packages of Format 1.3 and older)."""
+    if value is None:
+        return None
+    if isinstance(value, MuranoObject):
+        cls = value.real_this.type
+        if _frame(scope).cls.package.format_version <= (1, 3):
+            return cls.name
+        return cls.ref
+    return to_type(scope, value).ref
+
+
+@builtin("typeinfo")
+def typeinfo(scope: t.Any, value: t.Any) -> t.Any:
+    """Reflection information about the class of an object or a type."""
+    if value is None:
+        return None
+    if isinstance(value, MuranoObject):
+        return value.real_this.type
+    return to_type(scope, value)
+
+
+@builtin("isObject")
+def is_object(scope: t.Any, value: t.Any) -> bool:
+    """Whether value is an object or a type object."""
+    return isinstance(value, (MuranoObject, TypeRef))
+
+
+@builtin("dump")
+def dump(scope: t.Any, obj: t.Any, serialization_type: str = "Serializable",
+         ignore_upcasts: bool = True) -> t.Any:
+    """The object model of an object (and the objects it owns)."""
+    from laguna.lang.serializer import serialize_object
+    if serialization_type not in ("Serializable", "Inline", "Mixed"):
+        raise errors.DslError("Invalid Serialization Type")
+    return freeze(serialize_object(_object(obj, "dump").real_this, _frame(scope).executor,
+                                   serialization_type))
+
+
+__all__ = ["MuranoClass"]

@@ -1,0 +1,344 @@
+"""Compile parsed YAQL into Python closures.
+
+yaql parses; laguna evaluates. Walking yaql's own evaluator costs tens of
+microseconds per operator because every operator is an overloaded function
+looked up through the context chain. The compiler turns each node into a
+closure ``fn(scope) -> value`` that takes a direct path for the cases
+MuranoPL code hits all the time (arithmetic and comparison on numbers and
+strings, variables, property reads, method calls on MuranoPL objects) and
+hands every other case to yaql's own function resolution with the arguments
+already compiled, so the result is always what yaql would have computed.
+Type guards are exact (``type(x) is int``) because yaql treats bool apart
+from int.
+"""
+
+from __future__ import annotations
+
+import operator
+import typing as t
+
+from yaql.language import expressions as ast
+from yaql.language import runner, utils
+
+from laguna.lang import dispatch
+from laguna.lang.scope import NO_VALUE, lookup, normalize_name
+from laguna.yaql import engine as yaql_engine
+
+Fn = t.Callable[[t.Any], t.Any]
+
+_NUMBERS = (int, float)
+_ARITHMETIC: dict[str, t.Callable[[t.Any, t.Any], t.Any]] = {
+    "#operator_+": operator.add,
+    "#operator_-": operator.sub,
+    "#operator_*": operator.mul,
+}
+_COMPARISON: dict[str, t.Callable[[t.Any, t.Any], t.Any]] = {
+    "#operator_<": operator.lt,
+    "#operator_>": operator.gt,
+    "#operator_<=": operator.le,
+    "#operator_>=": operator.ge,
+}
+_PLAIN_EQ_TYPES = frozenset((int, float, str, bool, type(None)))
+
+
+class CompiledArg(ast.Expression):  # type: ignore[misc]
+    """A compiled sub-expression in the shape yaql expects of an argument."""
+
+    def __init__(self, fn: Fn, source: t.Any) -> None:
+        self.fn = fn
+        self.source = source
+        self.uses_receiver = False
+
+    def __call__(self, receiver: t.Any, context: t.Any, engine: t.Any) -> t.Any:
+        return self.fn(context)
+
+    def __str__(self) -> str:
+        return str(self.source)
+
+
+class Compiler:
+    """Compiles the nodes of one parsed statement.
+
+    ``contract`` switches on the contract methods (`$.int()`, `$.class(X)`...)
+    that exist only inside Contract expressions.
+    """
+
+    def __init__(self, legacy: bool, contract: bool = False) -> None:
+        self.legacy = legacy
+        self.contract = contract
+        self.engine = yaql_engine.create_engine(legacy)
+
+    # -- entry points -----------------------------------------------------
+    def statement(self, parsed: t.Any) -> Fn:
+        node = parsed.expression if isinstance(parsed, ast.Statement) else parsed
+        body = self.node(node)
+        freeze = dispatch.freeze
+
+        def run(scope: t.Any) -> t.Any:
+            return freeze(body(scope))
+        return run
+
+    def node(self, node: t.Any) -> Fn:
+        if isinstance(node, ast.KeywordConstant) or isinstance(node, ast.Constant):
+            value = node.value
+            return lambda scope: value
+        if isinstance(node, ast.Wrap):
+            return self.node(node.expr)
+        if isinstance(node, ast.Statement):
+            return self.node(node.expression)
+        if isinstance(node, ast.GetContextValue):
+            return self._variable(node)
+        if isinstance(node, ast.BinaryOperator):
+            return self._binary(node)
+        if isinstance(node, ast.UnaryOperator):
+            return self._unary(node)
+        if isinstance(node, ast.ListExpression):
+            items = [self.node(arg) for arg in node.args]
+            return lambda scope: tuple(item(scope) for item in items)
+        if isinstance(node, ast.MapExpression):
+            return self._map(node)
+        if isinstance(node, ast.IndexExpression):
+            return self._index(node)
+        if isinstance(node, ast.Function):
+            return self._function(node, None)
+        if isinstance(node, ast.MappingRuleExpression):
+            source, destination = self.node(node.source), self.node(node.destination)
+            return lambda scope: utils.MappingRule(source(scope), destination(scope))
+        raise TypeError(f"cannot compile yaql node {node!r}")
+
+    # -- helpers ----------------------------------------------------------
+    def arg(self, node: t.Any) -> t.Any:
+        """An argument for yaql's resolver: compiled, but still an Expression."""
+        if isinstance(node, ast.MappingRuleExpression):
+            return ast.MappingRuleExpression(node.source, self.arg(node.destination))
+        if isinstance(node, ast.Constant):
+            return node
+        return CompiledArg(self.node(node), node)
+
+    def fallback(self, name: str, arg_nodes: t.Sequence[t.Any]) -> t.Callable[[t.Any, t.Any], t.Any]:
+        """Call ``name`` through yaql with compiled arguments; returns f(scope, receiver)."""
+        args = tuple(self.arg(a) for a in arg_nodes)
+        engine = self.engine
+
+        def call(scope: t.Any, receiver: t.Any = NO_VALUE) -> t.Any:
+            return runner.call(name, scope, args, {}, engine, receiver, scope)
+        return call
+
+    def _values_fallback(self, name: str) -> t.Callable[..., t.Any]:
+        """Call ``name`` through yaql with values already computed."""
+        engine = self.engine
+
+        def call(scope: t.Any, *values: t.Any) -> t.Any:
+            args = tuple(ast.Constant(v) for v in values)
+            return runner.call(name, scope, args, {}, engine, NO_VALUE, scope)
+        return call
+
+    def _variable(self, node: t.Any) -> Fn:
+        name = normalize_name(node.path.value)
+        return lambda scope: lookup(scope, name)
+
+    def _map(self, node: t.Any) -> Fn:
+        pairs = []
+        for arg in node.args:
+            if not isinstance(arg, ast.MappingRuleExpression):
+                raise TypeError("map items must be key => value")
+            pairs.append((self.node(arg.source), self.node(arg.destination)))
+
+        def build(scope: t.Any) -> t.Any:
+            return utils.FrozenDict((k(scope), v(scope)) for k, v in pairs)
+        return build
+
+    def _index(self, node: t.Any) -> Fn:
+        if len(node.args) != 2:
+            slow = self.fallback("#indexer", node.args)
+            return lambda scope: slow(scope)
+        collection, index = self.node(node.args[0]), self.node(node.args[1])
+        slow_values = self._values_fallback("#indexer")
+
+        def indexer(scope: t.Any) -> t.Any:
+            c = collection(scope)
+            i = index(scope)
+            tc = type(c)
+            if (tc is tuple or tc is list) and type(i) is int:
+                return c[i]
+            if tc is utils.FrozenDict or tc is dict:
+                return c[i]
+            return slow_values(scope, c, i)
+        return indexer
+
+    def _unary(self, node: t.Any) -> Fn:
+        op = node.operator
+        if op == ":":
+            name = node.args[0].value
+            return lambda scope: dispatch.resolve_type_ref(scope, "", name)
+        operand = self.node(node.args[0])
+        if op == "not":
+            return lambda scope: not operand(scope)
+        slow = self._values_fallback(node.name)
+        if op == "-":
+            def negate(scope: t.Any) -> t.Any:
+                v = operand(scope)
+                if type(v) is int or type(v) is float:
+                    return -v
+                return slow(scope, v)
+            return negate
+        if op == "+":
+            def plus(scope: t.Any) -> t.Any:
+                v = operand(scope)
+                if type(v) is int or type(v) is float:
+                    return v
+                return slow(scope, v)
+            return plus
+        return lambda scope: slow(scope, operand(scope))
+
+    def _binary(self, node: t.Any) -> Fn:
+        op, name = node.operator, node.name
+        left_node, right_node = node.args
+        if op == ".":
+            return self._dot(left_node, right_node)
+        if op == ":":
+            prefix, short = left_node.value, right_node.value
+            return lambda scope: dispatch.resolve_type_ref(scope, prefix, short)
+        left, right = self.node(left_node), self.node(right_node)
+        if op == "and":
+            return lambda scope: left(scope) and right(scope)
+        if op == "or":
+            return lambda scope: left(scope) or right(scope)
+        if op == "is":
+            return lambda scope: dispatch.is_instance(scope, left(scope), right(scope))
+        slow = self._values_fallback(name)
+        if name in _ARITHMETIC:
+            py = _ARITHMETIC[name]
+            is_plus = op == "+"
+
+            def arithmetic(scope: t.Any) -> t.Any:
+                a = left(scope)
+                b = right(scope)
+                ta, tb = type(a), type(b)
+                if (ta is int or ta is float) and (tb is int or tb is float):
+                    return py(a, b)
+                if is_plus and ta is str and tb is str:
+                    return a + b
+                return slow(scope, a, b)
+            return arithmetic
+        if op == "/":
+            def divide(scope: t.Any) -> t.Any:
+                a = left(scope)
+                b = right(scope)
+                ta, tb = type(a), type(b)
+                if ta is int and tb is int:
+                    return a // b
+                if (ta is int or ta is float) and (tb is int or tb is float):
+                    return a / b
+                return slow(scope, a, b)
+            return divide
+        if op == "mod":
+            def modulo(scope: t.Any) -> t.Any:
+                a = left(scope)
+                b = right(scope)
+                if type(a) is int and type(b) is int:
+                    return a % b
+                return slow(scope, a, b)
+            return modulo
+        if name in _COMPARISON:
+            py = _COMPARISON[name]
+
+            def compare(scope: t.Any) -> t.Any:
+                a = left(scope)
+                b = right(scope)
+                ta, tb = type(a), type(b)
+                if ((ta is int or ta is float) and (tb is int or tb is float)) or (
+                        ta is str and tb is str):
+                    return py(a, b)
+                return slow(scope, a, b)
+            return compare
+        if op in ("=", "!="):
+            negate = op == "!="
+
+            def equality(scope: t.Any) -> t.Any:
+                a = left(scope)
+                b = right(scope)
+                if type(a) in _PLAIN_EQ_TYPES and type(b) in _PLAIN_EQ_TYPES:
+                    return (a != b) if negate else (a == b)
+                return slow(scope, a, b)
+            return equality
+        if op == "in":
+            def contains(scope: t.Any) -> t.Any:
+                a = left(scope)
+                b = right(scope)
+                if type(b) is tuple and type(a) in _PLAIN_EQ_TYPES:
+                    return a in b
+                return slow(scope, a, b)
+            return contains
+        return lambda scope: slow(scope, left(scope), right(scope))
+
+    def _dot(self, left_node: t.Any, right_node: t.Any) -> Fn:
+        receiver = self.node(left_node)
+        if isinstance(right_node, ast.KeywordConstant):
+            name = right_node.value
+            slow = self.fallback("#operator_.", (left_node, right_node))
+
+            def attribute(scope: t.Any) -> t.Any:
+                r = receiver(scope)
+                tr = type(r)
+                if tr is utils.FrozenDict or tr is dict:
+                    return r.get(name)
+                return dispatch.get_attribute(scope, r, name, slow)
+            return attribute
+        if isinstance(right_node, ast.Function) and not isinstance(
+                right_node, (ast.BinaryOperator, ast.UnaryOperator, ast.IndexExpression,
+                             ast.ListExpression, ast.MapExpression, ast.GetContextValue)):
+            return self._method_call(receiver, left_node, right_node)
+        slow = self.fallback("#operator_.", (left_node, right_node))
+        return lambda scope: slow(scope)
+
+    def _call_args(self, nodes: t.Sequence[t.Any]) -> tuple[list[Fn], list[tuple[str, Fn]]]:
+        positional: list[Fn] = []
+        named: list[tuple[str, Fn]] = []
+        for arg in nodes:
+            if isinstance(arg, ast.MappingRuleExpression) and isinstance(
+                    arg.source, ast.KeywordConstant):
+                named.append((arg.source.value, self.node(arg.destination)))
+            else:
+                positional.append(self.node(arg))
+        return positional, named
+
+    def _method_call(self, receiver: Fn, left_node: t.Any, fn: t.Any) -> Fn:
+        name = fn.name
+        if self.contract and name in dispatch.CONTRACT_METHODS:
+            return dispatch.compile_contract_method(self, receiver, fn)
+        fast = dispatch.FAST_METHODS.get(name)
+        slow = self.fallback(name, fn.args)
+        positional, named = self._call_args(fn.args)
+        fast_fn = fast(self, fn.args) if fast is not None else None
+
+        def method_call(scope: t.Any) -> t.Any:
+            r = receiver(scope)
+            return dispatch.call_method(scope, r, name, positional, named, slow, fast_fn)
+        return method_call
+
+    def _function(self, node: t.Any, receiver: Fn | None) -> Fn:
+        name = node.name
+        builtin = dispatch.BUILTINS.get(name)
+        if builtin is not None:
+            return dispatch.compile_builtin(self, builtin, node.args)
+        slow = self.fallback(name, node.args)
+        return lambda scope: slow(scope)
+
+
+_cache: dict[tuple[int, bool, bool], Fn] = {}
+
+
+def compile_statement(parsed: t.Any, legacy: bool, contract: bool = False) -> Fn:
+    """Compiled form of a parsed statement, built once per statement object."""
+    key = (id(parsed), legacy, contract)
+    fn = _cache.get(key)
+    if fn is None:
+        fn = Compiler(legacy, contract).statement(parsed)
+        # keep the parsed statement alive with its compiled form so ids stay unique
+        _cache[key] = fn
+        _keepalive.append(parsed)
+    return fn
+
+
+_keepalive: list[t.Any] = []

@@ -1,0 +1,255 @@
+"""What compiled expressions call at run time: attribute reads, method
+dispatch, type names, the MuranoPL built-in functions and contract methods."""
+
+from __future__ import annotations
+
+import time
+import typing as t
+
+from yaql.language import expressions as ast
+from yaql.language import utils
+
+from laguna.lang import contracts, errors
+from laguna.lang.objects import MuranoObject
+from laguna.lang.scope import NO_VALUE, Scope
+from laguna.lang.types import MuranoClass, TypeRef
+
+if t.TYPE_CHECKING:
+    from laguna.lang.compiler import Compiler, Fn
+
+_SCALARS = frozenset((int, float, str, bool, type(None)))
+
+
+def freeze(value: t.Any) -> t.Any:
+    """MuranoPL data is immutable: lists become tuples, dicts FrozenDicts."""
+    tv = type(value)
+    if tv in _SCALARS or tv is MuranoObject:
+        return value
+    if tv is tuple or tv is list:
+        return tuple(freeze(v) for v in value)
+    if tv is utils.FrozenDict or isinstance(value, dict):
+        return utils.FrozenDict((freeze(k), freeze(v)) for k, v in value.items())
+    if isinstance(value, (set, frozenset)):
+        return frozenset(freeze(v) for v in value)
+    if isinstance(value, (str, TypeRef, MuranoClass)):
+        return value
+    if utils.is_iterator(value) or isinstance(value, (map, filter, range, t.Generator)):
+        return tuple(freeze(v) for v in value)
+    return value
+
+
+def thaw(value: t.Any) -> t.Any:
+    """Plain JSON-able Python data (lists and dicts) from MuranoPL data."""
+    if isinstance(value, (tuple, list)):
+        return [thaw(v) for v in value]
+    if isinstance(value, (dict, utils.FrozenDict)):
+        return {thaw(k): thaw(v) for k, v in value.items()}
+    if isinstance(value, (set, frozenset)):
+        return [thaw(v) for v in value]
+    return value
+
+
+# -- types ------------------------------------------------------------------------
+def resolve_type_ref(scope: t.Any, prefix: str, name: str) -> TypeRef:
+    frame = scope.frame
+    cls = frame.cls
+    key = (prefix, name)
+    ref = cls.type_cache.get(key)
+    if ref is None:
+        full = cls.resolve_name(f"{prefix}:{name}" if prefix or ":" in name else f":{name}")
+        ref = frame.executor.find_class(full, cls).ref
+        cls.type_cache[key] = ref
+    return ref
+
+
+def to_type(scope: t.Any, value: t.Any) -> MuranoClass:
+    """A class from a type object, a class, an object or a (short) name."""
+    if isinstance(value, TypeRef):
+        return value.type
+    if isinstance(value, MuranoClass):
+        return value
+    if isinstance(value, MuranoObject):
+        return value.type
+    if isinstance(value, str):
+        frame = scope.frame
+        return t.cast(MuranoClass, frame.executor.find_class(frame.cls.resolve_name(value),
+                                                             frame.cls))
+    raise errors.DslError(f"{contracts.format_scalar(value)} is not a type")
+
+
+def is_instance(scope: t.Any, obj: t.Any, type_: t.Any) -> bool:
+    if not isinstance(obj, MuranoObject):
+        return False
+    cls = to_type(scope, type_)
+    return cls in obj.real_this.type.ancestry
+
+
+# -- attributes and methods ---------------------------------------------------------
+def get_attribute(scope: t.Any, receiver: t.Any, name: str, slow: t.Callable[..., t.Any]) -> t.Any:
+    if isinstance(receiver, MuranoObject):
+        frame = scope.frame
+        return receiver.get_property(name, frame.cls if frame is not None else None)
+    if isinstance(receiver, TypeRef):
+        frame = scope.frame
+        return frame.executor.get_static_property(receiver.type, name,
+                                                  frame.cls if frame else None)
+    return slow(scope, NO_VALUE)
+
+
+def call_method(scope: t.Any, receiver: t.Any, name: str, positional: list[Fn],
+                named: list[tuple[str, Fn]], slow: t.Callable[..., t.Any],
+                fast: t.Callable[..., t.Any] | None) -> t.Any:
+    frame = scope.frame
+    if isinstance(receiver, MuranoObject):
+        found = receiver.type.find_methods(name)
+        if found:
+            method = found[0]
+            if len(found) > 1:
+                raise errors.AmbiguousMethodName(name)
+            if not method.is_extension:
+                args = [p(scope) for p in positional]
+                kwargs = {k: f(scope) for k, f in named}
+                this = receiver.type.ref if method.is_static else receiver
+                return frame.executor.invoke(method, this, args, kwargs, frame)
+    elif isinstance(receiver, TypeRef):
+        found = receiver.type.find_methods(name)
+        if found:
+            method = found[0]
+            if len(found) > 1:
+                raise errors.AmbiguousMethodName(name)
+            if method.is_static:
+                args = [p(scope) for p in positional]
+                kwargs = {k: f(scope) for k, f in named}
+                return frame.executor.invoke(method, receiver, args, kwargs, frame)
+    if frame is not None:
+        extensions = frame.cls.extension_methods(name)
+        if extensions:
+            executor = frame.executor
+            for method in extensions:
+                first = method.arguments[0]
+                if first.contract.check(receiver, executor=executor,
+                                        this=method.declaring_type.ref, caller=frame):
+                    args = [receiver] + [p(scope) for p in positional]
+                    kwargs = {k: f(scope) for k, f in named}
+                    return executor.invoke(method, method.declaring_type.ref, args, kwargs,
+                                           frame)
+    builtin = BUILTIN_METHODS.get(name)
+    if builtin is not None:
+        return _call_builtin(builtin, scope, [receiver], positional, named)
+    if fast is not None:
+        result = fast(scope, receiver)
+        if result is not NO_VALUE:
+            return result
+    return slow(scope, receiver)
+
+
+# -- built-in functions ---------------------------------------------------------
+class Builtin(t.NamedTuple):
+    fn: t.Callable[..., t.Any]
+    lazy: frozenset[int]
+
+
+BUILTINS: dict[str, Builtin] = {}
+BUILTIN_METHODS: dict[str, Builtin] = {}
+FAST_METHODS: dict[str, t.Callable[..., t.Any]] = {}
+
+
+def builtin(name: str, *, lazy: t.Iterable[int] = (), function: bool = True,
+            method: bool = False) -> t.Callable[[t.Callable[..., t.Any]], t.Callable[..., t.Any]]:
+    """Register a MuranoPL built-in. ``lazy`` positions receive a callable
+    ``f(value)`` that evaluates the argument with ``$`` set to ``value``."""
+    def register(fn: t.Callable[..., t.Any]) -> t.Callable[..., t.Any]:
+        entry = Builtin(fn, frozenset(lazy))
+        if function:
+            BUILTINS[name] = entry
+        if method:
+            BUILTIN_METHODS[name] = entry
+        return fn
+    return register
+
+
+def _lazy(fn: Fn, scope: t.Any) -> t.Callable[..., t.Any]:
+    def evaluate(*values: t.Any) -> t.Any:
+        child = Scope(scope)
+        data = child._data
+        for index, value in enumerate(values, 1):
+            data[f"${index}"] = value
+        return freeze(fn(child))
+    return evaluate
+
+
+def _call_builtin(entry: Builtin, scope: t.Any, leading: list[t.Any], positional: list[Fn],
+                  named: list[tuple[str, Fn]]) -> t.Any:
+    offset = len(leading)
+    args = list(leading)
+    for index, fn in enumerate(positional, offset):
+        args.append(_lazy(fn, scope) if index in entry.lazy else fn(scope))
+    kwargs = {k: f(scope) for k, f in named}
+    return entry.fn(scope, *args, **kwargs)
+
+
+def compile_builtin(compiler: Compiler, entry: Builtin, arg_nodes: t.Sequence[t.Any]) -> Fn:
+    positional, named = compiler._call_args(arg_nodes)
+    return lambda scope: _call_builtin(entry, scope, [], positional, named)
+
+
+# -- contract methods -----------------------------------------------------------------
+CONTRACT_METHODS = frozenset({"int", "string", "bool", "notNull", "check", "class",
+                              "template", "owned", "notOwned"})
+
+
+def compile_contract_method(compiler: Compiler, receiver: Fn, node: t.Any) -> Fn:
+    name = node.name
+    args = list(node.args)
+    if name == "int":
+        return lambda scope: contracts.c_int(scope.contract, receiver(scope))
+    if name == "string":
+        return lambda scope: contracts.c_string(scope.contract, receiver(scope))
+    if name == "bool":
+        return lambda scope: contracts.c_bool(scope.contract, receiver(scope))
+    if name == "notNull":
+        return lambda scope: contracts.c_not_null(scope.contract, receiver(scope))
+    if name in ("owned", "notOwned"):
+        owned = name == "owned"
+        return lambda scope: contracts.c_owned(scope.contract, receiver(scope), owned)
+    if name == "check":
+        predicate = compiler.node(args[0])
+        message = compiler.node(args[1]) if len(args) > 1 else None
+
+        def check(scope: t.Any) -> t.Any:
+            value = receiver(scope)
+            if isinstance(value, contracts.ObjRef):
+                return value
+            child = Scope(scope)
+            child._data["$1"] = value
+            passed = predicate(child)
+            text = message(scope) if message is not None else None
+            return contracts.c_check(scope.contract, value, bool(passed), text)
+        return check
+    # class() and template(): positional type, default type, version spec (+ exclusions)
+    positional, named = compiler._call_args(args)
+    names = ["name", "defaultName", "versionSpec", "excludeProperties"]
+    if name == "template":
+        names = ["type", "defaultType", "versionSpec", "excludeProperties"]
+
+    def instance(scope: t.Any) -> t.Any:
+        values: dict[str, t.Any] = dict(zip(names, (p(scope) for p in positional)))
+        for key, fn in named:
+            values[key] = fn(scope)
+        type_ = to_type(scope, values.get(names[0]))
+        default = values.get(names[1])
+        default_type = to_type(scope, default) if default is not None else None
+        value = receiver(scope)
+        if name == "class":
+            return contracts.c_class(scope.contract, value, type_, default_type,
+                                     values.get("versionSpec"))
+        return contracts.c_template(scope.contract, value, type_, default_type,
+                                    values.get("versionSpec"), values.get(names[3]))
+    return instance
+
+
+def now() -> float:
+    return time.monotonic()
+
+
+__all__ = ["ast", "freeze", "thaw"]

@@ -1,0 +1,274 @@
+"""Errors of the MuranoPL engine.
+
+::
+
+    LagunaError
+     +-- SourceError
+     |    +-- ClassLoadError           a class definition is malformed
+     +-- MuranoPlError                 a MuranoPL exception (user-visible)
+     +-- DslError                      an engine-detected fault at run time;
+          |                            surfaces in MuranoPL as an exception whose
+          |                            name is ``murano_name``
+          +-- ContractViolationException
+          +-- NoClassFound, NoMethodFound, AmbiguousMethodName, NoPropertyFound
+          +-- PropertyReadError, PropertyWriteError, NoWriteAccessError,
+          |   UninitializedPropertyAccessError
+          +-- NoObjectFoundError, ObjectDestroyedError, MethodNotExposed
+          +-- DslInvalidOperationError, LimitExceededError
+
+The names MuranoPL code catches (``Catch: With: ...``) are those the original
+engine used, so packages written for it keep working.
+"""
+
+from __future__ import annotations
+
+import typing as t
+
+from laguna.errors import LagunaError, SourceError
+from laguna.source import Span
+
+MURANO_EXC = "murano.dsl.exceptions."
+
+
+class ClassLoadError(SourceError):
+    """A class definition that cannot be loaded (wrong key, bad value)."""
+
+    code = "LAG-E0200"
+
+
+class DslError(LagunaError):
+    """An error the engine raises while running MuranoPL code."""
+
+    code = "LAG-E0300"
+    murano_name = MURANO_EXC + "DslError"
+
+
+class ContractViolationException(DslError):
+    """A value does not satisfy a contract."""
+
+    code = "LAG-E0301"
+    murano_name = MURANO_EXC + "ContractViolationException"
+
+    def __init__(self, message: str, path: str = "") -> None:
+        super().__init__(message)
+        self.message = message
+        self.path = path
+        self.target: str | None = None
+        self.contract: str | None = None
+
+    def __str__(self) -> str:
+        text = self.message
+        if self.target:
+            where = self.target + self.path
+            text = f"{where}: {text}"
+        if self.contract:
+            text += f" (contract: {self.contract})"
+        return text
+
+
+class NoClassFound(DslError):
+    code = "LAG-E0302"
+    murano_name = MURANO_EXC + "NoClassFound"
+
+    def __init__(self, name: str) -> None:
+        super().__init__(f'Class "{name}" is not found')
+        self.name = name
+
+
+class NoMethodFound(DslError):
+    code = "LAG-E0303"
+    murano_name = MURANO_EXC + "NoMethodFound"
+
+    def __init__(self, name: str, type_name: str | None = None) -> None:
+        where = f" in class {type_name}" if type_name else ""
+        super().__init__(f'Method "{name}" is not found{where}')
+
+
+class AmbiguousMethodName(DslError):
+    code = "LAG-E0304"
+    murano_name = MURANO_EXC + "AmbiguousMethodName"
+
+    def __init__(self, name: str) -> None:
+        super().__init__(f'Found more than one method "{name}"')
+
+
+class NoPropertyFound(DslError):
+    code = "LAG-E0305"
+    murano_name = MURANO_EXC + "NoPropertyFound"
+
+    def __init__(self, name: str) -> None:
+        super().__init__(f'Property "{name}" is not found')
+
+
+class AmbiguousPropertyNameError(DslError):
+    code = "LAG-E0306"
+    murano_name = MURANO_EXC + "AmbiguousPropertyNameError"
+
+    def __init__(self, name: str) -> None:
+        super().__init__(f'Found more than one property "{name}"')
+
+
+class PropertyReadError(DslError):
+    code = "LAG-E0307"
+    murano_name = MURANO_EXC + "PropertyReadError"
+
+    def __init__(self, name: str, class_name: str) -> None:
+        super().__init__(f'Property "{name}" in class "{class_name}" cannot be read')
+
+
+class PropertyWriteError(DslError):
+    code = "LAG-E0308"
+    murano_name = MURANO_EXC + "PropertyWriteError"
+
+    def __init__(self, name: str, class_name: str) -> None:
+        super().__init__(f'Property "{name}" in class "{class_name}" cannot be written')
+
+
+class NoWriteAccessError(DslError):
+    code = "LAG-E0309"
+    murano_name = MURANO_EXC + "NoWriteAccessError"
+
+    def __init__(self, name: str) -> None:
+        super().__init__(f'Property "{name}" is immutable to the caller')
+
+
+class UninitializedPropertyAccessError(DslError):
+    code = "LAG-E0310"
+    murano_name = MURANO_EXC + "UninitializedPropertyAccessError"
+
+    def __init__(self, name: str, class_name: str) -> None:
+        super().__init__(
+            f'Access to uninitialized property "{name}" in class "{class_name}" is forbidden')
+
+
+class NoObjectFoundError(DslError):
+    code = "LAG-E0311"
+    murano_name = MURANO_EXC + "NoObjectFoundError"
+
+    def __init__(self, object_id: str) -> None:
+        super().__init__(f'Object "{object_id}" is not found in object store')
+
+
+class ObjectDestroyedError(DslError):
+    code = "LAG-E0312"
+    murano_name = MURANO_EXC + "ObjectDestroyedError"
+
+    def __init__(self, obj: object) -> None:
+        super().__init__(f"Object {obj} is already destroyed")
+
+
+class MethodNotExposed(DslError):
+    code = "LAG-E0313"
+    murano_name = MURANO_EXC + "MethodNotExposed"
+
+
+class DslInvalidOperationError(DslError):
+    code = "LAG-E0314"
+    murano_name = MURANO_EXC + "DslInvalidOperationError"
+
+
+class CircularExpressionDependenciesError(DslError):
+    code = "LAG-E0315"
+    murano_name = MURANO_EXC + "CircularExpressionDependenciesError"
+
+
+class InvalidLhsTargetError(DslError):
+    code = "LAG-E0316"
+    murano_name = MURANO_EXC + "InvalidLhsTargetError"
+
+    def __init__(self, target: str) -> None:
+        super().__init__(f'Invalid assignment target "{target}"')
+
+
+class NoMatchingMethod(DslError):
+    """Arguments of a call do not fit the method's declared arguments."""
+
+    code = "LAG-E0317"
+    murano_name = "yaql.language.exceptions.NoMatchingMethodException"
+
+
+class LimitExceededError(DslError):
+    """A sandbox limit (time, call depth, collection size, memory) was hit."""
+
+    code = "LAG-E0318"
+    murano_name = "LimitExceededError"
+
+
+class ValueIsMissingError(DslError):
+    code = "LAG-E0319"
+    murano_name = MURANO_EXC + "ValueIsMissingError"
+
+
+class StackFrame(t.NamedTuple):
+    """One MuranoPL frame of a stack trace."""
+
+    class_name: str | None
+    method_name: str | None
+    span: Span | None
+    instruction: str | None
+
+    def format(self, prefix: str = "") -> str:
+        method = self.method_name or "<unknown>"
+        if self.class_name:
+            method += " of type " + self.class_name
+        if self.span is not None:
+            where = f'File "{self.span.source}", line {self.span.line}:{self.span.col}'
+        else:
+            where = "File <unknown>"
+        return f"{prefix}{where} in method {method}\n{prefix}    {self.instruction or ''}"
+
+
+class MuranoPlError(LagunaError):
+    """A MuranoPL exception: thrown by `Throw` or converted from an engine error.
+
+    ``names`` are the exception names `Catch: With:` matches against;
+    ``frames`` the MuranoPL stack, outermost first.
+    """
+
+    code = "LAG-E0400"
+
+    def __init__(self, names: list[str], message: str, frames: list[StackFrame],
+                 extra: t.Any = None, cause: MuranoPlError | None = None) -> None:
+        super().__init__(f"[{', '.join(names)}]: {message}")
+        self.names = names
+        self.message = message
+        self.frames = frames
+        self.extra = extra if extra is not None else {}
+        self.cause = cause
+        self.original: BaseException | None = None
+
+    def format(self, prefix: str = "") -> str:
+        name = self.names[0] if len(self.names) == 1 else str(self.names)
+        text = f"{prefix}{name}: {self.message}\n{prefix}Traceback (most recent call last):\n"
+        text += "\n".join(frame.format(prefix + "  ") for frame in self.frames)
+        if self.cause is not None:
+            text += f"\n\n{prefix} Caused by {self.cause.format(prefix + ' ').lstrip()}"
+        return text
+
+
+def murano_names(exc: BaseException) -> list[str]:
+    """The MuranoPL names of a Python exception, as the original engine gave them."""
+    name = getattr(exc, "murano_name", None)
+    if name:
+        return [name]
+    cls = type(exc)
+    if cls.__module__ == "builtins":
+        return [cls.__name__]
+    return [f"{cls.__module__}.{cls.__name__}"]
+
+
+class FlowSignal(Exception):
+    """Base of Return/Break/Continue: control flow, never an error."""
+
+
+class ReturnSignal(FlowSignal):
+    def __init__(self, value: t.Any) -> None:
+        self.value = value
+
+
+class BreakSignal(FlowSignal):
+    pass
+
+
+class ContinueSignal(FlowSignal):
+    pass

@@ -1,0 +1,263 @@
+"""From class definitions (loaded YAML) to :class:`MuranoClass` objects.
+
+The host hands the engine class sources; this module checks each key of a
+class document and builds the class, its properties and methods. Every
+problem raises :class:`ClassLoadError` with the file and line of the key.
+"""
+
+from __future__ import annotations
+
+import typing as t
+
+from laguna.lang import macros
+from laguna.lang.contracts import Contract
+from laguna.lang.errors import ClassLoadError
+from laguna.lang.types import (
+    OBJECT_CLASS, Argument, ArgumentUsage, Method, MethodScope, MethodUsage, MuranoClass,
+    NamespaceResolver, Property, PropertyUsage, RuntimePackage,
+)
+from laguna.source import Span
+from laguna.yamlio import YamlError, load_all, span_of
+from laguna.yaql.expressions import YaqlExpression, is_expression
+
+CLASS_KEYS = frozenset({"Name", "Namespaces", "Extends", "Properties", "Methods", "Import",
+                        "Usage", "Meta", "Cardinality", "Applies", "Inherited", "Workflow"})
+PROPERTY_KEYS = frozenset({"Contract", "Usage", "Default", "Meta"})
+METHOD_KEYS = frozenset({"Body", "Arguments", "Usage", "Scope", "Meta"})
+ARGUMENT_KEYS = frozenset({"Contract", "Usage", "Default", "Meta"})
+META_TARGETS = frozenset({"Package", "Type", "Method", "Property", "Argument", "All"})
+
+
+def expression_hook(legacy: bool) -> t.Callable[[str, Span, bool], t.Any]:
+    def hook(text: str, span: Span, forced: bool) -> t.Any:
+        if forced or is_expression(text, legacy):
+            return YaqlExpression(text, span, legacy)
+        return None
+    return hook
+
+
+def parse_class_file(text: str, source: str, legacy: bool) -> list[dict[str, t.Any]]:
+    """The class documents of one file, each with its Namespaces filled in."""
+    documents = load_all(text, source, expression_hook(legacy))
+    result = []
+    namespaces: dict[str, t.Any] = {}
+    for doc in documents:
+        if not isinstance(doc, dict):
+            raise ClassLoadError("a class definition must be a mapping",
+                                 span_of(doc) or Span(source, 1, 1), code="LAG-E0201")
+        if "Namespaces" in doc:
+            namespaces = doc["Namespaces"] or {}
+        else:
+            doc["Namespaces"] = dict(namespaces)
+        if set(doc) == {"Namespaces"}:
+            continue
+        result.append(doc)
+    return result
+
+
+def class_name_of(doc: dict[str, t.Any]) -> str | None:
+    name = doc.get("Name")
+    if name is None:
+        return None
+    return NamespaceResolver(_namespaces(doc)).resolve(str(name))
+
+
+def _namespaces(doc: dict[str, t.Any]) -> dict[str, str]:
+    raw = doc.get("Namespaces") or {}
+    if not isinstance(raw, dict):
+        raise ClassLoadError("Namespaces must be a mapping of prefix to namespace",
+                             span_of(raw) or span_of(doc), code="LAG-E0202")
+    return {str(k): "" if v is None else str(v) for k, v in raw.items()}
+
+
+def _key_span(data: t.Any, key: str) -> Span | None:
+    spans = getattr(data, "key_spans", None)
+    if spans and key in spans:
+        return t.cast(Span, spans[key])
+    return span_of(data)
+
+
+def _check_keys(data: t.Any, allowed: frozenset[str], what: str) -> None:
+    for key in data:
+        if key not in allowed:
+            raise ClassLoadError(
+                f"unknown key {str(key)!r} in {what}; expected one of {', '.join(sorted(allowed))}",
+                _key_span(data, key), code="LAG-E0203")
+
+
+def _list_value(value: t.Any) -> list[t.Any]:
+    if value is None:
+        return []
+    return value if isinstance(value, list) else [value]
+
+
+class ClassBuilder:
+    """Builds one class; ``find_class(name)`` resolves parents and imports."""
+
+    def __init__(self, package: RuntimePackage,
+                 find_class: t.Callable[[str], MuranoClass]) -> None:
+        self.package = package
+        self.find_class = find_class
+
+    def build(self, doc: dict[str, t.Any], name: str) -> MuranoClass:
+        _check_keys(doc, CLASS_KEYS, f"class {name}")
+        namespaces = _namespaces(doc)
+        resolver = NamespaceResolver(namespaces)
+        parents: list[MuranoClass] = []
+        extends = doc.get("Extends")
+        parent_names = [resolver.resolve(str(p)) for p in _list_value(extends)]
+        if not parent_names and name != OBJECT_CLASS:
+            parent_names = [OBJECT_CLASS]
+        for parent_name in parent_names:
+            if parent_name == name:
+                raise ClassLoadError(f"class {name} cannot extend itself",
+                                     _key_span(doc, "Extends"), code="LAG-E0204")
+            parents.append(self.find_class(parent_name))
+        usage = str(doc.get("Usage") or "Class")
+        if usage not in ("Class", "Meta"):
+            raise ClassLoadError(f"invalid class Usage {usage!r}; expected Class or Meta",
+                                 _key_span(doc, "Usage"), code="LAG-E0205")
+        cls = MuranoClass(name, self.package, parents, namespaces, span_of(doc), usage)
+        cls.meta = doc.get("Meta")
+        if usage == "Meta":
+            self._meta_attributes(cls, doc)
+        for key in ("Cardinality", "Applies", "Inherited"):
+            if key in doc and usage != "Meta":
+                raise ClassLoadError(f"{key} is only allowed in classes with Usage: Meta",
+                                     _key_span(doc, key), code="LAG-E0206")
+        properties = doc.get("Properties") or {}
+        if not isinstance(properties, dict):
+            raise ClassLoadError("Properties must be a mapping", _key_span(doc, "Properties"),
+                                 code="LAG-E0207")
+        for prop_name, decl in properties.items():
+            cls.properties[str(prop_name)] = self._property(cls, str(prop_name), decl,
+                                                            _key_span(properties, prop_name))
+        methods = doc.get("Methods") or doc.get("Workflow") or {}
+        if not isinstance(methods, dict):
+            raise ClassLoadError("Methods must be a mapping", _key_span(doc, "Methods"),
+                                 code="LAG-E0207")
+        for method_name, decl in methods.items():
+            cls.methods[str(method_name)] = self._method(cls, str(method_name), decl,
+                                                         _key_span(methods, method_name))
+        for imported in _list_value(doc.get("Import")):
+            cls.imports.append(self.find_class(resolver.resolve(str(imported))))
+        return cls
+
+    def _meta_attributes(self, cls: MuranoClass, doc: dict[str, t.Any]) -> None:
+        cardinality = str(doc.get("Cardinality") or "One")
+        if cardinality not in ("One", "Many"):
+            raise ClassLoadError(f"invalid Cardinality {cardinality!r}; expected One or Many",
+                                 _key_span(doc, "Cardinality"), code="LAG-E0206")
+        applies = {str(a) for a in _list_value(doc.get("Applies") or "All")}
+        unknown = applies - META_TARGETS
+        if unknown:
+            raise ClassLoadError(f"invalid Applies value {sorted(unknown)[0]!r}; expected "
+                                 f"{', '.join(sorted(META_TARGETS))}",
+                                 _key_span(doc, "Applies"), code="LAG-E0206")
+        cls.meta_cardinality = cardinality
+        cls.meta_applies = frozenset(applies)
+        cls.meta_inherited = bool(doc.get("Inherited", False))
+
+    def _property(self, cls: MuranoClass, name: str, decl: t.Any, span: Span | None) -> Property:
+        if not isinstance(decl, dict):
+            raise ClassLoadError(f"property {name} must be a mapping with a Contract", span,
+                                 code="LAG-E0208")
+        _check_keys(decl, PROPERTY_KEYS, f"property {name}")
+        if "Contract" not in decl:
+            raise ClassLoadError(f"property {name} has no Contract", span, code="LAG-E0208")
+        usage_text = str(decl.get("Usage") or "In")
+        try:
+            usage = PropertyUsage(usage_text)
+        except ValueError:
+            raise ClassLoadError(
+                f"invalid Usage {usage_text!r} of property {name}; expected one of "
+                f"{', '.join(u.value for u in PropertyUsage)}", _key_span(decl, "Usage"),
+                code="LAG-E0209") from None
+        return Property(name, Contract(decl["Contract"], cls), "Default" in decl,
+                        macros._plain_keep_expr(decl.get("Default")), usage, cls,
+                        decl.get("Meta"), span)
+
+    def _method(self, cls: MuranoClass, name: str, decl: t.Any, span: Span | None) -> Method:
+        if decl is None:
+            decl = {}
+        if not isinstance(decl, dict):
+            raise ClassLoadError(f"method {name} must be a mapping", span, code="LAG-E0230")
+        _check_keys(decl, METHOD_KEYS, f"method {name}")
+        usage_text = str(decl.get("Usage") or "Runtime")
+        try:
+            usage = MethodUsage(usage_text)
+        except ValueError:
+            raise ClassLoadError(
+                f"invalid Usage {usage_text!r} of method {name}; expected one of "
+                f"{', '.join(u.value for u in MethodUsage)}", _key_span(decl, "Usage"),
+                code="LAG-E0231") from None
+        scope_text = decl.get("Scope")
+        try:
+            scope = MethodScope(str(scope_text)) if scope_text is not None else None
+        except ValueError:
+            raise ClassLoadError(f"invalid Scope {scope_text!r} of method {name}; expected "
+                                 "Session or Public", _key_span(decl, "Scope"),
+                                 code="LAG-E0232") from None
+        if usage is MethodUsage.Action:
+            if scope is MethodScope.Session:
+                raise ClassLoadError(
+                    f'Both "Usage: Action" and "Scope: Session" are provided for method {name}',
+                    _key_span(decl, "Scope"), code="LAG-E0233")
+            scope = MethodScope.Public
+        arguments = self._arguments(cls, name, decl.get("Arguments"),
+                                    _key_span(decl, "Arguments") or span)
+        if usage is MethodUsage.Extension and not arguments:
+            raise ClassLoadError(f"extension method {name} must have at least one argument",
+                                 span, code="LAG-E0234")
+        ctx = macros.ParseContext(span, self.package.legacy)
+        body = macros.parse_method_body(decl.get("Body"), ctx)
+        return Method(name, cls, arguments=arguments, body=body, usage=usage,
+                      scope=scope or MethodScope.Session, meta=decl.get("Meta"), span=span)
+
+    def _arguments(self, cls: MuranoClass, method: str, decl: t.Any,
+                   span: Span | None) -> list[Argument]:
+        records: list[t.Any]
+        if isinstance(decl, dict):
+            records = [{k: v} for k, v in decl.items()]
+        else:
+            records = _list_value(decl)
+        result: list[Argument] = []
+        seen_varargs = seen_kwargs = False
+        for record in records:
+            if not isinstance(record, dict) or len(record) != 1:
+                raise ClassLoadError(f"invalid arguments declaration of method {method}: each "
+                                     "argument is a single-key mapping",
+                                     span_of(record) or span, code="LAG-E0235")
+            arg_name, arg_decl = next(iter(record.items()))
+            arg_span = _key_span(record, arg_name) or span
+            if arg_decl is None:
+                arg_decl = {}
+            if not isinstance(arg_decl, dict):
+                raise ClassLoadError(f"argument {arg_name} of method {method} must be a mapping",
+                                     arg_span, code="LAG-E0235")
+            _check_keys(arg_decl, ARGUMENT_KEYS, f"argument {arg_name} of method {method}")
+            usage_text = str(arg_decl.get("Usage") or "Standard")
+            try:
+                usage = ArgumentUsage(usage_text)
+            except ValueError:
+                raise ClassLoadError(
+                    f"invalid Usage {usage_text!r} of argument {arg_name}; expected Standard, "
+                    "VarArgs or KwArgs", _key_span(arg_decl, "Usage"), code="LAG-E0236") from None
+            order_error = (usage is ArgumentUsage.Standard and (seen_kwargs or seen_varargs)) or (
+                usage is ArgumentUsage.VarArgs and (seen_varargs or seen_kwargs)) or (
+                usage is ArgumentUsage.KwArgs and seen_kwargs)
+            if order_error:
+                raise ClassLoadError(f"Invalid argument order in method {method}", arg_span,
+                                     code="LAG-E0237")
+            seen_varargs |= usage is ArgumentUsage.VarArgs
+            seen_kwargs |= usage is ArgumentUsage.KwArgs
+            contract_spec = arg_decl.get("Contract", YaqlExpression("$", arg_span,
+                                                                    self.package.legacy))
+            result.append(Argument(str(arg_name), Contract(contract_spec, cls),
+                                   "Default" in arg_decl,
+                                   macros._plain_keep_expr(arg_decl.get("Default")), usage,
+                                   arg_decl.get("Meta"), arg_span))
+        return result
+
+
+__all__ = ["ClassBuilder", "ClassLoadError", "YamlError", "parse_class_file", "class_name_of"]

@@ -1,0 +1,77 @@
+"""Scopes (yaql contexts) and frames of running MuranoPL code.
+
+A :class:`Scope` is a yaql context, so yaql's own functions can evaluate
+lambdas and read variables through it; laguna adds two Python attributes
+that every child scope inherits: the :class:`Frame` of the running method
+and, while a contract is checked, the contract's state.
+"""
+
+from __future__ import annotations
+
+import typing as t
+
+from yaql.language import contexts, utils
+
+if t.TYPE_CHECKING:
+    from laguna.lang.executor import Executor
+    from laguna.lang.types import Method, MuranoClass
+    from laguna.source import Span
+
+NO_VALUE = utils.NO_VALUE
+
+
+class Frame:
+    """One MuranoPL method activation: who runs, where, called from where."""
+
+    __slots__ = ("executor", "this", "method", "cls", "caller", "span", "instruction",
+                 "locals", "allow_writes", "exception", "depth")
+
+    def __init__(self, executor: Executor, this: t.Any, method: Method | None,
+                 cls: MuranoClass, caller: Frame | None, allow_writes: bool = False) -> None:
+        self.executor = executor
+        self.this = this
+        self.method = method
+        self.cls = cls            # the class whose namespaces resolve names here
+        self.caller = caller
+        self.span: Span | None = None
+        self.instruction: str | None = None
+        self.locals: Scope | None = None
+        self.allow_writes = allow_writes
+        self.exception: t.Any = None
+        self.depth = 0 if caller is None else caller.depth + 1
+
+
+class Scope(contexts.Context):  # type: ignore[misc]
+    """A yaql context that carries the running frame."""
+
+    def __init__(self, parent_context: t.Any = None, data: t.Any = NO_VALUE,
+                 convention: t.Any = None) -> None:
+        super().__init__(parent_context, data, convention)
+        self.frame: Frame | None = getattr(parent_context, "frame", None)
+        self.contract: t.Any = getattr(parent_context, "contract", None)
+
+    def create_child_context(self) -> Scope:
+        return Scope(self)
+
+
+def lookup(scope: t.Any, name: str) -> t.Any:
+    """Read variable ``name`` (already normalised: '$x', '$1') up the scope chain."""
+    ctx = scope
+    while ctx is not None:
+        data = getattr(ctx, "_data", None)
+        if data is None:
+            value = ctx.get_data(name, NO_VALUE, False)
+            if value is not NO_VALUE:
+                return value
+        elif name in data:
+            return data[name]
+        ctx = ctx._parent_context
+    return None
+
+
+def normalize_name(name: str) -> str:
+    if not name.startswith("$"):
+        name = "$" + name
+    if name == "$":
+        name = "$1"
+    return name

@@ -1,0 +1,78 @@
+"""Object model <-> objects: the JSON form of an environment."""
+
+from __future__ import annotations
+
+import typing as t
+
+from laguna.lang.dispatch import thaw
+from laguna.lang.objects import MuranoObject
+from laguna.lang.types import PropertyUsage, TypeRef
+
+_HIDDEN = (PropertyUsage.Runtime, PropertyUsage.Config, PropertyUsage.Static)
+
+
+def serialize_object(obj: MuranoObject, executor: t.Any,
+                     kind: str = "Serializable") -> dict[str, t.Any]:
+    """The model of ``obj``: declared non-runtime properties, objects it owns
+    nested in place and other objects by id."""
+    obj = obj.real_this
+    values: dict[str, t.Any] = {}
+    for name in obj.type.property_names():
+        spec = obj.type.find_property(name)
+        if spec is None or spec.usage in _HIDDEN or name not in obj.values:
+            continue
+        values[name] = _value(obj.values[name], obj, executor)
+    header: dict[str, t.Any] = {"type": obj.type.name, "id": obj.id}
+    if obj.name is not None:
+        header["name"] = obj.name
+    if obj.metadata is not None:
+        header["metadata"] = thaw(obj.metadata)
+    if kind == "Inline":
+        return {obj.type.name: values, "id": obj.id, "name": obj.name}
+    header["package"] = obj.type.package.name
+    header["version"] = str(obj.type.package.version)
+    result = {"?": header}
+    result.update(values)
+    return result
+
+
+def _value(value: t.Any, owner: MuranoObject, executor: t.Any) -> t.Any:
+    if isinstance(value, MuranoObject):
+        value = value.real_this
+        if value.owner is owner:
+            return serialize_object(value, executor)
+        return value.id
+    if isinstance(value, TypeRef):
+        return value.type.name
+    if isinstance(value, (tuple, list)):
+        return [_value(v, owner, executor) for v in value]
+    if isinstance(value, dict) or hasattr(value, "items"):
+        return {thaw(k): _value(v, owner, executor) for k, v in value.items()}
+    return value
+
+
+def serialize_model(root: MuranoObject | None, executor: t.Any) -> dict[str, t.Any]:
+    """The whole model: `Objects` (the root), `Attributes` of known objects."""
+    objects = serialize_object(root, executor) if root is not None else None
+    known = _collect_ids(objects)
+    attributes = [[object_id, owner, name, thaw(value)]
+                  for object_id, bucket in executor.attributes.items() if object_id in known
+                  for (owner, name), value in bucket.items()]
+    return {"Objects": objects, "Attributes": attributes}
+
+
+def _collect_ids(model: t.Any) -> set[str]:
+    found: set[str] = set()
+
+    def walk(value: t.Any) -> None:
+        if isinstance(value, dict):
+            header = value.get("?")
+            if isinstance(header, dict) and "id" in header:
+                found.add(header["id"])
+            for v in value.values():
+                walk(v)
+        elif isinstance(value, list):
+            for v in value:
+                walk(v)
+    walk(model)
+    return found

@@ -1,0 +1,161 @@
+"""Where packages come from: the ``PackageSource`` protocol and its built-ins.
+
+The engine asks a source which versions of a name exist, picks one with a
+:class:`~laguna.packages.versions.Requirement`, and gets the package. A
+source knows nothing about MuranoPL. Built-ins: :class:`DirectorySource`
+(folders and zips on disk), :class:`ChainSource` (several sources, first
+wins), :class:`MemorySource` (packages already loaded, for tests) and
+``laguna.store.StoreSource`` (the catalog database).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import os
+import typing as t
+from pathlib import Path
+
+from laguna.errors import LagunaError
+from laguna.packages.archive import DEFAULT_LIMITS, ArchiveLimits
+from laguna.packages.errors import PackageNotFoundError
+from laguna.packages.manifest import MANIFEST_FILE
+from laguna.packages.package import Package, load_archive, load_directory
+from laguna.packages.versions import Requirement, Version
+
+
+@t.runtime_checkable
+class PackageSource(t.Protocol):
+    """A read-only set of packages, each identified by name and version."""
+
+    def names(self) -> list[str]:
+        """Every package name, sorted."""
+        ...
+
+    def versions(self, name: str) -> list[Version]:
+        """The versions of ``name``, ascending; empty if there is none."""
+        ...
+
+    def get(self, name: str, version: Version) -> Package:
+        """That exact package; :class:`PackageNotFoundError` if absent."""
+        ...
+
+
+def resolve(source: PackageSource, name: str, requirement: Requirement) -> Package:
+    """The highest version of ``name`` that satisfies ``requirement``."""
+    version = requirement.select(source.versions(name))
+    if version is None:
+        raise PackageNotFoundError(name, str(requirement))
+    return source.get(name, version)
+
+
+class MemorySource:
+    """Packages given up front; the in-library fake for engine tests."""
+
+    def __init__(self, packages: t.Iterable[Package] = ()) -> None:
+        self._packages: dict[tuple[str, Version], Package] = {}
+        for package in packages:
+            self.add(package)
+
+    def add(self, package: Package) -> None:
+        self._packages[(package.name, package.version)] = package
+
+    def names(self) -> list[str]:
+        return sorted({name for name, _ in self._packages})
+
+    def versions(self, name: str) -> list[Version]:
+        return sorted(v for n, v in self._packages if n == name)
+
+    def get(self, name: str, version: Version) -> Package:
+        try:
+            return self._packages[(name, version)]
+        except KeyError:
+            raise PackageNotFoundError(name, str(version)) from None
+
+
+@dataclasses.dataclass(frozen=True)
+class SkippedPackage:
+    """A folder or archive :class:`DirectorySource` could not use, and why."""
+
+    path: str
+    error: LagunaError
+
+
+class DirectorySource:
+    """Packages found on disk.
+
+    Each path is a package folder (it has a ``manifest.yaml``), a package
+    zip, or a folder whose subfolders and ``*.zip`` files are packages.
+    Manifests are read once, when the source is made; the rest of a package
+    is read when it is first asked for. When two entries have the same name
+    and version, the first one found wins and the other is listed in
+    ``duplicates``; entries that are not valid packages are listed in
+    ``skipped``.
+    """
+
+    def __init__(self, paths: t.Iterable[str | os.PathLike[str]],
+                 limits: ArchiveLimits = DEFAULT_LIMITS) -> None:
+        self.limits = limits
+        self._packages: dict[tuple[str, Version], Package] = {}
+        self.skipped: list[SkippedPackage] = []
+        self.duplicates: list[str] = []
+        for path in paths:
+            for candidate in self._candidates(Path(path)):
+                self._index(candidate)
+
+    @staticmethod
+    def _candidates(path: Path) -> list[Path]:
+        if path.is_file() or (path / MANIFEST_FILE).is_file():
+            return [path]
+        if not path.is_dir():
+            return [path]  # reported as skipped by _index
+        return sorted(child for child in path.iterdir()
+                      if (child.is_dir() and not child.name.startswith("."))
+                      or (child.is_file() and child.suffix == ".zip"))
+
+    def _index(self, path: Path) -> None:
+        try:
+            if path.is_dir():
+                package = load_directory(path)
+            elif path.is_file():
+                package = load_archive(path, self.limits)
+            else:
+                raise PackageNotFoundError(str(path))
+        except LagunaError as exc:
+            self.skipped.append(SkippedPackage(str(path), exc))
+            return
+        key = (package.name, package.version)
+        if key in self._packages:
+            self.duplicates.append(str(path))
+        else:
+            self._packages[key] = package
+
+    def names(self) -> list[str]:
+        return sorted({name for name, _ in self._packages})
+
+    def versions(self, name: str) -> list[Version]:
+        return sorted(v for n, v in self._packages if n == name)
+
+    def get(self, name: str, version: Version) -> Package:
+        try:
+            return self._packages[(name, version)]
+        except KeyError:
+            raise PackageNotFoundError(name, str(version)) from None
+
+
+class ChainSource:
+    """Several sources as one; for a name and version the first source that has it wins."""
+
+    def __init__(self, sources: t.Iterable[PackageSource]) -> None:
+        self.sources = list(sources)
+
+    def names(self) -> list[str]:
+        return sorted({name for source in self.sources for name in source.names()})
+
+    def versions(self, name: str) -> list[Version]:
+        return sorted({v for source in self.sources for v in source.versions(name)})
+
+    def get(self, name: str, version: Version) -> Package:
+        for source in self.sources:
+            if version in source.versions(name):
+                return source.get(name, version)
+        raise PackageNotFoundError(name, str(version))

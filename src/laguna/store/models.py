@@ -1,0 +1,111 @@
+"""The catalog's tables as typed SQLAlchemy 2 ORM classes.
+
+The schema itself is owned by the Alembic migrations in ``migrations/``;
+these classes must describe the same tables (a test compares them).
+"""
+
+from __future__ import annotations
+
+import datetime
+import typing as t
+import uuid
+
+from sqlalchemy import (
+    JSON,
+    Boolean,
+    DateTime,
+    ForeignKey,
+    Integer,
+    LargeBinary,
+    MetaData,
+    String,
+    Text,
+    UniqueConstraint,
+    Uuid,
+)
+from sqlalchemy.orm import DeclarativeBase, Mapped, deferred, mapped_column, relationship
+
+NAMING = {
+    "ix": "ix_%(column_0_label)s",
+    "uq": "uq_%(table_name)s_%(column_0_name)s",
+    "fk": "fk_%(table_name)s_%(column_0_name)s_%(referred_table_name)s",
+    "pk": "pk_%(table_name)s",
+}
+
+
+def utcnow() -> datetime.datetime:
+    return datetime.datetime.now(datetime.timezone.utc)
+
+
+class Base(DeclarativeBase):
+    metadata = MetaData(naming_convention=NAMING)
+
+
+class PackageRecord(Base):
+    """One version of one package in the catalog."""
+
+    __tablename__ = "packages"
+    __table_args__ = (UniqueConstraint("fully_qualified_name", "version",
+                                       name="uq_packages_fqn_version"),)
+
+    id: Mapped[uuid.UUID] = mapped_column(Uuid, primary_key=True, default=uuid.uuid4)
+    fully_qualified_name: Mapped[str] = mapped_column(String(255), index=True)
+    name: Mapped[str] = mapped_column(String(255))
+    version: Mapped[str] = mapped_column(String(255))
+    # The parts of the version, so that SQL can order and filter by them;
+    # an empty prerelease marks a release (which sorts after its prereleases).
+    version_major: Mapped[int] = mapped_column(Integer)
+    version_minor: Mapped[int] = mapped_column(Integer)
+    version_patch: Mapped[int] = mapped_column(Integer)
+    version_prerelease: Mapped[str] = mapped_column(String(255), default="")
+    type: Mapped[str] = mapped_column(String(32))
+    format: Mapped[str] = mapped_column(String(32))
+    description: Mapped[str | None] = mapped_column(Text)
+    author: Mapped[str | None] = mapped_column(String(255))
+    enabled: Mapped[bool] = mapped_column(Boolean, default=True)
+    is_public: Mapped[bool] = mapped_column(Boolean, default=False)
+    owner_id: Mapped[str | None] = mapped_column(String(64))
+    # The big columns load only when used, so listing stays cheap.
+    archive: Mapped[bytes] = deferred(mapped_column(LargeBinary))
+    manifest: Mapped[dict[str, t.Any]] = mapped_column(JSON)
+    logo: Mapped[bytes | None] = deferred(mapped_column(LargeBinary))
+    ui_definition: Mapped[str | None] = deferred(mapped_column(Text))
+    created_at: Mapped[datetime.datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
+    updated_at: Mapped[datetime.datetime] = mapped_column(DateTime(timezone=True), default=utcnow,
+                                                          onupdate=utcnow)
+
+    tag_rows: Mapped[list[PackageTag]] = relationship(
+        back_populates="package", cascade="all, delete-orphan", lazy="selectin",
+        order_by="PackageTag.tag")
+    category_rows: Mapped[list[PackageCategory]] = relationship(
+        back_populates="package", cascade="all, delete-orphan", lazy="selectin",
+        order_by="PackageCategory.category")
+
+    @property
+    def tags(self) -> list[str]:
+        return [row.tag for row in self.tag_rows]
+
+    @property
+    def categories(self) -> list[str]:
+        return [row.category for row in self.category_rows]
+
+    def __repr__(self) -> str:
+        return f"<PackageRecord {self.fully_qualified_name} {self.version}>"
+
+
+class PackageTag(Base):
+    __tablename__ = "package_tags"
+
+    package_id: Mapped[uuid.UUID] = mapped_column(
+        ForeignKey("packages.id", ondelete="CASCADE"), primary_key=True)
+    tag: Mapped[str] = mapped_column(String(255), primary_key=True, index=True)
+    package: Mapped[PackageRecord] = relationship(back_populates="tag_rows")
+
+
+class PackageCategory(Base):
+    __tablename__ = "package_categories"
+
+    package_id: Mapped[uuid.UUID] = mapped_column(
+        ForeignKey("packages.id", ondelete="CASCADE"), primary_key=True)
+    category: Mapped[str] = mapped_column(String(255), primary_key=True, index=True)
+    package: Mapped[PackageRecord] = relationship(back_populates="category_rows")

@@ -1,0 +1,1 @@
+"""Running MuranoPL test fixtures (`laguna test`)."""

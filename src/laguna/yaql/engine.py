@@ -1,0 +1,72 @@
+"""YAQL engines and root contexts, one pair per MuranoPL runtime flavour.
+
+Packages of Format 1.0 and 1.1 run with yaql's legacy mode (yaql 0.2
+compatibility); later formats with plain yaql 1.x/3.x. Both get MuranoPL's
+three extra operators: `is` (instance test), binary `ns:Name` and unary
+`:Name` (type names).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import functools
+import typing as t
+
+import collections.abc  # noqa: F401
+
+import yaql
+from yaql import legacy
+from yaql.language import conventions, factory
+
+CONVENTION = conventions.CamelCaseConvention()
+
+
+@dataclasses.dataclass(frozen=True)
+class Limits:
+    """Sandbox limits for untrusted code; the defaults follow the original engine."""
+
+    iterators: int = 10_000          # items a collection function may produce
+    memory_quota: int = 512 * 1024   # bytes a yaql function result may take
+    execution_seconds: float = 600.0  # wall time of one top-level call
+    call_depth: int = 400             # nested MuranoPL method calls
+
+
+DEFAULT_LIMITS = Limits()
+
+
+def _engine_options(legacy_mode: bool, limits: Limits) -> dict[str, t.Any]:
+    options: dict[str, t.Any] = {
+        "yaql.limitIterators": limits.iterators,
+        "yaql.memoryQuota": limits.memory_quota,
+        "yaql.convertSetsToLists": True,
+        "yaql.convertTuplesToLists": True,
+    }
+    if legacy_mode:
+        options["yaql.iterableDicts"] = True
+    return options
+
+
+@functools.lru_cache(maxsize=None)
+def create_engine(legacy_mode: bool, limits: Limits = DEFAULT_LIMITS) -> t.Any:
+    engine_factory = factory.YaqlFactory()
+    engine_factory.insert_operator(
+        ">", True, "is", factory.OperatorType.BINARY_LEFT_ASSOCIATIVE, False)
+    engine_factory.insert_operator(
+        None, True, ":", factory.OperatorType.BINARY_LEFT_ASSOCIATIVE, True)
+    engine_factory.insert_operator(
+        ":", True, ":", factory.OperatorType.PREFIX_UNARY, False)
+    engine_factory.operators.insert(0, ())
+    return engine_factory.create(options=_engine_options(legacy_mode, limits))
+
+
+def create_root_context(legacy_mode: bool) -> t.Any:
+    """A fresh root context with yaql's standard library (legacy or not)."""
+    if legacy_mode:
+        return legacy.create_context(convention=CONVENTION)
+    return yaql.create_context(convention=CONVENTION)
+
+
+@functools.lru_cache(maxsize=65536)
+def parse(text: str, legacy_mode: bool) -> t.Any:
+    """Parse YAQL once; the parsed statement is shared by every user of ``text``."""
+    return create_engine(legacy_mode)(text)
