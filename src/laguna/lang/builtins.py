@@ -6,15 +6,18 @@ the user documentation of the function.
 
 from __future__ import annotations
 
+import _string  # type: ignore[import-not-found]
 import concurrent.futures
+import string
 import time
 import typing as t
 
 from yaql.language import utils
 
 from laguna.lang import errors
-from laguna.lang.dispatch import builtin, freeze, thaw, to_type
+from laguna.lang.dispatch import FAST_METHODS, builtin, freeze, thaw, to_type
 from laguna.lang.objects import MuranoObject, find_owner
+from laguna.lang.scope import NO_VALUE
 from laguna.lang.types import MuranoClass, TypeRef
 
 
@@ -171,6 +174,53 @@ def dump(scope: t.Any, obj: t.Any, serialization_type: str = "Serializable",
         raise errors.DslError("Invalid Serialization Type")
     return freeze(serialize_object(_object(obj, "dump").real_this, _frame(scope).executor,
                                    serialization_type))
+
+
+class _ArgumentsOnlyFormatter(string.Formatter):
+    """str.format restricted to naming arguments: `{0}`, `{name}`, `{}`.
+
+    Attribute and index lookups (`{0.__class__}`, `{0[x]}`) would reach
+    Python internals from untrusted code (the reason yaql 3 dropped its own
+    format()), so they are refused.
+    """
+
+    def get_field(self, field_name: str, args: t.Any, kwargs: t.Any) -> t.Any:
+        first, rest = _string.formatter_field_name_split(field_name)
+        if any(True for _ in rest):
+            raise errors.DslError(f"format(): field {{{field_name}}} may only name an "
+                                  "argument (no attribute or index lookups)")
+        return self.get_value(first, args, kwargs), first
+
+
+_FORMATTER = _ArgumentsOnlyFormatter()
+
+
+def _format(template: t.Any, args: t.Sequence[t.Any], kwargs: dict[str, t.Any]) -> str:
+    if not isinstance(template, str):
+        raise errors.DslError(f"format() expects a format string, got {template!r}")
+    return _FORMATTER.vformat(template, [thaw(a) for a in args],
+                              {k: thaw(v) for k, v in kwargs.items()})
+
+
+@builtin("format")
+def format_(scope: t.Any, template: t.Any, *args: t.Any, **kwargs: t.Any) -> str:
+    """Python-style formatting: `format('{0} of {n}', $a, n => $b)`, also written
+    `'{0} of {n}'.format($a, n => $b)`. Fields name arguments only."""
+    return _format(template, args, kwargs)
+
+
+def _format_method(compiler: t.Any, arg_nodes: t.Sequence[t.Any]) -> t.Callable[..., t.Any]:
+    positional, named = compiler._call_args(arg_nodes)
+
+    def call(scope: t.Any, receiver: t.Any) -> t.Any:
+        if not isinstance(receiver, str):
+            return NO_VALUE      # e.g. yaql's datetime format()
+        return _format(receiver, [p(scope) for p in positional],
+                       {k: f(scope) for k, f in named})
+    return call
+
+
+FAST_METHODS["format"] = _format_method
 
 
 __all__ = ["MuranoClass"]

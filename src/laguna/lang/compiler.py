@@ -217,7 +217,7 @@ class Compiler:
                 ta, tb = type(a), type(b)
                 if (ta is int or ta is float) and (tb is int or tb is float):
                     return py(a, b)
-                if is_plus and ta is str and tb is str:
+                if is_plus and ((ta is str and tb is str) or (ta is tuple and tb is tuple)):
                     return a + b
                 return slow(scope, a, b)
             return arithmetic
@@ -323,6 +323,17 @@ class Compiler:
         if builtin is not None:
             return dispatch.compile_builtin(self, builtin, node.args)
         slow = self.fallback(name, node.args)
+        fast = dispatch.FAST_FUNCTIONS.get(name) if not self.legacy else None
+        if fast is not None and all(not isinstance(a, ast.MappingRuleExpression)
+                                    for a in node.args):
+            args = [self.node(a) for a in node.args]
+
+            def fast_call(scope: t.Any) -> t.Any:
+                result = fast(*[a(scope) for a in args])
+                if result is NO_VALUE:
+                    return slow(scope)
+                return result
+            return fast_call
         return lambda scope: slow(scope)
 
 

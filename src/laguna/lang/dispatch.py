@@ -18,6 +18,7 @@ if t.TYPE_CHECKING:
     from laguna.lang.compiler import Compiler, Fn
 
 _SCALARS = frozenset((int, float, str, bool, type(None)))
+_FLAT = _SCALARS | {MuranoObject, TypeRef}
 
 
 def freeze(value: t.Any) -> t.Any:
@@ -25,7 +26,13 @@ def freeze(value: t.Any) -> t.Any:
     tv = type(value)
     if tv in _SCALARS or tv is MuranoObject:
         return value
-    if tv is tuple or tv is list:
+    if tv is tuple:
+        # Most tuples are already frozen (every stored value is): check before copying.
+        for v in value:
+            if type(v) not in _FLAT:
+                return tuple(freeze(v) for v in value)
+        return value
+    if tv is list:
         return tuple(freeze(v) for v in value)
     if tv is utils.FrozenDict or isinstance(value, dict):
         return utils.FrozenDict((freeze(k), freeze(v)) for k, v in value.items())
@@ -33,7 +40,7 @@ def freeze(value: t.Any) -> t.Any:
         return frozenset(freeze(v) for v in value)
     if isinstance(value, (str, TypeRef, MuranoClass)):
         return value
-    if utils.is_iterator(value) or isinstance(value, (map, filter, range, t.Generator)):
+    if utils.is_iterable(value) and not isinstance(value, (MuranoObject, TypeRef)):
         return tuple(freeze(v) for v in value)
     return value
 
@@ -150,6 +157,9 @@ class Builtin(t.NamedTuple):
 
 
 BUILTINS: dict[str, Builtin] = {}
+# yaql standard functions with a direct path (non-legacy engines only); a fast
+# function returns NO_VALUE to send unusual arguments to yaql itself.
+FAST_FUNCTIONS: dict[str, t.Callable[..., t.Any]] = {}
 BUILTIN_METHODS: dict[str, Builtin] = {}
 FAST_METHODS: dict[str, t.Callable[..., t.Any]] = {}
 
@@ -253,3 +263,28 @@ def now() -> float:
 
 
 __all__ = ["ast", "freeze", "thaw"]
+
+
+def _fast_list(*args: t.Any) -> t.Any:
+    if any(utils.is_iterator(a) for a in args):
+        return NO_VALUE
+    return args
+
+
+def _fast_str(*args: t.Any) -> t.Any:
+    if len(args) != 1:
+        return NO_VALUE
+    value = args[0]
+    if value is None:
+        return "null"
+    if value is True:
+        return "true"
+    if value is False:
+        return "false"
+    if type(value) in (int, str, float):
+        return str(value)
+    return NO_VALUE
+
+
+FAST_FUNCTIONS["list"] = _fast_list
+FAST_FUNCTIONS["str"] = _fast_str

@@ -368,9 +368,12 @@ class Executor:
             for name in pending:
                 spec = cls.find_property(name)
                 assert spec is not None
-                if spec.usage in (PropertyUsage.Static, PropertyUsage.Config):
+                if spec.usage is PropertyUsage.Static:
                     continue
-                if spec.usage is PropertyUsage.Runtime:
+                if spec.usage is PropertyUsage.Config:
+                    # never from the object model; no class configs yet, so the Default
+                    value = NO_VALUE
+                elif spec.usage is PropertyUsage.Runtime:
                     if not spec.has_default:
                         continue
                     value = NO_VALUE

@@ -388,7 +388,10 @@ def plain(value: t.Any) -> t.Any:
 
 
 def validate_manifest(text: str, source: str = MANIFEST_FILE) -> tuple[Manifest | None, list[Diagnostic]]:
-    """Check a manifest; return the model (None if any error) and every diagnostic."""
+    """Check a manifest; return the model (None if any error) and every diagnostic.
+
+    Diagnostics come in file order.
+    """
     try:
         documents = load_all(text, source)
     except YamlError as exc:
@@ -421,6 +424,7 @@ def validate_manifest(text: str, source: str = MANIFEST_FILE) -> tuple[Manifest 
         before = len(ctx.diagnostics)
         values[field.attribute] = field.read(ctx, field.key, document[field.key])
         failed = failed or len(ctx.diagnostics) > before
+    ctx.diagnostics.sort(key=Diagnostic.sort_key)
     if failed:
         return None, ctx.diagnostics
     values.setdefault("format", FORMAT_1_0)

@@ -23,7 +23,7 @@ from sqlalchemy import (
     UniqueConstraint,
     Uuid,
 )
-from sqlalchemy.orm import DeclarativeBase, Mapped, deferred, mapped_column, relationship
+from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column, relationship
 
 NAMING = {
     "ix": "ix_%(column_0_label)s",
@@ -66,10 +66,10 @@ class PackageRecord(Base):
     is_public: Mapped[bool] = mapped_column(Boolean, default=False)
     owner_id: Mapped[str | None] = mapped_column(String(64))
     # The big columns load only when used, so listing stays cheap.
-    archive: Mapped[bytes] = deferred(mapped_column(LargeBinary))
+    archive: Mapped[bytes] = mapped_column(LargeBinary, deferred=True)
     manifest: Mapped[dict[str, t.Any]] = mapped_column(JSON)
-    logo: Mapped[bytes | None] = deferred(mapped_column(LargeBinary))
-    ui_definition: Mapped[str | None] = deferred(mapped_column(Text))
+    logo: Mapped[bytes | None] = mapped_column(LargeBinary, deferred=True)
+    ui_definition: Mapped[str | None] = mapped_column(Text, deferred=True)
     created_at: Mapped[datetime.datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
     updated_at: Mapped[datetime.datetime] = mapped_column(DateTime(timezone=True), default=utcnow,
                                                           onupdate=utcnow)

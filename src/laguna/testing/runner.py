@@ -86,7 +86,8 @@ class TestRunner:
                 executor.call(fixture, "tearDown")
         except MuranoPlError as error:
             return TestResult(cls.name, method, False, time.perf_counter() - started,
-                              f"{', '.join(error.names)}: {error.message}", error.format("  "))
+                              f"{', '.join(error.names)}: {error.message}",
+                              error.format("  ").split("\n", 1)[1])
         except LagunaError as error:
             return TestResult(cls.name, method, False, time.perf_counter() - started,
                               str(error))

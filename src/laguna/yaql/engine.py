@@ -25,7 +25,7 @@ CONVENTION = conventions.CamelCaseConvention()
 class Limits:
     """Sandbox limits for untrusted code; the defaults follow the original engine."""
 
-    iterators: int = 10_000          # items a collection function may produce
+    iterators: int = 100_000         # items a collection function may produce
     memory_quota: int = 512 * 1024   # bytes a yaql function result may take
     execution_seconds: float = 600.0  # wall time of one top-level call
     call_depth: int = 400             # nested MuranoPL method calls

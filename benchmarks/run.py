@@ -1,0 +1,45 @@
+"""Benchmarks of the MuranoPL engine: `python3 benchmarks/run.py`.
+
+Runs four workloads, five times each, and prints the median time of the method
+call and its ratio to the original Murano engine's time on the same machine kind
+(12 s, 80 s, 26 s, 63 s; measured for issue 2).
+"""
+
+from __future__ import annotations
+
+import pathlib
+import statistics
+import sys
+import time
+
+from laguna.lang.executor import Executor
+from laguna.testing.packages import core_registry, read_package_dir
+
+HERE = pathlib.Path(__file__).parent
+MURANO_SECONDS = {"recursion": 12.0, "loops": 80.0, "objects": 26.0, "pipeline": 63.0}
+
+
+def main(repeat: int = 5) -> None:
+    registry = core_registry()
+    registry.add(read_package_dir(HERE / "packages" / "bench"))
+    rows = [{"a": i % 17, "b": i, "c": str(i)} for i in range(10_000)]
+    print(f"{'workload':<12} {'median s':>10} {'murano s':>9} {'speed-up':>9}  result")
+    for name in MURANO_SECONDS:
+        times = []
+        result = None
+        for _ in range(repeat):
+            executor = Executor(registry)
+            cls = registry.find("laguna.bench.Workloads")
+            obj = executor.new_object(cls, None, {})
+            args = (rows,) if name == "pipeline" else ()
+            started = time.perf_counter()
+            result = executor.call(obj, name, *args)
+            times.append(time.perf_counter() - started)
+        median = statistics.median(times)
+        shown = str(result)[:40]
+        print(f"{name:<12} {median:>10.4f} {MURANO_SECONDS[name]:>9.1f} "
+              f"{MURANO_SECONDS[name] / median:>8.0f}x  {shown}")
+
+
+if __name__ == "__main__":
+    main(int(sys.argv[1]) if len(sys.argv) > 1 else 5)

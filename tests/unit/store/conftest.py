@@ -1,0 +1,68 @@
+"""Catalog databases for the store tests.
+
+Every test session builds a fresh schema with the Alembic migrations (never
+``create_all``): one SQLite file always, and a private schema in the
+PostgreSQL database named by ``LAGUNA_TEST_PG_URL`` when that is set. Each
+test gets an empty database.
+"""
+
+from __future__ import annotations
+
+import os
+import typing as t
+import uuid
+from pathlib import Path
+
+import pytest
+import sqlalchemy as sa
+
+from laguna.config import sqlite_url
+from laguna.store.db import Database, make_engine, upgrade
+from laguna.store.models import Base
+
+PG_URL = os.environ.get("LAGUNA_TEST_PG_URL")
+
+
+def _with_schema(url: str, schema: str) -> str:
+    parsed = sa.make_url(url)
+    return parsed.update_query_dict({"options": f"-csearch_path={schema}"}).render_as_string(
+        hide_password=False)
+
+
+@pytest.fixture(scope="session", params=["sqlite", "postgresql"])
+def database_url(request: pytest.FixtureRequest,
+                 tmp_path_factory: pytest.TempPathFactory) -> t.Iterator[str]:
+    if request.param == "sqlite":
+        url = sqlite_url(tmp_path_factory.mktemp("store") / "catalog.sqlite")
+        upgrade(url)
+        yield url
+        return
+    if not PG_URL:
+        pytest.skip("LAGUNA_TEST_PG_URL is not set")
+    schema = f"laguna_test_{uuid.uuid4().hex[:12]}"
+    admin = make_engine(PG_URL)
+    with admin.begin() as connection:
+        connection.execute(sa.text(f'CREATE SCHEMA "{schema}"'))
+    url = _with_schema(PG_URL, schema)
+    try:
+        upgrade(url)
+        yield url
+    finally:
+        with admin.begin() as connection:
+            connection.execute(sa.text(f'DROP SCHEMA "{schema}" CASCADE'))
+        admin.dispose()
+
+
+@pytest.fixture()
+def database(database_url: str) -> t.Iterator[Database]:
+    db = Database(database_url)
+    try:
+        yield db
+    finally:
+        with db.engine.begin() as connection:
+            for table in reversed(Base.metadata.sorted_tables):
+                connection.execute(table.delete())
+        db.dispose()
+
+
+FIXTURES = Path(__file__).parents[2] / "fixtures" / "packages"

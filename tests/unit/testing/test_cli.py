@@ -1,0 +1,92 @@
+import pathlib
+import textwrap
+import xml.etree.ElementTree as ET
+
+from click.testing import CliRunner
+
+from laguna.cli.main import cli
+
+ROOT = pathlib.Path(__file__).resolve().parents[3]
+
+
+def write_package(tmp_path: pathlib.Path, body: str) -> pathlib.Path:
+    package = tmp_path / "pkg"
+    (package / "Classes").mkdir(parents=True)
+    (package / "manifest.yaml").write_text(textwrap.dedent("""\
+        Format: 1.4
+        Type: Library
+        FullName: t.pkg
+        Classes:
+          t.pkg.Cases: Cases.yaml
+        """))
+    (package / "Classes" / "Cases.yaml").write_text(textwrap.dedent(body))
+    return package
+
+
+CASES = """\
+    Namespaces:
+      =: t.pkg
+      std: io.murano
+    Name: Cases
+    Extends: std:test.TestFixture
+    Properties:
+      log:
+        Contract: [$.string()]
+        Usage: InOut
+        Default: []
+    Methods:
+      setUp:
+        Body:
+          - $.log: $.log + list(setUp)
+      testPasses:
+        Body:
+          - $.assertEqual([setUp], $.log)
+      testFails:
+        Body:
+          - $.helper()
+      helper:
+        Body:
+          - $.assertEqual(1, 2, 'numbers differ')
+    """
+
+
+def test_example_package_passes():
+    result = CliRunner().invoke(cli, ["test", str(ROOT / "examples" / "hello")])
+    assert result.exit_code == 0
+    assert result.output.splitlines()[-1] == "1 passed, 0 failed"
+
+
+def test_failure_prints_message_and_murano_stack(tmp_path):
+    package = write_package(tmp_path, CASES)
+    result = CliRunner().invoke(cli, ["test", str(package)])
+    assert result.exit_code == 1
+    lines = result.output.splitlines()
+    assert lines[-1] == "1 passed, 1 failed"
+    assert lines[0].startswith("FAIL t.pkg.Cases.testFails (")
+    assert lines[1] == "  AssertionError: numbers differ: 1 != 2"
+    assert 'File "Classes/Cases.yaml", line 20:9 in method testFails of type t.pkg.Cases' in \
+        result.output
+    assert 'File "Classes/Cases.yaml", line 23:9 in method helper of type t.pkg.Cases' in \
+        result.output
+    assert any(line.startswith("PASS t.pkg.Cases.testPasses (") for line in lines)
+
+
+def test_selecting_one_method_and_junit_xml(tmp_path):
+    package = write_package(tmp_path, CASES)
+    report = tmp_path / "report.xml"
+    result = CliRunner().invoke(cli, ["test", str(package), "Cases.testPasses",
+                                      "--junit-xml", str(report)])
+    assert result.exit_code == 0
+    assert result.output.splitlines()[-1] == "1 passed, 0 failed"
+    suite = ET.parse(report).getroot()
+    assert suite.tag == "testsuite" and suite.get("tests") == "1"
+    case = suite.find("testcase")
+    assert case.get("classname") == "t.pkg.Cases" and case.get("name") == "testPasses"
+    assert float(case.get("time")) >= 0
+
+
+def test_broken_class_file_reports_file_and_line(tmp_path):
+    package = write_package(tmp_path, "Name: Cases\nMethods: [oops\n")
+    result = CliRunner().invoke(cli, ["test", str(package)])
+    assert result.exit_code == 2
+    assert "Classes/Cases.yaml:3:1: error[LAG-E0101]: invalid YAML" in result.output
