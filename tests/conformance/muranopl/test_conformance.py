@@ -1,0 +1,43 @@
+"""Runs every MuranoPL conformance package with `laguna test`'s runner.
+
+Each package under packages/ holds TestFixture classes; every test method is a
+pytest case. known_failures.toml may list "Class.method" entries with a reason;
+those are expected to fail (xfail, strict, so a fix is noticed).
+"""
+
+from __future__ import annotations
+
+import pathlib
+import tomllib
+import typing as t
+
+import pytest
+
+from laguna.testing.runner import TestRunner as PackageRunner
+
+HERE = pathlib.Path(__file__).parent
+PACKAGES = sorted(p for p in (HERE / "packages").iterdir() if (p / "manifest.yaml").is_file())
+KNOWN = HERE / "known_failures.toml"
+KNOWN_FAILURES: dict[str, str] = (
+    tomllib.loads(KNOWN.read_text()).get("failures", {}) if KNOWN.is_file() else {})
+
+
+def _cases() -> list[t.Any]:
+    params = []
+    for package in PACKAGES:
+        runner = PackageRunner(package)
+        for cls, method in runner.select(()):
+            name = f"{cls.name}.{method}"
+            marks = []
+            if name in KNOWN_FAILURES:
+                marks.append(pytest.mark.xfail(reason=KNOWN_FAILURES[name], strict=True))
+            params.append(pytest.param(package, cls.name, method, id=name, marks=marks))
+    return params
+
+
+@pytest.mark.parametrize(("package", "class_name", "method"), _cases())
+def test_muranopl(package: pathlib.Path, class_name: str, method: str) -> None:
+    runner = PackageRunner(package)
+    cls = runner.registry.find(class_name, runner.package.package)
+    result = runner.run_one(cls, method)
+    assert result.passed, f"{result.message}\n{result.trace}"
