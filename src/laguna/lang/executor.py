@@ -458,9 +458,11 @@ class Executor:
         """The io.murano.Exception object a `Catch: As:` variable gets."""
         exception_cls = self.find_class("io.murano.Exception")
         trace_cls = self.find_class("io.murano.StackTrace")
-        trace = self.new_object(trace_cls, None, {"frames": [
+        trace = self.new_object(trace_cls, None, {})
+        # frames is a Runtime property, which new() does not take from its arguments
+        trace.values["frames"] = freeze([
             {"instruction": f.instruction, "location": str(f.span) if f.span else None,
-             "methodName": f.method_name, "typeName": f.class_name} for f in error.frames]})
+             "methodName": f.method_name, "typeName": f.class_name} for f in error.frames])
         obj = self.new_object(exception_cls, None, {})
         obj.values.update({"name": name, "message": error.message, "stackTrace": trace,
                            "extra": freeze(error.extra), "nativeException": error})
