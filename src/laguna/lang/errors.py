@@ -14,7 +14,8 @@
           +-- PropertyReadError, PropertyWriteError, NoWriteAccessError,
           |   UninitializedPropertyAccessError
           +-- NoObjectFoundError, ObjectDestroyedError, MethodNotExposed
-          +-- DslInvalidOperationError, LimitExceededError
+          +-- DslInvalidOperationError (InvalidAssignmentError, RethrowOutsideCatchError),
+          |   LimitExceededError
 
 The names MuranoPL code catches (``Catch: With: ...``) are those the original
 engine used, so packages written for it keep working.
@@ -165,6 +166,18 @@ class MethodNotExposed(DslError):
 class DslInvalidOperationError(DslError):
     code = "LAG-E0314"
     murano_name = MURANO_EXC + "DslInvalidOperationError"
+
+
+class InvalidAssignmentError(DslInvalidOperationError):
+    """An assignment to `$` or `$this`; MuranoPL sees the original engine's name."""
+
+    murano_name = "ValueError"
+
+
+class RethrowOutsideCatchError(DslInvalidOperationError):
+    """`Rethrow` with no exception being handled; named as the original engine named it."""
+
+    murano_name = "TypeError"
 
 
 class CircularExpressionDependenciesError(DslError):

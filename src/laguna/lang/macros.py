@@ -98,7 +98,7 @@ def compile_target(expr: YaqlExpression) -> Target:
 
             def set_variable(scope: t.Any, value: t.Any) -> None:
                 if name in ("$1", "$this"):
-                    raise errors.DslInvalidOperationError(f"Cannot assign to {node.path.value}")
+                    raise errors.InvalidAssignmentError(f"Cannot assign to {node.path.value}")
                 scope.frame.locals._data[name] = value
             return Target(lambda scope: lookup(scope, name), set_variable)
         if isinstance(node, ast.BinaryOperator) and node.operator == "." and isinstance(
@@ -649,7 +649,7 @@ class Rethrow(Block):
     def execute(self, scope: t.Any) -> None:
         error = scope.frame.exception
         if error is None:
-            raise errors.DslInvalidOperationError("Rethrow must be inside Catch")
+            raise errors.RethrowOutsideCatchError("Rethrow must be inside Catch")
         raise error
 
 
