@@ -41,3 +41,23 @@ def test_muranopl(package: pathlib.Path, class_name: str, method: str) -> None:
     cls = runner.registry.find(class_name, runner.package.package)
     result = runner.run_one(cls, method)
     assert result.passed, f"{result.message}\n{result.trace}"
+
+
+@pytest.mark.parametrize("package", PACKAGES, ids=[p.name for p in PACKAGES])
+def test_package_with_laguna_test(package: pathlib.Path) -> None:
+    """`laguna test PACKAGE` itself: exactly the known failures fail, and the
+    exit code and summary line say so."""
+    import subprocess
+    import sys
+
+    result = subprocess.run(
+        [sys.executable, "-c", "from laguna.cli.main import main; main()", "test", str(package)],
+        capture_output=True, text=True, check=False)
+    lines = result.stdout.splitlines()
+    failed = sorted(line.split()[1] for line in lines if line.startswith("FAIL "))
+    passed = [line for line in lines if line.startswith("PASS ")]
+    prefix = f"conformance.{package.name}."
+    expected = sorted(name for name in KNOWN_FAILURES if name.startswith(prefix))
+    assert failed == expected, result.stdout + result.stderr
+    assert lines[-1] == f"{len(passed)} passed, {len(failed)} failed"
+    assert result.returncode == (1 if expected else 0)
