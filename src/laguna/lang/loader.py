@@ -9,6 +9,8 @@ from __future__ import annotations
 
 import typing as t
 
+from yaql.language import exceptions as yaql_exceptions
+
 from laguna.lang import macros
 from laguna.lang.contracts import Contract
 from laguna.lang.errors import ClassLoadError
@@ -31,7 +33,15 @@ META_TARGETS = frozenset({"Package", "Type", "Method", "Property", "Argument", "
 def expression_hook(legacy: bool) -> t.Callable[[str, Span, bool], t.Any]:
     def hook(text: str, span: Span, forced: bool) -> t.Any:
         if forced or is_expression(text, legacy):
-            return YaqlExpression(text, span, legacy)
+            try:
+                return YaqlExpression(text, span, legacy)
+            except yaql_exceptions.YaqlException as exc:
+                # only `!yaql` scalars get here: plain ones that do not parse are strings
+                position = getattr(exc, "position", None)
+                where = span.shifted(position) if isinstance(position, int) else span
+                problem = getattr(exc, "message", None) or str(exc)
+                raise ClassLoadError(f"invalid YAQL expression {text!r}: {problem}", where,
+                                     code="LAG-E0223") from exc
         return None
     return hook
 
