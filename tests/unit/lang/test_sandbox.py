@@ -1,0 +1,104 @@
+"""Untrusted MuranoPL code: limits end runaway code with a clear MuranoPL error,
+and nothing reaches the host."""
+
+import pathlib
+import textwrap
+
+import pytest
+
+from laguna.lang.errors import MuranoPlError
+from laguna.lang.executor import Executor
+from laguna.testing.packages import core_registry, read_package_dir
+from laguna.yaql.engine import Limits
+
+CLASS = """\
+Namespaces:
+  =: t.sandbox
+Name: Runaway
+Methods:
+  spin:
+    Body:
+      - While: 1 = 1
+        Do:
+          - $x: 1
+  recurse:
+    Arguments:
+      - n:
+          Contract: $.int()
+    Body:
+      - Return: $.recurse($n + 1)
+  bigRange:
+    Body:
+      - Return: range(1000000).select($ * 2).len()
+  hostAccess:
+    Body:
+      - Return: $.extension
+  stringAttribute:
+    Body:
+      - Return: str(abc).upper
+  pythonFormat:
+    Body:
+      - Return: format('{0.__class__}', 1)
+"""
+
+
+@pytest.fixture
+def make(tmp_path: pathlib.Path):
+    package = tmp_path / "pkg"
+    (package / "Classes").mkdir(parents=True)
+    (package / "manifest.yaml").write_text(
+        "Format: 1.4\nType: Library\nFullName: t.sandbox\n"
+        "Classes:\n  t.sandbox.Runaway: Runaway.yaml\n")
+    (package / "Classes" / "Runaway.yaml").write_text(textwrap.dedent(CLASS))
+
+    def build(limits: Limits = Limits()):
+        registry = core_registry()
+        registry.add(read_package_dir(package))
+        executor = Executor(registry, limits)
+        return executor, executor.new_object(registry.find("t.sandbox.Runaway"), None, {})
+    return build
+
+
+def test_endless_loop_hits_the_time_limit(make):
+    executor, obj = make(Limits(execution_seconds=0.2))
+    with pytest.raises(MuranoPlError) as info:
+        executor.call(obj, "spin")
+    assert info.value.names == ["LimitExceededError"]
+    assert info.value.message == "execution time limit of 0.2 s exceeded"
+    assert info.value.frames[-1].method_name == "spin"
+    # the frame points at the last instruction the loop ran
+    assert info.value.frames[-1].span.line == 9
+
+
+def test_endless_recursion_hits_the_call_depth_limit(make):
+    executor, obj = make(Limits(call_depth=50))
+    with pytest.raises(MuranoPlError) as info:
+        executor.call(obj, "recurse", 0)
+    assert info.value.names == ["LimitExceededError"]
+    assert info.value.message == "call depth limit of 50 exceeded"
+    assert len(info.value.frames) == 51
+
+
+def test_huge_collection_hits_the_iterator_limit(make):
+    executor, obj = make(Limits(iterators=1000))
+    with pytest.raises(MuranoPlError) as info:
+        executor.call(obj, "bigRange")
+    assert info.value.names == ["LimitExceededError"]
+
+
+def test_python_attributes_are_not_reachable(make):
+    executor, obj = make()
+    with pytest.raises(MuranoPlError) as info:
+        executor.call(obj, "hostAccess")
+    # Python attributes of the object are not MuranoPL properties
+    assert info.value.names == ["murano.dsl.exceptions.UninitializedPropertyAccessError"]
+    with pytest.raises(MuranoPlError) as info:
+        executor.call(obj, "stringAttribute")
+    assert info.value.names == ["yaql.language.exceptions.NoFunctionRegisteredException"]
+
+
+def test_format_fields_cannot_reach_python_attributes(make):
+    executor, obj = make()
+    with pytest.raises(MuranoPlError) as info:
+        executor.call(obj, "pythonFormat")
+    assert "may only name an argument" in info.value.message
