@@ -337,19 +337,15 @@ class Compiler:
         return lambda scope: slow(scope)
 
 
-_cache: dict[tuple[int, bool, bool], Fn] = {}
+# Keyed by the parsed statement itself: yaql's parse cache shares one statement
+# per text, and holding it here keeps it (and so the key) alive.
+_cache: dict[tuple[t.Any, bool, bool], Fn] = {}
 
 
 def compile_statement(parsed: t.Any, legacy: bool, contract: bool = False) -> Fn:
     """Compiled form of a parsed statement, built once per statement object."""
-    key = (id(parsed), legacy, contract)
+    key = (parsed, legacy, contract)
     fn = _cache.get(key)
     if fn is None:
-        fn = Compiler(legacy, contract).statement(parsed)
-        # keep the parsed statement alive with its compiled form so ids stay unique
-        _cache[key] = fn
-        _keepalive.append(parsed)
+        fn = _cache[key] = Compiler(legacy, contract).statement(parsed)
     return fn
-
-
-_keepalive: list[t.Any] = []

@@ -7,6 +7,7 @@ that introduces it to the class.
 
 from __future__ import annotations
 
+import abc
 import concurrent.futures
 import typing as t
 
@@ -168,12 +169,13 @@ def compile_target(expr: YaqlExpression) -> Target:
 
 
 # -- instructions -------------------------------------------------------------------------
-class Instruction:
+class Instruction(abc.ABC):
     span: Span | None = None
     text: str = "block construct"
 
+    @abc.abstractmethod
     def execute(self, scope: t.Any) -> None:
-        raise NotImplementedError
+        """Run the instruction in ``scope``."""
 
 
 class CodeBlock:
@@ -277,8 +279,9 @@ class Block(Instruction):
         return block
 
     @classmethod
+    @abc.abstractmethod
     def parse(cls, data: dict[str, t.Any], ctx: ParseContext) -> Block:
-        raise NotImplementedError
+        """Build the block from its checked keys."""
 
 
 class Return(Block):

@@ -80,7 +80,7 @@ class SkippedPackage:
     error: LagunaError
 
 
-class DirectorySource:
+class DirectorySource(MemorySource):
     """Packages found on disk.
 
     Each path is a package folder (it has a ``manifest.yaml``), a package
@@ -94,8 +94,8 @@ class DirectorySource:
 
     def __init__(self, paths: t.Iterable[str | os.PathLike[str]],
                  limits: ArchiveLimits = DEFAULT_LIMITS) -> None:
+        super().__init__()
         self.limits = limits
-        self._packages: dict[tuple[str, Version], Package] = {}
         self.skipped: list[SkippedPackage] = []
         self.duplicates: list[str] = []
         for path in paths:
@@ -128,18 +128,6 @@ class DirectorySource:
             self.duplicates.append(str(path))
         else:
             self._packages[key] = package
-
-    def names(self) -> list[str]:
-        return sorted({name for name, _ in self._packages})
-
-    def versions(self, name: str) -> list[Version]:
-        return sorted(v for n, v in self._packages if n == name)
-
-    def get(self, name: str, version: Version) -> Package:
-        try:
-            return self._packages[(name, version)]
-        except KeyError:
-            raise PackageNotFoundError(name, str(version)) from None
 
 
 class ChainSource:
