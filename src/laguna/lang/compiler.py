@@ -56,6 +56,15 @@ class CompiledArg(ast.Expression):  # type: ignore[misc]
         return str(self.source)
 
 
+def _engine(scope: t.Any, legacy: bool) -> t.Any:
+    """The yaql engine of the running executor: compiled code is shared by
+    every executor, but each applies its own limits (collection sizes, memory)."""
+    frame = getattr(scope, "frame", None)
+    if frame is None:
+        return yaql_engine.create_engine(legacy)
+    return frame.executor.yaql_engines[legacy]
+
+
 class Compiler:
     """Compiles the nodes of one parsed statement.
 
@@ -66,7 +75,6 @@ class Compiler:
     def __init__(self, legacy: bool, contract: bool = False) -> None:
         self.legacy = legacy
         self.contract = contract
-        self.engine = yaql_engine.create_engine(legacy)
 
     # -- entry points -----------------------------------------------------
     def statement(self, parsed: t.Any) -> Fn:
@@ -118,19 +126,19 @@ class Compiler:
     def fallback(self, name: str, arg_nodes: t.Sequence[t.Any]) -> t.Callable[[t.Any, t.Any], t.Any]:
         """Call ``name`` through yaql with compiled arguments; returns f(scope, receiver)."""
         args = tuple(self.arg(a) for a in arg_nodes)
-        engine = self.engine
+        legacy = self.legacy
 
         def call(scope: t.Any, receiver: t.Any = NO_VALUE) -> t.Any:
-            return runner.call(name, scope, args, {}, engine, receiver, scope)
+            return runner.call(name, scope, args, {}, _engine(scope, legacy), receiver, scope)
         return call
 
     def _values_fallback(self, name: str) -> t.Callable[..., t.Any]:
         """Call ``name`` through yaql with values already computed."""
-        engine = self.engine
+        legacy = self.legacy
 
         def call(scope: t.Any, *values: t.Any) -> t.Any:
             args = tuple(ast.Constant(v) for v in values)
-            return runner.call(name, scope, args, {}, engine, NO_VALUE, scope)
+            return runner.call(name, scope, args, {}, _engine(scope, legacy), NO_VALUE, scope)
         return call
 
     def _variable(self, node: t.Any) -> Fn:
@@ -196,6 +204,8 @@ class Compiler:
         left_node, right_node = node.args
         if op == ".":
             return self._dot(left_node, right_node)
+        if op == "?.":
+            return self._dot(left_node, right_node, null_safe=True)
         if op == ":":
             prefix, short = left_node.value, right_node.value
             return lambda scope: dispatch.resolve_type_ref(scope, prefix, short)
@@ -272,14 +282,18 @@ class Compiler:
             return contains
         return lambda scope: slow(scope, left(scope), right(scope))
 
-    def _dot(self, left_node: t.Any, right_node: t.Any) -> Fn:
+    def _dot(self, left_node: t.Any, right_node: t.Any, null_safe: bool = False) -> Fn:
+        """`a.b`, `a.b(...)` and, with ``null_safe``, `a?.b`: null when `a` is null."""
         receiver = self.node(left_node)
+        operator = "#operator_?." if null_safe else "#operator_."
         if isinstance(right_node, ast.KeywordConstant):
             name = right_node.value
-            slow = self.fallback("#operator_.", (left_node, right_node))
+            slow = self.fallback(operator, (left_node, right_node))
 
             def attribute(scope: t.Any) -> t.Any:
                 r = receiver(scope)
+                if r is None and null_safe:
+                    return None
                 tr = type(r)
                 if tr is utils.FrozenDict or tr is dict:
                     return r.get(name)
@@ -288,8 +302,8 @@ class Compiler:
         if isinstance(right_node, ast.Function) and not isinstance(
                 right_node, (ast.BinaryOperator, ast.UnaryOperator, ast.IndexExpression,
                              ast.ListExpression, ast.MapExpression, ast.GetContextValue)):
-            return self._method_call(receiver, left_node, right_node)
-        slow = self.fallback("#operator_.", (left_node, right_node))
+            return self._method_call(receiver, left_node, right_node, null_safe)
+        slow = self.fallback(operator, (left_node, right_node))
         return lambda scope: slow(scope)
 
     def _call_args(self, nodes: t.Sequence[t.Any]) -> tuple[list[Fn], list[tuple[str, Fn]]]:
@@ -303,7 +317,8 @@ class Compiler:
                 positional.append(self.node(arg))
         return positional, named
 
-    def _method_call(self, receiver: Fn, left_node: t.Any, fn: t.Any) -> Fn:
+    def _method_call(self, receiver: Fn, left_node: t.Any, fn: t.Any,
+                     null_safe: bool = False) -> Fn:
         name = fn.name
         if self.contract and name in dispatch.CONTRACT_METHODS:
             return dispatch.compile_contract_method(self, receiver, fn)
@@ -314,6 +329,8 @@ class Compiler:
 
         def method_call(scope: t.Any) -> t.Any:
             r = receiver(scope)
+            if r is None and null_safe:
+                return None
             return dispatch.call_method(scope, r, name, positional, named, slow, fast_fn)
         return method_call
 

@@ -46,6 +46,8 @@ class Executor:
         self.attributes: dict[str, dict[tuple[str, str], t.Any]] = {}
         self.statics: dict[t.Any, t.Any] = {}
         self.loading = False
+        self.yaql_engines = {legacy: yaql_engine.create_engine(legacy, limits)
+                             for legacy in (True, False)}
         self._roots = {True: yaql_engine.create_root_context(True),
                        False: yaql_engine.create_root_context(False)}
         self._deadline: float | None = None

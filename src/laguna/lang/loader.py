@@ -13,7 +13,7 @@ from yaql.language import exceptions as yaql_exceptions
 
 from laguna.lang import macros
 from laguna.lang.contracts import Contract
-from laguna.lang.errors import ClassLoadError
+from laguna.lang.errors import ClassLoadError, NoClassFound
 from laguna.lang.types import (
     OBJECT_CLASS, Argument, ArgumentUsage, Method, MethodScope, MethodUsage, MuranoClass,
     NamespaceResolver, Property, PropertyUsage, RuntimePackage,
@@ -122,7 +122,7 @@ class ClassBuilder:
             if parent_name == name:
                 raise ClassLoadError(f"class {name} cannot extend itself",
                                      _key_span(doc, "Extends"), code="LAG-E0204")
-            parents.append(self.find_class(parent_name))
+            parents.append(self._referenced(name, "Extends", parent_name, doc))
         usage = str(doc.get("Usage") or "Class")
         if usage not in ("Class", "Meta"):
             raise ClassLoadError(f"invalid class Usage {usage!r}; expected Class or Meta",
@@ -150,8 +150,19 @@ class ClassBuilder:
             cls.methods[str(method_name)] = self._method(cls, str(method_name), decl,
                                                          _key_span(methods, method_name))
         for imported in _list_value(doc.get("Import")):
-            cls.imports.append(self.find_class(resolver.resolve(str(imported))))
+            cls.imports.append(self._referenced(name, "Import", resolver.resolve(str(imported)),
+                                                doc))
         return cls
+
+    def _referenced(self, name: str, key: str, target: str,
+                    doc: dict[str, t.Any]) -> MuranoClass:
+        """A class named by `Extends` or `Import`; a missing one is a load error
+        of this class, pointing at the key that names it."""
+        try:
+            return self.find_class(target)
+        except NoClassFound:
+            raise ClassLoadError(f"class {name}: {key} names class {target}, which is not "
+                                 "found", _key_span(doc, key), code="LAG-E0242") from None
 
     def _meta_attributes(self, cls: MuranoClass, doc: dict[str, t.Any]) -> None:
         cardinality = str(doc.get("Cardinality") or "One")

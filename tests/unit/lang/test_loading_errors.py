@@ -117,14 +117,27 @@ def test_invalid_property_usage() -> None:
 
 
 def test_unknown_parent_class() -> None:
-    with pytest.raises(errors.NoClassFound) as info:
+    with pytest.raises(errors.ClassLoadError) as info:
         load("""\
             Namespaces: {=: t}
             Name: A
             Extends: Missing
             """)
-    assert info.value.code == "LAG-E0302"
-    assert str(info.value) == 'Class "t.Missing" is not found'
+    assert info.value.code == "LAG-E0242"
+    assert info.value.message == "class t.A: Extends names class t.Missing, which is not found"
+    assert (info.value.span.source, info.value.span.line) == (SOURCE, 3)
+
+
+def test_unknown_imported_class() -> None:
+    with pytest.raises(errors.ClassLoadError) as info:
+        load("""\
+            Namespaces: {=: t, x: other.ns}
+            Name: A
+            Import: [x:Tools]
+            """)
+    assert info.value.code == "LAG-E0242"
+    assert info.value.message == "class t.A: Import names class other.ns.Tools, which is not found"
+    assert (info.value.span.source, info.value.span.line) == (SOURCE, 3)
 
 
 def test_unknown_instruction() -> None:

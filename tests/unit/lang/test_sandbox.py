@@ -39,6 +39,17 @@ Methods:
   pythonFormat:
     Body:
       - Return: format('{0.__class__}', 1)
+  bigString:
+    Body:
+      - Return: len(str(x) * 100000)
+  doubling:
+    Body:
+      - $s: abcd
+      - For: i
+        In: range(30)
+        Do:
+          - $s: $s + $s
+      - Return: len($s)
 """
 
 
@@ -84,6 +95,37 @@ def test_huge_collection_hits_the_iterator_limit(make):
     with pytest.raises(MuranoPlError) as info:
         executor.call(obj, "bigRange")
     assert info.value.names == ["LimitExceededError"]
+
+
+def test_collection_limit_is_per_executor(make):
+    executor, obj = make(Limits(iterators=1000))
+    with pytest.raises(MuranoPlError) as info:
+        executor.call(obj, "bigRange")
+    assert info.value.message == "Collection length exceeds 1000 elements"
+    # the same compiled code under the default limits goes further
+    default_executor, default_obj = make()
+    with pytest.raises(MuranoPlError) as info:
+        default_executor.call(default_obj, "bigRange")
+    assert info.value.message == "Collection length exceeds 100000 elements"
+
+
+def test_big_string_hits_the_memory_quota(make):
+    executor, obj = make(Limits(memory_quota=10_000))
+    with pytest.raises(MuranoPlError) as info:
+        executor.call(obj, "bigString")
+    assert info.value.names == ["LimitExceededError"]
+    assert info.value.message == "memory quota exceeded"
+    assert info.value.frames[-1].method_name == "bigString"
+    default_executor, default_obj = make()
+    assert default_executor.call(default_obj, "bigString") == 100_000
+
+
+def test_doubling_a_string_hits_the_default_memory_quota(make):
+    executor, obj = make()
+    with pytest.raises(MuranoPlError) as info:
+        executor.call(obj, "doubling")
+    assert info.value.names == ["LimitExceededError"]
+    assert info.value.message == "memory quota exceeded"
 
 
 def test_python_attributes_are_not_reachable(make):
