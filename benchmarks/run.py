@@ -3,6 +3,9 @@
 Runs four workloads, five times each, and prints the median time of the method
 call and its ratio to the original Murano engine's time on the same machine kind
 (12 s, 80 s, 26 s, 63 s; measured for issue 2).
+
+Then the per-call workloads: each makes CALLS calls of one kind in a MuranoPL
+loop and prints microseconds per call and the ratio to a plain instance call.
 """
 
 from __future__ import annotations
@@ -17,6 +20,14 @@ from laguna.testing.packages import core_registry, read_package_dir
 
 HERE = pathlib.Path(__file__).parent
 MURANO_SECONDS = {"recursion": 12.0, "loops": 80.0, "objects": 26.0, "pipeline": 63.0}
+CALLS = 20_000
+# method of laguna.bench.calls.Calls -> what one iteration calls
+PER_CALL = {
+    "instance": "$.add($total)",
+    "staticOnType": ":Calls.addStatic($total)",
+    "staticOnInstance": "$.addStatic($total)",
+    "extension": "$total.plusOne() (imported extension)",
+}
 
 
 def main(repeat: int = 5) -> None:
@@ -41,5 +52,25 @@ def main(repeat: int = 5) -> None:
               f"{MURANO_SECONDS[name] / median:>8.0f}x  {shown}")
 
 
+def per_call(repeat: int = 5) -> None:
+    registry = core_registry()
+    registry.add(read_package_dir(HERE / "packages" / "calls"))
+    print(f"\n{'per call':<17} {'us/call':>8} {'vs instance':>11}  call")
+    baseline = None
+    for name, what in PER_CALL.items():
+        times = []
+        for _ in range(repeat):
+            executor = Executor(registry)
+            obj = executor.new_object(registry.find("laguna.bench.calls.Calls"), None, {})
+            started = time.perf_counter()
+            result = executor.call(obj, name, CALLS)
+            times.append(time.perf_counter() - started)
+            assert result == CALLS, (name, result)
+        micros = statistics.median(times) / CALLS * 1e6
+        baseline = baseline or micros
+        print(f"{name:<17} {micros:>8.2f} {micros / baseline:>10.2f}x  {what}")
+
+
 if __name__ == "__main__":
     main(int(sys.argv[1]) if len(sys.argv) > 1 else 5)
+    per_call(int(sys.argv[1]) if len(sys.argv) > 1 else 5)
