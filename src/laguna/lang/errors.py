@@ -56,6 +56,7 @@ class ContractViolationException(DslError):
         self.path = path
         self.target: str | None = None
         self.contract: str | None = None
+        self.declared_at: Span | None = None   # where the property or argument is declared
 
     def __str__(self) -> str:
         text = self.message
@@ -254,6 +255,9 @@ class MuranoPlError(LagunaError):
         name = self.names[0] if len(self.names) == 1 else str(self.names)
         text = f"{prefix}{name}: {self.message}\n{prefix}Traceback (most recent call last):\n"
         text += "\n".join(frame.format(prefix + "  ") for frame in self.frames)
+        declared_at = getattr(self.original, "declared_at", None)
+        if declared_at is not None:
+            text += f"\n{prefix}  Contract declared at {declared_at}"
         if self.cause is not None:
             text += f"\n\n{prefix} Caused by {self.cause.format(prefix + ' ').lstrip()}"
         return text

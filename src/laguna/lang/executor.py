@@ -163,6 +163,7 @@ class Executor:
             except errors.ContractViolationException as exc:
                 exc.target = f"argument {name} of method {method.declaring_type.name}::{method.name}"
                 exc.contract = argument.contract.text
+                exc.declared_at = argument.span
                 raise
         return result
 
@@ -215,6 +216,7 @@ class Executor:
             except errors.ContractViolationException as exc:
                 exc.target = f"property {ultimate.declaring_type.name}.{name}"
                 exc.contract = ultimate.contract.text
+                exc.declared_at = ultimate.span
                 raise
             if ultimate.usage is PropertyUsage.Static:
                 self.statics[ultimate] = value
