@@ -2,7 +2,8 @@
 
 Runs four workloads, five times each, and prints the median time of the method
 call and its ratio to the original Murano engine's time on the same machine kind
-(12 s, 80 s, 26 s, 63 s; measured for issue 2).
+(12 s, 80 s, 26 s, 63 s; measured for issue 2). Then compares calls made through
+reflection (`$method.invoke($, i)`) with direct calls (`$.step(i)`).
 
 Then the per-call workloads: each makes CALLS calls of one kind in a MuranoPL
 loop and prints microseconds per call and the ratio to a plain instance call.
@@ -14,6 +15,7 @@ import pathlib
 import statistics
 import sys
 import time
+import typing as t
 
 from laguna.lang.executor import Executor
 from laguna.testing.packages import core_registry, read_package_dir
@@ -50,6 +52,29 @@ def main(repeat: int = 5) -> None:
         shown = str(result)[:40]
         print(f"{name:<12} {median:>10.4f} {MURANO_SECONDS[name]:>9.1f} "
               f"{MURANO_SECONDS[name] / median:>8.0f}x  {shown}")
+    reflection(registry, repeat)
+
+
+REFLECTION_CALLS = 20_000  # calls of each kind in laguna.bench.ReflectionWorkloads
+
+
+def reflection(registry: t.Any, repeat: int = 5) -> None:
+    """Reflection-driven invoke against direct calls of the same method: the
+    median time per call of each and its ratio to the direct call."""
+    cls = registry.find("laguna.bench.ReflectionWorkloads")
+    micros: dict[str, float] = {}
+    print(f"\n{'reflection':<12} {'us/call':>10} {'vs direct':>9}  ({REFLECTION_CALLS} calls)")
+    for name in ("direct", "reflected", "lookedUp"):
+        times = []
+        for _ in range(repeat):
+            executor = Executor(registry)
+            obj = executor.new_object(cls, None, {})
+            started = time.perf_counter()
+            result = executor.call(obj, name, REFLECTION_CALLS)
+            times.append(time.perf_counter() - started)
+            assert result == REFLECTION_CALLS * (REFLECTION_CALLS + 1) // 2, (name, result)
+        micros[name] = statistics.median(times) / REFLECTION_CALLS * 1e6
+        print(f"{name:<12} {micros[name]:>10.2f} {micros[name] / micros['direct']:>8.2f}x")
 
 
 def per_call(repeat: int = 5) -> None:

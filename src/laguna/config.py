@@ -13,6 +13,7 @@ import typing as t
 from pathlib import Path
 
 DATABASE_URL_VAR = "LAGUNA_DATABASE_URL"
+CLASS_CONFIGS_VAR = "LAGUNA_CLASS_CONFIGS"
 
 
 def default_data_dir(environ: t.Mapping[str, str]) -> Path:
@@ -32,10 +33,16 @@ class Config:
     """Settings; every field has a default that works on one machine."""
 
     database_url: str
+    #: the folder of per-class configuration files (values of `Usage: Config`
+    #: properties, see :mod:`laguna.classconfig`); None: no such files
+    class_configs: Path | None = None
 
     @classmethod
     def from_environ(cls, environ: t.Mapping[str, str]) -> Config:
         """Settings from an environment (``os.environ`` at the program's edge)."""
         url = environ.get(DATABASE_URL_VAR) or sqlite_url(
             default_data_dir(environ) / "catalog.sqlite")
-        return cls(database_url=url)
+        configs = environ.get(CLASS_CONFIGS_VAR)
+        return cls(database_url=url,
+                   class_configs=Path(configs) if configs
+                   else default_data_dir(environ) / "class-configs")

@@ -8,6 +8,9 @@ from __future__ import annotations
 
 import typing as t
 
+from laguna.corelib.gc import GC_CLASS, bind_gc
+from laguna.corelib.logger import LOGGER_CLASS, bind_logger
+from laguna.corelib.stacktrace import bind_exceptions
 from laguna.lang import dispatch
 from laguna.lang.classes import ClassRegistry
 from laguna.lang.contracts import Contract
@@ -113,3 +116,6 @@ def _fixture_natives(cls: MuranoClass) -> None:
 def bind_natives(registry: ClassRegistry) -> None:
     registry.bind_native("io.murano.Object", _object_natives)
     registry.bind_native("io.murano.test.TestFixture", _fixture_natives)
+    registry.bind_native(LOGGER_CLASS, bind_logger)
+    bind_exceptions(registry.bind_native)
+    registry.bind_native(GC_CLASS, bind_gc)

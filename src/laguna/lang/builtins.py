@@ -14,7 +14,7 @@ import typing as t
 
 from yaql.language import utils
 
-from laguna.lang import errors
+from laguna.lang import errors, reflection
 from laguna.lang.dispatch import FAST_METHODS, builtin, freeze, thaw, to_type
 from laguna.lang.objects import MuranoObject, find_owner
 from laguna.lang.scope import NO_VALUE
@@ -151,12 +151,12 @@ def type_(scope: t.Any, value: t.Any) -> t.Any:
 
 @builtin("typeinfo")
 def typeinfo(scope: t.Any, value: t.Any) -> t.Any:
-    """Reflection information about the class of an object or a type."""
-    if value is None:
-        return None
-    if isinstance(value, MuranoObject):
-        return value.real_this.type
-    return to_type(scope, value)
+    """Reflection: a description of the class of an object, of a type object or
+    of a class name, with `name`, `version`, `ancestors`, `properties`,
+    `methods`, `package`, `type` and `meta` (see docs/LANGUAGE.md)."""
+    if isinstance(value, str):
+        value = to_type(scope, value)
+    return reflection.describe(value)
 
 
 @builtin("isObject")

@@ -288,7 +288,13 @@ class Compiler:
         operator = "#operator_?." if null_safe else "#operator_."
         if isinstance(right_node, ast.KeywordConstant):
             name = right_node.value
-            slow = self.fallback(operator, (left_node, right_node))
+            legacy = self.legacy
+
+            def slow(scope: t.Any, value: t.Any) -> t.Any:
+                # yaql gets the receiver already computed: evaluating the left
+                # side again would repeat its side effects
+                return runner.call(operator, scope, (ast.Constant(value), right_node), {},
+                                   _engine(scope, legacy), NO_VALUE, scope)
 
             def attribute(scope: t.Any) -> t.Any:
                 r = receiver(scope)

@@ -289,9 +289,9 @@ def c_class(state: ContractState, value: t.Any, type_: MuranoClass,
                 f"Value {format_scalar(value)} cannot be represented as class {type_.name}")
         raise errors.ContractViolationException("Value is not an object")
     if not executor.is_instance_of(value, type_, version_spec, state.declaring_type):
-        raise errors.ContractViolationException(
-            f"Object of type {value.type.name} is not compatible with requested type "
-            f"{type_.name}")
+        from laguna.lang.resolution import incompatibility
+        raise errors.ContractViolationException(incompatibility(
+            value.real_this.type, type_, version_spec, state.declaring_type))
     return value
 
 

@@ -3,6 +3,7 @@ dispatch, type names, the MuranoPL built-in functions and contract methods."""
 
 from __future__ import annotations
 
+import itertools
 import time
 import typing as t
 
@@ -11,6 +12,7 @@ from yaql.language import utils
 
 from laguna.lang import contracts, errors
 from laguna.lang.objects import MuranoObject
+from laguna.lang.reflection import ReflectionView
 from laguna.lang.scope import NO_VALUE, Scope
 from laguna.lang.types import MuranoClass, TypeRef
 
@@ -92,6 +94,9 @@ def is_instance(scope: t.Any, obj: t.Any, type_: t.Any) -> bool:
 
 
 # -- attributes and methods ---------------------------------------------------------
+_MAPPABLE = (MuranoObject, ReflectionView, utils.FrozenDict, dict)
+
+
 def get_attribute(scope: t.Any, receiver: t.Any, name: str, slow: t.Callable[..., t.Any]) -> t.Any:
     if isinstance(receiver, MuranoObject):
         frame = scope.frame
@@ -100,7 +105,27 @@ def get_attribute(scope: t.Any, receiver: t.Any, name: str, slow: t.Callable[...
         frame = scope.frame
         return frame.executor.get_static_property(receiver.type, name,
                                                   frame.cls if frame else None)
-    return slow(scope, NO_VALUE)
+    if isinstance(receiver, ReflectionView):
+        getter = receiver.attributes.get(name)
+        value = getter(receiver, scope.frame) if getter is not None else NO_VALUE
+        if value is not NO_VALUE:
+            return value
+    elif type(receiver) in (tuple, list) or utils.is_iterator(receiver):
+        # `$list.name` maps over the list. yaql's own mapping cannot read MuranoPL
+        # objects (`typeinfo($).ancestors.name`) and raises on a dict without the
+        # key, where a single `$dict.name` is null. The first item decides before
+        # a long iterator is consumed.
+        iterator = iter(receiver)
+        first = next(iterator, NO_VALUE)
+        if first is NO_VALUE:
+            return slow(scope, ())
+        items = (first, *iterator) if isinstance(first, _MAPPABLE) else None
+        if items is not None and all(isinstance(item, _MAPPABLE) for item in items):
+            return tuple(item.get(name) if isinstance(item, (utils.FrozenDict, dict))
+                         else get_attribute(scope, item, name, slow) for item in items)
+        if receiver is iterator:   # an iterator: hand on what was read of it too
+            receiver = items if items is not None else itertools.chain((first,), iterator)
+    return slow(scope, receiver)
 
 
 def call_method(scope: t.Any, receiver: t.Any, name: str, positional: list[Fn],
@@ -128,6 +153,11 @@ def call_method(scope: t.Any, receiver: t.Any, name: str, positional: list[Fn],
                 args = [p(scope) for p in positional]
                 kwargs = {k: f(scope) for k, f in named}
                 return frame.executor.invoke(method, receiver, args, kwargs, frame)
+    elif isinstance(receiver, ReflectionView):
+        member = receiver.methods.get(name)
+        if member is not None:
+            return member(receiver, frame, [p(scope) for p in positional],
+                          {k: f(scope) for k, f in named})
     if frame is not None:
         extensions = frame.cls.extension_methods(name)
         if extensions:

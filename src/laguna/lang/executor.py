@@ -9,6 +9,7 @@ for attribute reads and method calls, which land here again.
 
 from __future__ import annotations
 
+import os
 import sys
 import threading
 import time
@@ -17,12 +18,15 @@ import typing as t
 from yaql.language import exceptions as yaql_exceptions
 from yaql.language import utils
 
+from laguna.classconfig import ClassConfigFolder
 from laguna.lang import builtins as _builtins  # noqa: F401  (registers the functions)
 from laguna.lang import errors
 from laguna.lang.contracts import ObjRef
 from laguna.lang.dispatch import freeze, thaw
+from laguna.lang.lifecycle import Lifecycle
 from laguna.lang.macros import compile_data
 from laguna.lang.objects import MuranoObject, ObjectStore
+from laguna.lang.resolution import instance_class
 from laguna.lang.scope import NO_VALUE, Frame, Scope
 from laguna.lang.types import (
     WRITABLE_USAGES, Method, MuranoClass, PropertyUsage, TypeRef,
@@ -39,10 +43,21 @@ class Executor:
     """Runs MuranoPL code of the classes a :class:`ClassRegistry` provides."""
 
     def __init__(self, classes: ClassRegistry,
-                 limits: yaql_engine.Limits = yaql_engine.DEFAULT_LIMITS) -> None:
+                 limits: yaql_engine.Limits = yaql_engine.DEFAULT_LIMITS,
+                 class_configs: ClassConfigFolder | str | os.PathLike[str] | None = None
+                 ) -> None:
         self.classes = classes
         self.limits = limits
+        # where `Usage: Config` values come from (laguna.config's class_configs
+        # at the program's edge); None: every property keeps its Default
+        self.class_configs = (class_configs if class_configs is None
+                              or isinstance(class_configs, ClassConfigFolder)
+                              else ClassConfigFolder(class_configs))
+        # `?` keys starting with "_" of loaded objects (UI data, `_actions`),
+        # given back unchanged when the model is serialised
+        self.designer_attributes: dict[str, dict[str, t.Any]] = {}
         self.objects = ObjectStore()
+        self.lifecycle = Lifecycle(self)   # reachability, GC, `.destroy` (lang/lifecycle.py)
         self.attributes: dict[str, dict[tuple[str, str], t.Any]] = {}
         self.statics: dict[t.Any, t.Any] = {}
         self.loading = False
@@ -104,7 +119,11 @@ class Executor:
             except (errors.MuranoPlError, errors.FlowSignal):
                 raise
             except Exception as exc:
-                raise self.to_murano_error(exc, frame) from exc
+                # a Python error of native code: MuranoPL sees it by its Python
+                # name with the MuranoPL frames up to the call (the original
+                # engine's from_python_exception); the native frame itself has
+                # no MuranoPL location
+                raise self.to_murano_error(exc, caller) from exc
         frame = Frame(self, this, method, method.declaring_type, caller)
         scope = Scope(self._roots[method.declaring_type.package.legacy])
         scope.frame = frame
@@ -210,9 +229,11 @@ class Executor:
                     if spec is ultimate:
                         continue
                     spec.contract.apply(value, executor=self, this=root, owner=root,
-                                        mode="validate", default=spec.default, caller=frame)
+                                        mode="validate", default=self.property_default(spec),
+                                        caller=frame)
                 value = ultimate.contract.apply(value, executor=self, this=root, owner=root,
-                                                default=ultimate.default, caller=frame)
+                                                default=self.property_default(ultimate),
+                                                caller=frame)
             except errors.ContractViolationException as exc:
                 exc.target = f"property {ultimate.declaring_type.name}.{name}"
                 exc.contract = ultimate.contract.text
@@ -226,6 +247,15 @@ class Executor:
             root.cast(start).private[name] = value
         else:
             raise errors.PropertyWriteError(name, start.name)
+
+    def property_default(self, spec: t.Any) -> t.Any:
+        """A property's Default, or the value its class's configuration file
+        gives it (for every property but static ones, as the original engine did)."""
+        configs = self.class_configs
+        if configs is None or spec.usage is PropertyUsage.Static:
+            return spec.default
+        cls = spec.declaring_type
+        return configs.values(cls.name, cls.version).get(spec.name, spec.default)
 
     def get_static_property(self, cls: MuranoClass, name: str,
                             caller: MuranoClass | None) -> t.Any:
@@ -266,17 +296,13 @@ class Executor:
     # -- objects ----------------------------------------------------------------------
     def is_instance_of(self, obj: MuranoObject, cls: MuranoClass, version_spec: t.Any,
                        scope_type: MuranoClass | None) -> bool:
-        if cls in obj.real_this.type.ancestry:
-            return True
-        # another version of the same class satisfies the contract when it is
-        # the class of that name the object actually has
-        return any(a.name == cls.name for a in obj.real_this.type.mro)
+        return instance_class(obj.real_this.type, cls, version_spec, scope_type) is not None
 
     def template_type(self, value: t.Any, default: MuranoClass,
                       scope_type: MuranoClass) -> MuranoClass:
         header = value.get("?") if isinstance(value, (dict, utils.FrozenDict)) else None
         if header and header.get("type"):
-            return self.find_class(scope_type.resolve_name(str(header["type"])), scope_type)
+            return self.classes.find_for_model(str(header["type"]), header, scope_type)
         return default
 
     def new_object(self, cls: MuranoClass, owner: MuranoObject | None,
@@ -284,7 +310,7 @@ class Executor:
                    name: str | None = None, frame: Frame | None = None) -> MuranoObject:
         """Create and initialise an object (what `new()` does)."""
         return self._load_graph(lambda: self._create(cls, owner, properties, object_id,
-                                                     name, None, frame))
+                                                     name, None, frame), frame)
 
     def load_object(self, value: t.Any, owner: MuranoObject | None,
                     default_type: MuranoClass | None,
@@ -300,21 +326,33 @@ class Executor:
                 if isinstance(type_name, TypeRef):
                     cls = type_name.type
                 else:
-                    resolver = scope_type or default_type
-                    full = resolver.resolve_name(str(type_name)) if resolver else str(type_name)
-                    cls = self.find_class(full, resolver)
+                    # package/version/classVersion pins decide the version
+                    cls = self.classes.find_for_model(str(type_name), header,
+                                                      scope_type or default_type)
             object_id = header.get("id")
             name = header.get("name")
             metadata = header.get("metadata")
+            designer = {str(k): thaw(v) for k, v in header.items() if str(k).startswith("_")}
+            if designer and object_id is not None:
+                # `Objects` is loaded before `ObjectsCopy`: its UI data wins
+                self.designer_attributes.setdefault(str(object_id), designer)
         if cls is None:
             raise errors.DslError("Invalid object representation: no type information "
                                   "was provided")
-        if self._pending_init is None:
-            return self._load_graph(lambda: self._create(cls, owner, properties, object_id,
-                                                         name, metadata, None))
-        return self._create(cls, owner, properties, object_id, name, metadata, None)
 
-    def _load_graph(self, create: t.Callable[[], MuranoObject]) -> MuranoObject:
+        def create() -> MuranoObject:
+            known = object_id is not None and object_id in self.objects
+            obj = self._create(cls, owner, properties, object_id, name, metadata, None)
+            if header and not known:
+                # `destroyed` and `dependencies` of the header (before `.init` runs)
+                self.lifecycle.restore(obj, header)
+            return obj
+        if self._pending_init is None:
+            return self._load_graph(create)
+        return create()
+
+    def _load_graph(self, create: t.Callable[[], MuranoObject],
+                    frame: Frame | None = None) -> MuranoObject:
         """Load an object graph like the original engine: create every object
         first (a reference to an id not seen yet stays an ObjRef), then set
         the properties that held such references again, then run `.init` of
@@ -341,8 +379,8 @@ class Executor:
             self.loading = was_loading
             self._pending_init = None
         for obj in created:
-            if not obj.initialized:
-                self._run_init(obj)
+            if not obj.initialized and not obj.destroyed:
+                self._run_init(obj, frame)
         return root
 
     _load_params: dict[int, dict[str, t.Any]] = {}
@@ -352,6 +390,10 @@ class Executor:
                 metadata: t.Any, frame: Frame | None) -> MuranoObject:
         obj = self.objects.get(object_id) if object_id else None
         if obj is not None:
+            if properties:
+                # keeps its values; objects only the model's values define are
+                # still created (ObjectsCopy: see lifecycle.replay_model_values)
+                self.lifecycle.replay_model_values(obj, properties)
             return obj
         obj = MuranoObject(cls, owner, object_id=object_id, name=name, metadata=metadata)
         obj.executor_ref = _weak(self)
@@ -375,7 +417,8 @@ class Executor:
                 if spec.usage is PropertyUsage.Static:
                     continue
                 if spec.usage is PropertyUsage.Config:
-                    # never from the object model; no class configs yet, so the Default
+                    # never from the object model: the class config file's value
+                    # or the Default (property_default)
                     value = NO_VALUE
                 elif spec.usage is PropertyUsage.Runtime:
                     if not spec.has_default:
@@ -401,12 +444,16 @@ class Executor:
             last_errors = len(failed)
             pending = failed
 
-    def _run_init(self, obj: MuranoObject) -> None:
-        obj.initialized = True
+    def _run_init(self, obj: MuranoObject, caller: Frame | None = None) -> None:
+        """Run `.init` of each class, called from ``caller`` (the frame that
+        called new()), so stack traces from `.init` show where it came from."""
         for cls in _init_order(obj.type):
             method = cls.methods.get(".init")
             if method is not None:
-                self.invoke(method, obj, (), {}, None)
+                self.invoke(method, obj, (), {}, caller)
+        # only once every `.init` succeeded: an object whose `.init` failed is
+        # dropped by the garbage collector without running `.destroy`
+        obj.initialized = True
 
     def load_model(self, data: t.Any) -> MuranoObject | None:
         """Build the objects of an object model: `Objects` (the root),
@@ -418,6 +465,8 @@ class Executor:
         for object_id, owner, name, value in data.get("Attributes") or []:
             if value is not None:
                 self.attributes.setdefault(object_id, {})[(owner, name)] = value
+        # the package versions the model was deployed with stay preferred
+        self.classes.fix(data.get("Packages"))
         model = data.get("Objects")
         copy = data.get("ObjectsCopy")
         root = None
@@ -427,9 +476,48 @@ class Executor:
             self.run(lambda: self.load_object(copy, None, None, None))
         return root
 
+    # -- objects' life (lang/lifecycle.py) ----------------------------------------------
+    def collect_garbage(self) -> int:
+        """Destroy every object nothing refers to any more (their `.destroy`
+        runs, owned objects first); the number of objects destroyed."""
+        return self.lifecycle.collect()
+
+    def load_deployment(self, data: t.Any) -> MuranoObject | None:
+        """Start a deployment, as the original engine did: load the model
+        (`Objects` and the previous deployment's `ObjectsCopy`), keep its root
+        alive for the host, then collect garbage, which destroys the objects of
+        `ObjectsCopy` that are no longer in `Objects`."""
+        root = self.load_model(data)
+        if root is not None:
+            self.lifecycle.roots.append(root)
+        self.collect_garbage()
+        return root
+
+    def finalize(self, root: MuranoObject | None) -> dict[str, t.Any] | None:
+        """End a deployment: destroy the objects outside the model of ``root``,
+        return the model (`Objects`, `ObjectsCopy`, `Attributes`) and retire
+        all objects; this executor has no objects afterwards."""
+        return self.lifecycle.finalize(root)
+
     def serialize(self, root: MuranoObject | None) -> dict[str, t.Any]:
         from laguna.lang.serializer import serialize_model
         return serialize_model(root, self)
+
+    # -- actions (laguna.lang.actions) ----------------------------------------------
+    def run_action(self, model: t.Mapping[str, t.Any], action_id: str,
+                   parameters: t.Mapping[str, t.Any] | None = None) -> t.Any:
+        """Load ``model``, run its action ``<objectId>_<method>`` and return an
+        :class:`~laguna.lang.actions.ActionResult` (result, new model, error)."""
+        from laguna.lang.actions import run_action
+        return run_action(self, model, action_id, parameters)
+
+    def run_static_action(self, class_name: str, method_name: str,
+                          parameters: t.Mapping[str, t.Any] | None = None, *,
+                          package: str | None = None, version: str | None = None) -> t.Any:
+        """Run a static action (`Scope: Public`, `Usage: Static`) of a class."""
+        from laguna.lang.actions import run_static_action
+        return run_static_action(self, class_name, method_name, parameters,
+                                 package=package, version=version)
 
     # -- errors -----------------------------------------------------------------------
     def stack_frames(self, frame: Frame | None) -> list[errors.StackFrame]:
@@ -443,7 +531,7 @@ class Executor:
         frames.reverse()
         return frames
 
-    def to_murano_error(self, exc: BaseException, frame: Frame) -> errors.MuranoPlError:
+    def to_murano_error(self, exc: BaseException, frame: Frame | None) -> errors.MuranoPlError:
         if isinstance(exc, errors.MuranoPlError):
             return exc
         if isinstance(exc, RecursionError):

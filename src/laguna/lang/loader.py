@@ -11,7 +11,7 @@ import typing as t
 
 from yaql.language import exceptions as yaql_exceptions
 
-from laguna.lang import macros
+from laguna.lang import macros, meta
 from laguna.lang.contracts import Contract
 from laguna.lang.errors import ClassLoadError, NoClassFound
 from laguna.lang.types import (
@@ -95,6 +95,18 @@ def _check_keys(data: t.Any, allowed: frozenset[str], what: str) -> None:
                 _key_span(data, key), code="LAG-E0203")
 
 
+def _meta(decl: t.Any, what: str) -> t.Any:
+    """The raw `Meta` value of a declaration, its shape checked; the meta
+    objects themselves are built on first use (lang.meta)."""
+    raw = decl.get("Meta")
+    problem = meta.format_problem(raw)
+    if problem is not None:
+        message, span = problem
+        raise ClassLoadError(f"invalid Meta of {what}: {message}",
+                             span or _key_span(decl, "Meta"), code="LAG-E0801")
+    return raw
+
+
 def _list_value(value: t.Any) -> list[t.Any]:
     if value is None:
         return []
@@ -128,7 +140,7 @@ class ClassBuilder:
             raise ClassLoadError(f"invalid class Usage {usage!r}; expected Class or Meta",
                                  _key_span(doc, "Usage"), code="LAG-E0205")
         cls = MuranoClass(name, self.package, parents, namespaces, span_of(doc), usage)
-        cls.meta = doc.get("Meta")
+        cls.meta = _meta(doc, f"class {name}")
         if usage == "Meta":
             self._meta_attributes(cls, doc)
         for key in ("Cardinality", "Applies", "Inherited"):
@@ -177,7 +189,11 @@ class ClassBuilder:
                                  _key_span(doc, "Applies"), code="LAG-E0206")
         cls.meta_cardinality = cardinality
         cls.meta_applies = frozenset(applies)
-        cls.meta_inherited = bool(doc.get("Inherited", False))
+        inherited = doc.get("Inherited", False)
+        if not isinstance(inherited, bool):
+            raise ClassLoadError(f"invalid Inherited {inherited!r}; expected true or false",
+                                 _key_span(doc, "Inherited"), code="LAG-E0206")
+        cls.meta_inherited = inherited
 
     def _property(self, cls: MuranoClass, name: str, decl: t.Any, span: Span | None) -> Property:
         if not isinstance(decl, dict):
@@ -196,7 +212,7 @@ class ClassBuilder:
                 code="LAG-E0209") from None
         return Property(name, Contract(decl["Contract"], cls), "Default" in decl,
                         macros._plain_keep_expr(decl.get("Default")), usage, cls,
-                        decl.get("Meta"), span)
+                        _meta(decl, f"property {cls.name}.{name}"), span)
 
     def _method(self, cls: MuranoClass, name: str, decl: t.Any, span: Span | None) -> Method:
         if decl is None:
@@ -233,7 +249,8 @@ class ClassBuilder:
         ctx = macros.ParseContext(span, self.package.legacy)
         body = macros.parse_method_body(decl.get("Body"), ctx)
         return Method(name, cls, arguments=arguments, body=body, usage=usage,
-                      scope=scope or MethodScope.Session, meta=decl.get("Meta"), span=span)
+                      scope=scope or MethodScope.Session,
+                      meta=_meta(decl, f"method {cls.name}::{name}"), span=span)
 
     def _arguments(self, cls: MuranoClass, method: str, decl: t.Any,
                    span: Span | None) -> list[Argument]:
@@ -277,7 +294,8 @@ class ClassBuilder:
             result.append(Argument(str(arg_name), Contract(contract_spec, cls),
                                    "Default" in arg_decl,
                                    macros._plain_keep_expr(arg_decl.get("Default")), usage,
-                                   arg_decl.get("Meta"), arg_span))
+                                   _meta(arg_decl, f"argument {arg_name} of method "
+                                                   f"{cls.name}::{method}"), arg_span))
         return result
 
 

@@ -42,7 +42,8 @@ class MuranoObject:
             self.metadata = metadata
             self.initialized = False
             self.destroyed = False
-            self.dependencies: list[dict[str, t.Any]] = []
+            # destruction subscriptions (lifecycle.Subscription) where this is the publisher
+            self.dependencies: list[t.Any] = []
         else:
             self.id = real_this.id
 
@@ -53,12 +54,19 @@ class MuranoObject:
         if part is None:
             if cls not in root.type.ancestry:
                 raise TypeError(f"Cannot cast {root.type} to {cls}")
+            # an equal class may be another build of it (lang.resolution); the
+            # part must be the one of this object's own hierarchy
+            cls = next(c for c in root.type.mro if c == cls)
             part = MuranoObject(cls, None, real_this=root)
             root._parts[cls] = part
         return part
 
     def parts(self) -> list[MuranoObject]:
         return [self.cast(cls) for cls in self.real_this.type.mro]
+
+    def parts_created(self) -> list[MuranoObject]:
+        """The per-class parts that exist so far (private values live there)."""
+        return list(self.real_this._parts.values())
 
     def __repr__(self) -> str:
         return f"<{self.type.name}/{self.type.version} {self.id}>"

@@ -27,6 +27,8 @@ def serialize_object(obj: MuranoObject, executor: t.Any,
         header["name"] = obj.name
     if obj.metadata is not None:
         header["metadata"] = thaw(obj.metadata)
+    if obj.destroyed:
+        header["destroyed"] = True
     if kind == "Inline":
         return {obj.type.name: values, "id": obj.id, "name": obj.name}
     header["package"] = obj.type.package.name
@@ -52,13 +54,20 @@ def _value(value: t.Any, owner: MuranoObject, executor: t.Any) -> t.Any:
 
 
 def serialize_model(root: MuranoObject | None, executor: t.Any) -> dict[str, t.Any]:
-    """The whole model: `Objects` (the root), `Attributes` of known objects."""
+    """The whole model: `Objects` (the root, each object's `?` with its
+    `_actions`), `Attributes` of known objects."""
     objects = serialize_object(root, executor) if root is not None else None
+    from laguna.lang.actions import add_system_data
+    add_system_data(objects, executor)     # designer attributes and `_actions` in each `?`
+    executor.lifecycle.add_dependency_headers(objects)   # destruction subscriptions
     known = _collect_ids(objects)
     attributes = [[object_id, owner, name, thaw(value)]
                   for object_id, bucket in executor.attributes.items() if object_id in known
                   for (owner, name), value in bucket.items()]
-    return {"Objects": objects, "Attributes": attributes}
+    # `Packages`: the versions this run used, preferred again when the model is
+    # loaded, so a deployed environment keeps them after newer ones are imported
+    return {"Objects": objects, "Attributes": attributes,
+            "Packages": executor.classes.fixations()}
 
 
 def _collect_ids(model: t.Any) -> set[str]:

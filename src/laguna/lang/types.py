@@ -9,6 +9,9 @@ import typing as t
 import semantic_version
 
 from laguna.lang import errors
+from laguna.packages.versions import (
+    Requirement, parse_requirement, parse_version, same_major_requirement,
+)
 from laguna.source import Span
 
 if t.TYPE_CHECKING:
@@ -16,6 +19,7 @@ if t.TYPE_CHECKING:
     from laguna.lang.macros import MethodBlock
 
 OBJECT_CLASS = "io.murano.Object"
+CORE_LIBRARY = "io.murano"
 
 
 class PropertyUsage(str, enum.Enum):
@@ -59,11 +63,21 @@ class RuntimePackage:
                  meta: t.Any = None) -> None:
         self.name = name
         self.version = (version if isinstance(version, semantic_version.Version)
-                        else semantic_version.Version.coerce(str(version)))
+                        else parse_version(str(version)))
         self.format_version = format_version
-        self.requirements = requirements or {}
+        #: required packages in lookup order: io.murano (implicitly "0") first
+        self.requirements = _requirements(name, requirements or {})
+        self._own_requirement = same_major_requirement(self.version)
         self.meta = meta
         self.classes: dict[str, MuranoClass] = {}
+        self.view: t.Any = None            # its reflection object (lang.reflection)
+
+    def requirement_for(self, package_name: str) -> Requirement | None:
+        """The versions of ``package_name`` this package may use; for itself,
+        any version with the same major number."""
+        if package_name == self.name:
+            return self._own_requirement
+        return self.requirements.get(package_name)
 
     @property
     def legacy(self) -> bool:
@@ -74,8 +88,19 @@ class RuntimePackage:
         return f"<package {self.name}/{self.version}>"
 
 
+def _requirements(name: str, given: t.Mapping[str, t.Any]) -> dict[str, Requirement]:
+    result: dict[str, Requirement] = {}
+    if name != CORE_LIBRARY:
+        result[CORE_LIBRARY] = parse_requirement("0")
+    for package, spec in given.items():
+        result[str(package)] = (spec if isinstance(spec, Requirement) else
+                                parse_requirement(None if spec is None else str(spec)))
+    return result
+
+
 class Argument:
-    __slots__ = ("name", "contract", "has_default", "default", "usage", "meta", "span", "method")
+    __slots__ = ("name", "contract", "has_default", "default", "usage", "meta", "span", "method",
+                 "view")
 
     def __init__(self, name: str, contract: Contract, has_default: bool, default: t.Any,
                  usage: ArgumentUsage, meta: t.Any, span: Span | None) -> None:
@@ -87,6 +112,7 @@ class Argument:
         self.meta = meta
         self.span = span
         self.method: Method | None = None
+        self.view: t.Any = None
 
 
 class Method:
@@ -111,6 +137,7 @@ class Method:
         self.scope = scope
         self.meta = meta
         self.span = span
+        self.view: t.Any = None
         self.is_static = usage in (MethodUsage.Static, MethodUsage.Extension)
         self.is_extension = usage is MethodUsage.Extension
         self.is_action = scope is MethodScope.Public or usage is MethodUsage.Action
@@ -126,7 +153,7 @@ class Method:
 
 class Property:
     __slots__ = ("name", "contract", "has_default", "default", "usage", "declaring_type",
-                 "meta", "span")
+                 "meta", "span", "view")
 
     def __init__(self, name: str, contract: Contract, has_default: bool, default: t.Any,
                  usage: PropertyUsage, declaring_type: MuranoClass, meta: t.Any,
@@ -139,6 +166,7 @@ class Property:
         self.declaring_type = declaring_type
         self.meta = meta
         self.span = span
+        self.view: t.Any = None
 
     def __repr__(self) -> str:
         return f"<property {self.declaring_type.name}.{self.name}>"
@@ -187,6 +215,11 @@ class MuranoClass:
                  usage: str = "Class") -> None:
         self.name = name
         self.package = package
+        # One version of a class may exist as several objects: rebuilt on other
+        # versions of its parents inside a hierarchy (lang.resolution). They are
+        # the same class, so equality is by name and package version.
+        self._key = (name, package.name, package.version)
+        self._hash = hash(self._key)
         self.parents = parents
         self.resolver = NamespaceResolver(namespaces or {})
         self.span = span
@@ -200,6 +233,7 @@ class MuranoClass:
         self.meta_inherited = False
         self.native: t.Any = None          # Python implementation, if any
         self.ref = TypeRef(self)
+        self.view: t.Any = None            # its reflection object (lang.reflection)
         self.type_cache: dict[tuple[str, str], TypeRef] = {}
         self._method_cache: dict[str, list[Method]] = {}
         self._property_cache: dict[str, list[Property]] = {}
@@ -213,6 +247,12 @@ class MuranoClass:
 
     def __repr__(self) -> str:
         return f"<class {self.name}/{self.version}>"
+
+    def __eq__(self, other: object) -> bool:
+        return self is other or (isinstance(other, MuranoClass) and self._key == other._key)
+
+    def __hash__(self) -> int:
+        return self._hash
 
     def _linearize(self) -> list[MuranoClass]:
         """Self, then ancestors breadth first, each once (the original engine's order)."""

@@ -21,9 +21,11 @@ from laguna.packages.manifest import (
 from laguna.packages.package import Package, load_archive, load_directory, load_package
 from laguna.packages.source import (
     ChainSource,
+    ClassIndexedSource,
     DirectorySource,
     MemorySource,
     PackageSource,
+    packages_with_class,
     resolve,
 )
 from laguna.packages.versions import (
@@ -40,6 +42,7 @@ __all__ = [
     "ArchiveError",
     "ArchiveLimits",
     "ChainSource",
+    "ClassIndexedSource",
     "CheckResult",
     "Checker",
     "DirectorySource",
@@ -64,6 +67,7 @@ __all__ = [
     "load_directory",
     "load_manifest",
     "load_package",
+    "packages_with_class",
     "parse_requirement",
     "parse_version",
     "register_checker",

@@ -40,6 +40,27 @@ class PackageSource(t.Protocol):
         ...
 
 
+@t.runtime_checkable
+class ClassIndexedSource(PackageSource, t.Protocol):
+    """A source that can tell which packages define a class without loading them all."""
+
+    def packages_with_class(self, class_name: str) -> list[tuple[str, Version]]:
+        """``(package name, version)`` of every package defining ``class_name``."""
+        ...
+
+
+def packages_with_class(source: PackageSource, class_name: str) -> list[tuple[str, Version]]:
+    """Which packages of ``source`` define ``class_name``, sorted.
+
+    Uses the source's own index when it has one; otherwise every package is
+    read, which is slow for a large source.
+    """
+    if isinstance(source, ClassIndexedSource):
+        return sorted(source.packages_with_class(class_name))
+    return sorted((name, version) for name in source.names() for version in source.versions(name)
+                  if class_name in source.get(name, version).class_names())
+
+
 def resolve(source: PackageSource, name: str, requirement: Requirement) -> Package:
     """The highest version of ``name`` that satisfies ``requirement``."""
     version = requirement.select(source.versions(name))
@@ -53,11 +74,28 @@ class MemorySource:
 
     def __init__(self, packages: t.Iterable[Package] = ()) -> None:
         self._packages: dict[tuple[str, Version], Package] = {}
+        self._class_index: dict[str, list[tuple[str, Version]]] | None = None
         for package in packages:
             self.add(package)
 
     def add(self, package: Package) -> None:
         self._packages[(package.name, package.version)] = package
+        self._class_index = None
+
+    def packages_with_class(self, class_name: str) -> list[tuple[str, Version]]:
+        """Packages defining ``class_name``; the index is built on first use
+        (it reads the class files' names of every package once)."""
+        if self._class_index is None:
+            index: dict[str, list[tuple[str, Version]]] = {}
+            for key, package in sorted(self._packages.items()):
+                try:
+                    names = package.class_names()
+                except LagunaError:
+                    continue  # an unreadable package defines nothing usable
+                for name in names:
+                    index.setdefault(name, []).append(key)
+            self._class_index = index
+        return list(self._class_index.get(class_name, []))
 
     def names(self) -> list[str]:
         return sorted({name for name, _ in self._packages})
@@ -127,7 +165,7 @@ class DirectorySource(MemorySource):
         if key in self._packages:
             self.duplicates.append(str(path))
         else:
-            self._packages[key] = package
+            self.add(package)
 
 
 class ChainSource:
@@ -147,3 +185,7 @@ class ChainSource:
             if version in source.versions(name):
                 return source.get(name, version)
         raise PackageNotFoundError(name, str(version))
+
+    def packages_with_class(self, class_name: str) -> list[tuple[str, Version]]:
+        return sorted({found for source in self.sources
+                       for found in packages_with_class(source, class_name)})

@@ -78,13 +78,21 @@ class Requirement:
     clauses: tuple[str, ...] = ()
     _spec: SimpleSpec | None = dataclasses.field(
         default=None, compare=False, repr=False, hash=False)
+    # Matching is asked again and again for the same few versions (every
+    # class() contract check), and SimpleSpec.match is slow, so answers are kept.
+    _answers: dict[Version, bool] = dataclasses.field(
+        default_factory=dict, compare=False, repr=False, hash=False)
 
     def __str__(self) -> str:
         return ",".join(self.clauses) if self.clauses else "*"
 
     def match(self, version: Version) -> bool:
         """Whether ``version`` satisfies the requirement."""
-        return self._spec is None or self._spec.match(version)
+        answer = self._answers.get(version)
+        if answer is None:
+            answer = self._spec is None or bool(self._spec.match(version))
+            self._answers[version] = answer
+        return answer
 
     def filter(self, versions: t.Iterable[Version]) -> list[Version]:
         """The matching versions, in ascending order."""

@@ -80,6 +80,9 @@ class PackageRecord(Base):
     category_rows: Mapped[list[PackageCategory]] = relationship(
         back_populates="package", cascade="all, delete-orphan", lazy="selectin",
         order_by="PackageCategory.category")
+    class_rows: Mapped[list[PackageClass]] = relationship(
+        back_populates="package", cascade="all, delete-orphan",
+        order_by="PackageClass.class_name")
 
     @property
     def tags(self) -> list[str]:
@@ -88,6 +91,10 @@ class PackageRecord(Base):
     @property
     def categories(self) -> list[str]:
         return [row.category for row in self.category_rows]
+
+    @property
+    def class_names(self) -> list[str]:
+        return [row.class_name for row in self.class_rows]
 
     def __repr__(self) -> str:
         return f"<PackageRecord {self.fully_qualified_name} {self.version}>"
@@ -109,3 +116,14 @@ class PackageCategory(Base):
         ForeignKey("packages.id", ondelete="CASCADE"), primary_key=True)
     category: Mapped[str] = mapped_column(String(255), primary_key=True, index=True)
     package: Mapped[PackageRecord] = relationship(back_populates="category_rows")
+
+
+class PackageClass(Base):
+    """A class a package defines, so the engine finds packages by class name."""
+
+    __tablename__ = "package_classes"
+
+    package_id: Mapped[uuid.UUID] = mapped_column(
+        ForeignKey("packages.id", ondelete="CASCADE"), primary_key=True)
+    class_name: Mapped[str] = mapped_column(String(255), primary_key=True, index=True)
+    package: Mapped[PackageRecord] = relationship(back_populates="class_rows")

@@ -18,7 +18,7 @@ from laguna.packages.errors import PackageLoadError, PackageNotFoundError
 from laguna.packages.package import Package, load_archive
 from laguna.packages.versions import Version, parse_version
 from laguna.store.errors import DuplicatePackageError
-from laguna.store.models import PackageCategory, PackageRecord, PackageTag
+from laguna.store.models import PackageCategory, PackageClass, PackageRecord, PackageTag
 
 
 @dataclasses.dataclass(frozen=True)
@@ -75,6 +75,7 @@ def import_package(session: Session, package: Package, *, enabled: bool = True,
     )
     record.tag_rows = [PackageTag(tag=tag) for tag in sorted(set(manifest.tags))]
     record.category_rows = [PackageCategory(category=c) for c in sorted(set(categories))]
+    record.class_rows = [PackageClass(class_name=name) for name in package.class_names()]
     session.add(record)
     try:
         with session.begin_nested():
@@ -134,6 +135,17 @@ def package_versions(session: Session, name: str, enabled: bool | None = None) -
     if enabled is not None:
         statement = statement.where(PackageRecord.enabled == enabled)
     return sorted(parse_version(v) for v in session.scalars(statement))
+
+
+def packages_with_class(session: Session, class_name: str,
+                        enabled: bool | None = None) -> list[tuple[str, Version]]:
+    """``(name, version)`` of every package defining ``class_name``, sorted."""
+    statement = (sa.select(PackageRecord.fully_qualified_name, PackageRecord.version)
+                 .join(PackageClass, PackageClass.package_id == PackageRecord.id)
+                 .where(PackageClass.class_name == class_name))
+    if enabled is not None:
+        statement = statement.where(PackageRecord.enabled == enabled)
+    return sorted((name, parse_version(version)) for name, version in session.execute(statement))
 
 
 def get_package(session: Session, name: str, version: Version | str | None = None) -> PackageRecord:

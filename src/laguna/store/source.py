@@ -35,6 +35,10 @@ class StoreSource:
         with self.database.session() as session:
             return repo.package_versions(session, name, self._enabled)
 
+    def packages_with_class(self, class_name: str) -> list[tuple[str, Version]]:
+        with self.database.session() as session:
+            return repo.packages_with_class(session, class_name, self._enabled)
+
     def get(self, name: str, version: Version) -> Package:
         key = (name, version)
         cached = self._cache.get(key)

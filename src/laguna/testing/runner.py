@@ -13,14 +13,18 @@ import time
 import typing as t
 import xml.etree.ElementTree as ET
 
+from laguna.classconfig import ClassConfigFolder
 from laguna.errors import LagunaError
 from laguna.lang.classes import ClassRegistry, PackageClasses
 from laguna.lang.errors import MuranoPlError
 from laguna.lang.executor import Executor
 from laguna.lang.types import MuranoClass
-from laguna.testing.packages import core_registry, read_package_dir
+from laguna.packages.source import PackageSource
+from laguna.testing.packages import core_registry, library_source, read_package_dir
 
 FIXTURE_CLASS = "io.murano.test.TestFixture"
+# a folder of class configuration files a tested package may bring for its tests
+PACKAGE_CLASS_CONFIGS = "ClassConfigs"
 
 
 @dataclasses.dataclass
@@ -47,13 +51,21 @@ def library_packages(lib_dir: pathlib.Path) -> list[PackageClasses]:
 
 class TestRunner:
     def __init__(self, package_dir: pathlib.Path,
-                 lib_dirs: t.Sequence[pathlib.Path] = ()) -> None:
-        self.registry: ClassRegistry = core_registry()
+                 lib_dirs: t.Sequence[pathlib.Path] = (),
+                 class_configs: pathlib.Path | None = None,
+                 sources: t.Sequence[PackageSource] = ()) -> None:
+        """``class_configs``: the folder of class configuration files; by
+        default the package's own ``ClassConfigs/`` folder, if it has one.
+        Packages the tested one requires come from the ``lib_dirs`` (folders
+        of packages, or packages) and then from ``sources`` (the catalog)."""
+        if class_configs is None and (package_dir / PACKAGE_CLASS_CONFIGS).is_dir():
+            class_configs = package_dir / PACKAGE_CLASS_CONFIGS
+        self.class_configs = (ClassConfigFolder(class_configs)
+                              if class_configs is not None else None)
+        self.libraries = library_source(lib_dirs)
+        self.registry: ClassRegistry = core_registry(self.libraries, *sources)
         self.package = read_package_dir(package_dir)
         self.registry.add(self.package)
-        for lib in lib_dirs:
-            for package in library_packages(lib):
-                self.registry.add(package)
 
     def fixtures(self) -> list[MuranoClass]:
         fixture = self.registry.find(FIXTURE_CLASS)
@@ -76,7 +88,7 @@ class TestRunner:
 
     def run_one(self, cls: MuranoClass, method: str) -> TestResult:
         started = time.perf_counter()
-        executor = Executor(self.registry)
+        executor = Executor(self.registry, class_configs=self.class_configs)
         try:
             fixture = executor.new_object(cls, None, {})
             executor.call(fixture, "setUp")

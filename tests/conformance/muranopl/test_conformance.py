@@ -17,6 +17,8 @@ from laguna.testing.runner import TestRunner as PackageRunner
 
 HERE = pathlib.Path(__file__).parent
 PACKAGES = sorted(p for p in (HERE / "packages").iterdir() if (p / "manifest.yaml").is_file())
+# packages the tested ones may require; every run gets this folder as `-l`
+LIBS = HERE / "libs"
 KNOWN = HERE / "known_failures.toml"
 KNOWN_FAILURES: dict[str, str] = (
     tomllib.loads(KNOWN.read_text()).get("failures", {}) if KNOWN.is_file() else {})
@@ -25,7 +27,7 @@ KNOWN_FAILURES: dict[str, str] = (
 def _cases() -> list[t.Any]:
     params = []
     for package in PACKAGES:
-        runner = PackageRunner(package)
+        runner = PackageRunner(package, [LIBS])
         for cls, method in runner.select(()):
             name = f"{cls.name}.{method}"
             marks = []
@@ -37,7 +39,7 @@ def _cases() -> list[t.Any]:
 
 @pytest.mark.parametrize(("package", "class_name", "method"), _cases())
 def test_muranopl(package: pathlib.Path, class_name: str, method: str) -> None:
-    runner = PackageRunner(package)
+    runner = PackageRunner(package, [LIBS])
     cls = runner.registry.find(class_name, runner.package.package)
     result = runner.run_one(cls, method)
     assert result.passed, f"{result.message}\n{result.trace}"
@@ -51,7 +53,8 @@ def test_package_with_laguna_test(package: pathlib.Path) -> None:
     import sys
 
     result = subprocess.run(
-        [sys.executable, "-c", "from laguna.cli.main import main; main()", "test", str(package)],
+        [sys.executable, "-c", "from laguna.cli.main import main; main()", "test", str(package),
+         "-l", str(LIBS)],
         capture_output=True, text=True, check=False)
     lines = result.stdout.splitlines()
     failed = sorted(line.split()[1] for line in lines if line.startswith("FAIL "))

@@ -123,7 +123,8 @@ def test_database_url_from_environment(tmp_path: Path) -> None:
 
 
 def test_check_valid_package(config: Config) -> None:
-    assert run(config, "check", str(FIXTURES / "app")) == (
+    # the app requires com.example.Lib 1.2, which -l provides
+    assert run(config, "check", str(FIXTURES / "app"), "-l", str(FIXTURES / "lib")) == (
         0, "com.example.App 1.2.3: no problems found\n")
 
 

@@ -9,12 +9,14 @@ import pytest
 
 from laguna.packages.archive import build_archive
 from laguna.packages.errors import PackageNotFoundError
-from laguna.packages.package import load_package
+from laguna.packages.package import Package, load_package
 from laguna.packages.source import (
     ChainSource,
+    ClassIndexedSource,
     DirectorySource,
     MemorySource,
     PackageSource,
+    packages_with_class,
     resolve,
 )
 from laguna.packages.versions import Version, parse_requirement
@@ -112,3 +114,49 @@ def test_chain_source_merges_and_prefers_first(library: Path) -> None:
     assert chain.get("com.example.Lib", Version("2.0.0")).version == Version("2.0.0")
     with pytest.raises(PackageNotFoundError):
         chain.get("com.example.App", Version("0.0.1"))
+
+
+def test_sources_find_packages_by_class_name(library: Path) -> None:
+    directory = DirectorySource([library])
+    expected = [("com.example.Lib", Version(v)) for v in ["1.0.0", "1.2.0", "1.2.7-rc.1",
+                                                          "2.0.0"]]
+    assert directory.packages_with_class("com.example.Lib.C") == expected
+    assert directory.packages_with_class("com.example.Nope") == []
+    app = load_package(FIXTURES / "app")
+    chain = ChainSource([MemorySource([app]), directory])
+    # declared in the manifest, and found in class files the manifest does not name
+    assert chain.packages_with_class("com.example.App") == [
+        ("com.example.App", Version("1.2.3"))]
+    assert chain.packages_with_class("com.example.helpers.First") == [
+        ("com.example.App", Version("1.2.3"))]
+    assert packages_with_class(chain, "com.example.Lib.C") == expected
+
+
+def test_class_index_without_the_method_reads_every_package(library: Path) -> None:
+    class Plain:
+        """A source with only the protocol's three methods."""
+
+        def __init__(self, inner: PackageSource) -> None:
+            self.inner = inner
+
+        def names(self) -> list[str]:
+            return self.inner.names()
+
+        def versions(self, name: str) -> list[Version]:
+            return self.inner.versions(name)
+
+        def get(self, name: str, version: Version) -> Package:
+            return self.inner.get(name, version)
+
+    plain = Plain(DirectorySource([library]))
+    assert not isinstance(plain, ClassIndexedSource)
+    assert packages_with_class(plain, "com.example.Lib.C")[-1] == (
+        "com.example.Lib", Version("2.0.0"))
+
+
+def test_class_index_follows_added_packages() -> None:
+    source = MemorySource()
+    assert source.packages_with_class("com.example.Lib.C") == []
+    source.add(load_package(FIXTURES / "lib"))
+    assert source.packages_with_class("com.example.lib.Base") == [
+        ("com.example.Lib", Version("1.2.5"))]

@@ -189,3 +189,12 @@ def test_same_major_requirement_matches_all_but_prereleases_of_major_zero(versio
 def test_greater_than_partial_is_at_least_next_minor(bound: Version, version: Version) -> None:
     requirement = parse_requirement(f">{bound.major}.{bound.minor}")
     assert requirement.match(version) is (version >= Version(f"{bound.major}.{bound.minor + 1}.0-0"))
+
+
+def test_match_answers_are_remembered_per_version() -> None:
+    requirement = parse_requirement("1.2")
+    versions = [parse_version(v) for v in ["1.2.0", "1.2.5-rc.1", "1.3.0-rc.1", "1.1.9"]]
+    first = [requirement.match(v) for v in versions]
+    assert first == [True, True, False, False]
+    assert [requirement.match(v) for v in versions] == first
+    assert requirement._answers == dict(zip(versions, first))

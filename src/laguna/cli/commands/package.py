@@ -15,7 +15,8 @@ from rich.table import Table
 from laguna.config import Config
 from laguna.errors import LagunaError
 from laguna.packages.archive import build_archive
-from laguna.packages.check import check_path
+from laguna.cli.sources import lib_option, package_sources
+from laguna.packages.check import check_path, checkers
 from laguna.packages.errors import PackageFormatError, VersionError
 from laguna.packages.package import Package, load_archive, load_directory
 from laguna.packages.versions import Version, parse_version
@@ -23,6 +24,7 @@ from laguna.source import Diagnostic
 from laguna.store import packages as repo
 from laguna.store.db import Database, open_database
 from laguna.store.models import PackageRecord
+from laguna.testing.packages import muranopl_checker
 
 F = t.TypeVar("F", bound=t.Callable[..., t.Any])
 
@@ -242,9 +244,17 @@ def delete_command(spec: str, all_versions: bool, db_url: str | None) -> None:
 
 @package.command("check")
 @click.argument("path", type=click.Path(exists=True))
-def check_command(path: str) -> None:
-    """Check a package folder or archive and print every problem found."""
-    result = check_path(path)
+@lib_option
+@_db_url_option
+def check_command(path: str, libs: tuple[Path, ...], db_url: str | None) -> None:
+    """Check a package folder or archive and print every problem found.
+
+    Besides the manifest and the files, every class is loaded with the engine,
+    every YAQL expression parsed and every class name resolved; required
+    packages come from the -l entries, then from the catalog.
+    """
+    with package_sources(libs, db_url) as sources:
+        result = check_path(path, run=[*checkers(), muranopl_checker(*sources)])
     base = _base(path)
     if result.failure is not None:
         click.echo(f"{base}: {result.failure}")

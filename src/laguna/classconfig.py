@@ -1,0 +1,111 @@
+"""Per-class configuration files: where `Usage: Config` properties get their values.
+
+An operator keeps one file per class in a folder (laguna's ``class_configs``
+setting, ``LAGUNA_CLASS_CONFIGS``). The file of class ``ns.Name`` from a
+package of version 1.2.3 is the first of these that exists::
+
+    ns.Name-1.2.3.json  ns.Name-1.2.3.yaml
+    ns.Name-1.2.json    ns.Name-1.2.yaml
+    ns.Name-1.json      ns.Name-1.yaml
+    ns.Name.json        ns.Name.yaml        (only for packages of major version 0)
+
+This is the original engine's naming. The file holds a mapping of property
+names to values. A `Usage: Config` property takes its value from there and
+never from the object model; for any other property of that class the value
+in the file replaces the declared `Default`.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import pathlib
+import threading
+import typing as t
+
+import yaml  # type: ignore[import-untyped]
+
+from laguna.lang.errors import DslError
+
+if t.TYPE_CHECKING:
+    import semantic_version  # type: ignore[import-untyped]
+
+_Loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+
+
+class ClassConfigError(DslError):
+    """A class configuration file cannot be read or is not a mapping."""
+
+    code = "LAG-E0901"
+    murano_name = "ClassConfigError"
+
+    def __init__(self, path: pathlib.Path, reason: str) -> None:
+        super().__init__(f"class configuration file {path}: {reason}")
+        self.path = path
+        self.reason = reason
+
+
+def config_file_names(class_name: str, version: semantic_version.Version) -> list[str]:
+    """The file names tried for a class, most specific first."""
+    parts = [str(version.major), str(version.minor), str(version.patch)]
+    suffixes = ["-" + ".".join(parts[:count]) for count in (3, 2, 1)]
+    if version.major == 0:
+        suffixes.append("")
+    return [f"{class_name}{suffix}.{ext}" for suffix in suffixes for ext in ("json", "yaml")]
+
+
+class ClassConfigFolder:
+    """The class configuration files of one folder, each read once."""
+
+    def __init__(self, path: str | os.PathLike[str]) -> None:
+        self.path = pathlib.Path(path)
+        self._cache: dict[tuple[str, str], dict[str, t.Any]] = {}
+        self._lock = threading.Lock()
+
+    def __repr__(self) -> str:
+        return f"ClassConfigFolder({str(self.path)!r})"
+
+    def values(self, class_name: str, version: semantic_version.Version) -> dict[str, t.Any]:
+        """The configured values of a class; empty when it has no file."""
+        key = (class_name, str(version))
+        with self._lock:
+            found = self._cache.get(key)
+            if found is None:
+                found = self._read(class_name, version)
+                self._cache[key] = found
+            return found
+
+    def _read(self, class_name: str, version: semantic_version.Version) -> dict[str, t.Any]:
+        for name in config_file_names(class_name, version):
+            path = self.path / name
+            if path.is_file():
+                return _load(path)
+        return {}
+
+
+def _load(path: pathlib.Path) -> dict[str, t.Any]:
+    try:
+        text = path.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as exc:
+        raise ClassConfigError(path, f"cannot be read ({exc})") from exc
+    try:
+        if path.suffix == ".json":
+            data = json.loads(text) if text.strip() else None
+        else:
+            data = yaml.load(text, Loader=_Loader)
+    except ValueError as exc:
+        raise ClassConfigError(path, f"is not valid JSON ({exc})") from exc
+    except yaml.YAMLError as exc:
+        detail = " ".join(str(exc).split())
+        raise ClassConfigError(path, f"is not valid YAML ({detail})") from exc
+    if data is None:
+        return {}
+    if not isinstance(data, dict):
+        # the original engine ignored such a file silently; a typo there
+        # would leave every value at its Default without a word
+        raise ClassConfigError(path, f"must hold a mapping of property names to values, "
+                                     f"not {type(data).__name__}")
+    return {str(k): v for k, v in data.items()}
+
+
+__all__ = ["ClassConfigError", "ClassConfigFolder", "config_file_names"]

@@ -1,0 +1,177 @@
+"""MuranoPL checks of a package, for ``laguna package check``.
+
+:class:`MuranoPlChecker` is a :data:`laguna.packages.check.Checker`: given a
+package it builds every class with the engine (so every key, contract and
+method body is checked as it would be at run time, parents and imports
+resolved through the package's requirements), then looks at what only runs
+later: plain scalars that look like YAQL (they start with ``$``) but do not
+parse, and class names written in expressions (``ns:Name``, ``:Name``, the
+first argument of ``class()``, ``template()`` and ``new()``) that do not
+resolve. It reports every problem it finds instead of stopping at the first.
+
+The registry it resolves against comes from a factory, so the caller decides
+where required packages come from (``-l`` folders, the catalog store).
+"""
+
+from __future__ import annotations
+
+import typing as t
+
+from yaql.language import exceptions as yaql_exceptions
+from yaql.language import expressions as yaql_expressions
+
+from laguna.errors import LagunaError, SourceError
+from laguna.lang import errors
+from laguna.lang.classes import ClassRegistry, PackageClasses, SourcePackageClasses
+from laguna.lang.types import NamespaceResolver, RuntimePackage
+from laguna.packages.package import Package
+from laguna.source import Diagnostic, Span
+from laguna.yamlio import YamlError, span_of
+from laguna.yaql import engine
+from laguna.yaql.expressions import YaqlExpression
+
+INVALID_EXPRESSION = "LAG-E0223"
+UNKNOWN_CLASS = "LAG-E0705"
+# The keys of a class document that hold contracts, defaults and code.
+_CODE_KEYS = ("Properties", "Methods", "Workflow", "Meta")
+# Functions whose first argument, when written as a constant, names a class.
+_CLASS_ARGUMENT_FUNCTIONS = frozenset({"class", "template", "new"})
+
+
+class MuranoPlChecker:
+    """Checks every class of a package with the engine (see the module docstring)."""
+
+    def __init__(self, registry_factory: t.Callable[[], ClassRegistry]) -> None:
+        self.registry_factory = registry_factory
+
+    def __call__(self, package: Package) -> t.Iterator[Diagnostic]:
+        registry = self.registry_factory()
+        holder = registry.add(PackageClasses.from_package(package))
+        files = set(package.files())
+        seen: set[tuple[str, int, int, str, str]] = set()
+        for name in package.class_names():
+            for diagnostic in self._check_class(registry, holder, name, files):
+                key = (diagnostic.span.source, diagnostic.span.line, diagnostic.span.col,
+                       diagnostic.code, diagnostic.message)
+                if key not in seen:
+                    seen.add(key)
+                    yield diagnostic
+
+    def _check_class(self, registry: ClassRegistry, holder: PackageClasses, name: str,
+                     files: set[str]) -> t.Iterator[Diagnostic]:
+        start = Span(t.cast(SourcePackageClasses, holder).source.class_path(name), 1, 1)
+        if start.source not in files:
+            return  # the built-in class file check reports the missing file
+        try:
+            doc = holder.document(name)
+        except YamlError:
+            return  # the built-in class file check reports broken YAML
+        except SourceError as exc:
+            yield _located(exc.span, exc.code, exc.message, start, files)
+            return
+        try:
+            registry.class_of(holder, name)
+        except SourceError as exc:
+            yield _located(exc.span, exc.code, exc.message, start, files)
+        except LagunaError as exc:
+            yield Diagnostic(start, exc.code, f"class {name}: {exc}")
+        # expressions are checked even when the class does not load; Extends and
+        # Import name classes, which building the class has checked
+        code = [doc.get(key) for key in _CODE_KEYS if isinstance(doc, dict)]
+        yield from _scalars(code, holder.package.legacy)
+        resolver = NamespaceResolver(_namespaces(doc))
+        yield from _class_references(code, resolver, holder.package, registry, start)
+
+
+def _located(span: Span | None, code: str, message: str, fallback: Span,
+             files: set[str]) -> Diagnostic:
+    """A diagnostic at ``span``, or at ``fallback`` when the span lies in another
+    package (an error in a required package's class)."""
+    if span is not None and span.source in files:
+        return Diagnostic(span, code, message)
+    where = f" (at {span})" if span is not None else ""
+    return Diagnostic(fallback, code, f"{message}{where}")
+
+
+def _walk(value: t.Any) -> t.Iterator[t.Any]:
+    yield value
+    if isinstance(value, dict):
+        for key, item in value.items():
+            yield from _walk(key)
+            yield from _walk(item)
+    elif isinstance(value, list):
+        for item in value:
+            yield from _walk(item)
+
+
+def _scalars(doc: t.Any, legacy: bool) -> t.Iterator[Diagnostic]:
+    """Plain strings meant as YAQL (they start with ``$``) that do not parse."""
+    for value in _walk(doc):
+        if not isinstance(value, str) or isinstance(value, YaqlExpression):
+            continue
+        span = span_of(value)
+        text = str(value)
+        if span is None or not text.lstrip().startswith("$"):
+            continue
+        try:
+            engine.parse(text, legacy)
+        except yaql_exceptions.YaqlException as exc:
+            position = getattr(exc, "position", None)
+            where = span.shifted(position) if isinstance(position, int) else span
+            problem = getattr(exc, "message", None) or str(exc)
+            yield Diagnostic(where, INVALID_EXPRESSION,
+                             f"invalid YAQL expression {text!r}: {problem}")
+
+
+def _nodes(node: t.Any) -> t.Iterator[t.Any]:
+    yield node
+    if isinstance(node, yaql_expressions.MappingRuleExpression):
+        yield from _nodes(node.source)
+        yield from _nodes(node.destination)
+    for child in getattr(node, "args", None) or ():
+        yield from _nodes(child)
+
+
+def _written_names(parsed: t.Any) -> t.Iterator[str]:
+    """Class names an expression writes literally."""
+    for node in _nodes(parsed):
+        if not isinstance(node, yaql_expressions.Function):
+            continue
+        args = node.args
+        if node.name == "#operator_:" and len(args) == 2 and all(
+                isinstance(a, yaql_expressions.KeywordConstant) for a in args):
+            yield f"{args[0].value}:{args[1].value}"
+        elif node.name == "#unary_operator_:" and len(args) == 1 and isinstance(
+                args[0], yaql_expressions.KeywordConstant):
+            yield f":{args[0].value}"
+        elif node.name in _CLASS_ARGUMENT_FUNCTIONS and args and isinstance(
+                args[0], (yaql_expressions.Constant, yaql_expressions.KeywordConstant)
+        ) and isinstance(args[0].value, str):
+            yield args[0].value
+
+
+def _namespaces(doc: t.Any) -> dict[str, str]:
+    raw = doc.get("Namespaces") if isinstance(doc, dict) else None
+    if not isinstance(raw, dict):
+        return {}
+    return {str(k): "" if v is None else str(v) for k, v in raw.items()}
+
+
+def _class_references(doc: t.Any, resolver: NamespaceResolver, package: RuntimePackage,
+                      registry: ClassRegistry, fallback: Span) -> t.Iterator[Diagnostic]:
+    for value in _walk(doc):
+        if not isinstance(value, YaqlExpression):
+            continue
+        for written in _written_names(value.parsed):
+            try:
+                full = resolver.resolve(written)
+                registry.find(full, package)
+            except errors.NoClassFound as exc:
+                yield Diagnostic(value.span or fallback, UNKNOWN_CLASS,
+                                 f"class {written} in {value.text!r} does not resolve: {exc}")
+            except SourceError as exc:
+                # the name resolves; the class (often of another package) fails to
+                # build, which only matters when this code runs
+                yield Diagnostic(value.span or fallback, exc.code,
+                                 f"class {written} in {value.text!r} does not load: "
+                                 f"{exc.message}", "warning")

@@ -1,0 +1,316 @@
+"""Meta: objects of `Usage: Meta` classes attached to MuranoPL entities.
+
+A package (manifest `Meta`), a class, a property, a method or a method
+argument may carry a `Meta` value: one entry or a list of entries, each a
+class name or a single-key mapping of a class name to property values::
+
+    Meta:
+      - m:Deprecated                       # defaults only
+      - m:Label: {text: 'shown in the UI'}
+
+The loader keeps the raw value and checks only its shape
+(:func:`format_problem`). Everything else happens when MuranoPL first reads
+`meta` (so a package with unused meta costs nothing): each class name is
+resolved, must be a meta class, must apply to the entity (`Applies`), may
+appear only once unless its `Cardinality` is Many; then the objects are
+created, their property values evaluated in the declaring class and passed
+through the meta class's contracts. Errors surface at that read.
+
+Classes, properties and methods also receive meta from the entities they
+inherit from or override, when the meta class says `Inherited: true`:
+
+- an entity's own meta always counts;
+- inherited meta of a Cardinality One class is hidden by the same meta class
+  attached closer to the entity (the child overrides the parent);
+- inherited meta of a Cardinality Many class accumulates;
+- the same Cardinality One meta reaching an entity from two different
+  ancestors (and not overridden) is a conflict.
+
+Results are cached per executor, so every read gives the same objects; the
+executor holds them as roots, so garbage collection leaves them alone (the
+original engine kept them out of its object store). The order is the
+entity's own meta (declaration order), then inherited meta, parents in
+`Extends` order, depth first.
+"""
+
+from __future__ import annotations
+
+import typing as t
+import weakref
+
+from laguna.lang import errors
+from laguna.lang.scope import Frame
+from laguna.lang.types import (
+    Argument, Method, MuranoClass, NamespaceResolver, Property, RuntimePackage,
+)
+from laguna.source import Span
+from laguna.yaql.expressions import YaqlExpression
+
+if t.TYPE_CHECKING:
+    from laguna.lang.executor import Executor
+    from laguna.lang.objects import MuranoObject
+
+Objects = tuple["MuranoObject", ...]
+
+
+# -- errors --------------------------------------------------------------------------
+class MetaError(errors.DslError):
+    """Meta that cannot be attached. MuranoPL sees these as `ValueError`, the
+    name the original engine's checks raised."""
+
+    code = "LAG-E0800"
+    murano_name = "ValueError"
+
+
+class InvalidMetaFormat(MetaError):
+    """A `Meta` value that is neither a class name nor a single-key mapping."""
+
+    code = "LAG-E0801"
+
+
+class NotAMetaClass(MetaError):
+    """The class named in `Meta` is not declared with `Usage: Meta`."""
+
+    code = "LAG-E0802"
+
+
+class MetaNotApplicable(MetaError):
+    """The meta class's `Applies` does not include this kind of entity."""
+
+    code = "LAG-E0803"
+
+
+class MetaCardinalityError(MetaError):
+    """A Cardinality One meta class attached twice to one entity."""
+
+    code = "LAG-E0804"
+
+
+class InheritedMetaConflict(MetaError):
+    """A Cardinality One meta class inherited from two places, not overridden."""
+
+    code = "LAG-E0805"
+
+
+# -- the shape of a Meta value ---------------------------------------------------------
+class Entry(t.NamedTuple):
+    name: str            # the class name as written (resolved later)
+    properties: t.Any    # raw mapping of property values, or None
+    span: Span | None
+
+
+def _entries(raw: t.Any) -> list[Entry] | tuple[str, Span | None]:
+    """The entries of a Meta value, or (problem, where) when it is malformed."""
+    if raw is None:
+        return []
+    items = raw if isinstance(raw, list) else [raw]
+    result = []
+    for item in items:
+        span = getattr(item, "span", None) or getattr(raw, "span", None)
+        if isinstance(item, dict):
+            if len(item) != 1:
+                return ("a Meta entry must be a class name or a mapping with exactly one key "
+                        f"(the meta class name), got {len(item)} keys", span)
+            name, properties = next(iter(item.items()))
+            if not isinstance(name, (str, YaqlExpression)):
+                return f"a Meta entry must name a meta class, got {name!r}", span
+            if properties is not None and not isinstance(properties, dict):
+                return (f"the properties of meta {name} must be a mapping of property "
+                        "names to values", getattr(properties, "span", None) or span)
+            result.append(Entry(str(name), properties, span))
+        elif isinstance(item, (str, YaqlExpression)):
+            result.append(Entry(str(item), None, span))
+        else:
+            return f"a Meta entry must be a class name or a mapping, got {item!r}", span
+    return result
+
+
+def format_problem(raw: t.Any) -> tuple[str, Span | None] | None:
+    """What is wrong with the shape of a Meta value, or None (for the loader)."""
+    found = _entries(raw)
+    return found if isinstance(found, tuple) else None
+
+
+# -- building the objects -------------------------------------------------------------
+_caches: weakref.WeakKeyDictionary[t.Any, dict[tuple[str, t.Any], Objects]] = (
+    weakref.WeakKeyDictionary())
+
+
+def _cache(executor: Executor) -> dict[tuple[str, t.Any], Objects]:
+    cache = _caches.get(executor)
+    if cache is None:
+        cache = _caches.setdefault(executor, {})
+    return cache
+
+
+def _cached(cache: dict[tuple[str, t.Any], Objects], key: tuple[str, t.Any]) -> Objects | None:
+    found = cache.get(key)
+    if found is not None and any(obj.destroyed for obj in found):
+        # the run ended (Executor.finalize retires every object): build anew
+        cache.pop(key, None)
+        return None
+    return found
+
+
+def _applies(meta_class: MuranoClass, target: str) -> bool:
+    applies = meta_class.meta_applies
+    return target in applies or "All" in applies
+
+
+def _own(frame: Frame, key: tuple[str, t.Any], raw: t.Any, target: str, what: str,
+         scope_class: MuranoClass | None, package: RuntimePackage) -> Objects:
+    """The meta objects declared on one entity (nothing inherited)."""
+    if raw is None:
+        return ()
+    executor = frame.executor
+    cache = _cache(executor)
+    found = _cached(cache, key)
+    if found is not None:
+        return found
+    entries = _entries(raw)
+    if isinstance(entries, tuple):
+        raise InvalidMetaFormat(f"invalid Meta of {what}: {entries[0]}")
+    resolver = scope_class.resolver if scope_class is not None else NamespaceResolver({})
+    resolved: list[tuple[MuranoClass, t.Any]] = []
+    for entry in entries:
+        meta_class = executor.classes.find(resolver.resolve(entry.name), package)
+        if meta_class.usage != "Meta":
+            raise NotAMetaClass(f"class {meta_class.name} cannot be attached to {what} as "
+                                "meta: it is not declared with Usage: Meta")
+        if not _applies(meta_class, target):
+            raise MetaNotApplicable(
+                f"meta class {meta_class.name} cannot be attached to {what}: it applies "
+                f"to {', '.join(sorted(meta_class.meta_applies))}")
+        if meta_class.meta_cardinality == "One" and any(m is meta_class for m, _ in resolved):
+            raise MetaCardinalityError(
+                f"meta class {meta_class.name} has Cardinality One but is attached more "
+                f"than once to {what}")
+        resolved.append((meta_class, entry.properties))
+    objects = []
+    for meta_class, properties in resolved:
+        # values are written in the declaring class: its namespaces, `$` its type
+        home = scope_class or meta_class
+        this = scope_class.ref if scope_class is not None else None
+        data_frame = Frame(executor, this, None, home, frame)
+        values = executor.evaluate_data(properties, data_frame) if properties else {}
+        objects.append(executor.new_object(meta_class, None, dict(values), frame=data_frame))
+    # two threads building at once keep the first result, so identity holds
+    built = tuple(objects)
+    kept = cache.setdefault(key, built)
+    if kept is built:
+        # the engine holds meta objects for the rest of the run: the garbage
+        # collector must not take them (they have no owner and nothing in the
+        # model refers to them)
+        executor.lifecycle.roots.extend(kept)
+    return kept
+
+
+def _merged(frame: Frame, key: tuple[str, t.Any], initial: MuranoClass, what: str,
+            own_of: t.Callable[[MuranoClass], Objects]) -> Objects:
+    """Own meta of ``initial`` plus what its ancestors pass down (module docstring)."""
+    cache = _cache(frame.executor)
+    found = _cached(cache, key)
+    if found is not None:
+        return found
+
+    def walk(classes: t.Sequence[MuranoClass],
+             hidden: frozenset[MuranoClass]) -> list[tuple[MuranoClass, MuranoObject]]:
+        collected: list[tuple[MuranoClass, MuranoObject]] = []
+        for cls in classes:
+            hidden_above = set(hidden)
+            for obj in own_of(cls):
+                meta_class = obj.type
+                if cls is not initial and (not meta_class.meta_inherited
+                                           or meta_class in hidden):
+                    continue
+                if meta_class.meta_cardinality == "One":
+                    hidden_above.add(meta_class)
+                collected.append((cls, obj))
+            collected.extend(walk(cls.parents, frozenset(hidden_above)))
+        return _unique(collected, what)
+
+    result = tuple(obj for _, obj in walk([initial], frozenset()))
+    return cache.setdefault(key, result)
+
+
+def _unique(collected: list[tuple[MuranoClass, MuranoObject]],
+            what: str) -> list[tuple[MuranoClass, MuranoObject]]:
+    """Drop the copies a diamond brings twice; reject one Cardinality One meta
+    class arriving from two different classes."""
+    single_from: dict[MuranoClass, MuranoClass] = {}
+    seen: set[int] = set()
+    result = []
+    for cls, obj in collected:
+        meta_class = obj.type
+        if meta_class.meta_cardinality == "One":
+            origin = single_from.setdefault(meta_class, cls)
+            if origin is not cls:
+                first, second = sorted((origin.name, cls.name))
+                raise InheritedMetaConflict(
+                    f"{what} inherits meta {meta_class.name} (Cardinality One) from both "
+                    f"{first} and {second}; attach it to {what} itself to choose")
+        if id(obj) not in seen:
+            seen.add(id(obj))
+            result.append((cls, obj))
+    return result
+
+
+# -- per kind of entity -------------------------------------------------------------------
+def _class_own(frame: Frame, cls: MuranoClass) -> Objects:
+    return _own(frame, ("type", cls), cls.meta, "Type", f"class {cls.name}", cls, cls.package)
+
+
+def class_meta(cls: MuranoClass, frame: Frame) -> Objects:
+    """Meta of a class, with what its ancestors pass down."""
+    return _merged(frame, ("type*", cls), cls, f"class {cls.name}",
+                   lambda c: _class_own(frame, c))
+
+
+def method_meta(method: Method, frame: Frame) -> Objects:
+    """Meta of a method, with what the methods it overrides pass down."""
+    owner = method.declaring_type
+
+    def own_of(cls: MuranoClass) -> Objects:
+        found = cls.methods.get(method.name)
+        if found is None:
+            return ()
+        return _own(frame, ("method", found), found.meta, "Method",
+                    f"method {cls.name}::{found.name}", cls, cls.package)
+    return _merged(frame, ("method*", method), owner, f"method {owner.name}::{method.name}",
+                   own_of)
+
+
+def property_meta(prop: Property, frame: Frame) -> Objects:
+    """Meta of a property, with what the properties it redeclares pass down."""
+    owner = prop.declaring_type
+
+    def own_of(cls: MuranoClass) -> Objects:
+        found = cls.properties.get(prop.name)
+        if found is None:
+            return ()
+        return _own(frame, ("property", found), found.meta, "Property",
+                    f"property {cls.name}.{found.name}", cls, cls.package)
+    return _merged(frame, ("property*", prop), owner, f"property {owner.name}.{prop.name}",
+                   own_of)
+
+
+def argument_meta(argument: Argument, frame: Frame) -> Objects:
+    """Meta of a method argument (arguments inherit nothing)."""
+    method = argument.method
+    if method is None:
+        return ()
+    owner = method.declaring_type
+    return _own(frame, ("argument", argument), argument.meta, "Argument",
+                f"argument {argument.name} of method {owner.name}::{method.name}", owner,
+                owner.package)
+
+
+def package_meta(package: RuntimePackage, frame: Frame) -> Objects:
+    """Meta of a package, from its manifest; class names there are full names."""
+    return _own(frame, ("package", package), package.meta, "Package",
+                f"package {package.name}", None, package)
+
+
+__all__ = ["InheritedMetaConflict", "InvalidMetaFormat", "MetaCardinalityError", "MetaError",
+           "MetaNotApplicable", "NotAMetaClass", "argument_meta", "class_meta",
+           "format_problem", "method_meta", "package_meta", "property_meta"]
