@@ -10,6 +10,7 @@ for attribute reads and method calls, which land here again.
 from __future__ import annotations
 
 import os
+import re
 import sys
 import threading
 import time
@@ -315,9 +316,16 @@ class Executor:
     def load_object(self, value: t.Any, owner: MuranoObject | None,
                     default_type: MuranoClass | None,
                     scope_type: MuranoClass | None = None) -> MuranoObject:
-        """An object from its model representation (a dict with a "?" header)."""
+        """An object from its model representation: a dict with a "?" header, or
+        the short form `{ns:Type: {properties}, id: ..., name: ...}`."""
         header = value.get("?") if isinstance(value, (dict, utils.FrozenDict)) else None
         properties = {k: v for k, v in value.items() if k != "?"}
+        short = None if header else _short_form(value)
+        if short is not None:
+            type_key, props = short
+            header = {k: v for k, v in value.items() if k != type_key}
+            header["type"] = type_key if not isinstance(type_key, MuranoClass) else type_key.ref
+            properties = dict(props or {})
         object_id = name = metadata = None
         cls = default_type
         if header:
@@ -576,6 +584,20 @@ class Executor:
     def serialize_object(self, obj: MuranoObject) -> t.Any:
         from laguna.lang.serializer import serialize_object
         return freeze(serialize_object(obj, self))
+
+
+_TYPE_NAME = re.compile(r"^([a-zA-Z_]\w*:|:)[a-zA-Z_]\w*(\.[a-zA-Z_]\w*)*$")
+
+
+def _short_form(value: t.Any) -> tuple[t.Any, t.Any] | None:
+    """`(type key, properties)` when ``value`` is `{ns:Type: {...}, ...}`: a key
+    that is a type object or a prefixed type name (a colon tells it from a
+    property name, as in the original engine)."""
+    for key in value:
+        if isinstance(key, (TypeRef, MuranoClass)) or (
+                isinstance(key, str) and _TYPE_NAME.match(key)):
+            return key, value[key]
+    return None
 
 
 def _has_objref(value: t.Any) -> bool:

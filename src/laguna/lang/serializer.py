@@ -14,43 +14,89 @@ _HIDDEN = (PropertyUsage.Runtime, PropertyUsage.Config, PropertyUsage.Static)
 def serialize_object(obj: MuranoObject, executor: t.Any,
                      kind: str = "Serializable") -> dict[str, t.Any]:
     """The model of ``obj``: declared non-runtime properties, objects it owns
-    nested in place and other objects by id."""
+    nested in place and other objects by id. An object referenced here that
+    nothing in the tree owns is written in full at its first reference (as the
+    original engine did), so it is not lost when the model is loaded again."""
     obj = obj.real_this
-    values: dict[str, t.Any] = {}
+    return _Writer(executor, kind, _owned_tree(obj)).object(obj)
+
+
+def _owned_tree(root: MuranoObject) -> set[str]:
+    """Ids of the objects written in place under their owners, from ``root`` down."""
+    found: set[str] = set()
+    pending = [root]
+    while pending:
+        obj = pending.pop()
+        if obj.id in found:
+            continue
+        found.add(obj.id)
+        for value in _serialized_values(obj).values():
+            pending.extend(o for o in _objects_in(value) if o.owner is obj)
+    return found
+
+
+def _serialized_values(obj: MuranoObject) -> dict[str, t.Any]:
+    values = {}
     for name in obj.type.property_names():
         spec = obj.type.find_property(name)
         if spec is None or spec.usage in _HIDDEN or name not in obj.values:
             continue
-        values[name] = _value(obj.values[name], obj, executor)
-    header: dict[str, t.Any] = {"type": obj.type.name, "id": obj.id}
-    if obj.name is not None:
-        header["name"] = obj.name
-    if obj.metadata is not None:
-        header["metadata"] = thaw(obj.metadata)
-    if obj.destroyed:
-        header["destroyed"] = True
-    if kind == "Inline":
-        return {obj.type.name: values, "id": obj.id, "name": obj.name}
-    header["package"] = obj.type.package.name
-    header["version"] = str(obj.type.package.version)
-    result = {"?": header}
-    result.update(values)
-    return result
+        values[name] = obj.values[name]
+    return values
 
 
-def _value(value: t.Any, owner: MuranoObject, executor: t.Any) -> t.Any:
+def _objects_in(value: t.Any) -> t.Iterator[MuranoObject]:
     if isinstance(value, MuranoObject):
-        value = value.real_this
-        if value.owner is owner:
-            return serialize_object(value, executor)
-        return value.id
-    if isinstance(value, TypeRef):
-        return value.type.name
-    if isinstance(value, (tuple, list)):
-        return [_value(v, owner, executor) for v in value]
-    if isinstance(value, dict) or hasattr(value, "items"):
-        return {thaw(k): _value(v, owner, executor) for k, v in value.items()}
-    return value
+        yield value.real_this
+    elif isinstance(value, (tuple, list)):
+        for v in value:
+            yield from _objects_in(v)
+    elif isinstance(value, dict) or hasattr(value, "items"):
+        for v in value.values():
+            yield from _objects_in(v)
+
+
+class _Writer:
+    def __init__(self, executor: t.Any, kind: str, owned: set[str]) -> None:
+        self.executor = executor
+        self.kind = kind
+        self.owned = owned
+        self.written: set[str] = set()
+
+    def object(self, obj: MuranoObject) -> dict[str, t.Any]:
+        self.written.add(obj.id)
+        values = {name: self.value(value, obj)
+                  for name, value in _serialized_values(obj).items()}
+        header: dict[str, t.Any] = {"type": obj.type.name, "id": obj.id}
+        if obj.name is not None:
+            header["name"] = obj.name
+        if obj.metadata is not None:
+            header["metadata"] = thaw(obj.metadata)
+        if obj.destroyed:
+            header["destroyed"] = True
+        if self.kind == "Inline":
+            return {obj.type.name: values, "id": obj.id, "name": obj.name}
+        header["package"] = obj.type.package.name
+        header["version"] = str(obj.type.package.version)
+        result = {"?": header}
+        result.update(values)
+        return result
+
+    def value(self, value: t.Any, owner: MuranoObject) -> t.Any:
+        if isinstance(value, MuranoObject):
+            value = value.real_this
+            if value.id in self.written:
+                return value.id
+            if value.owner is owner or value.id not in self.owned:
+                return self.object(value)
+            return value.id
+        if isinstance(value, TypeRef):
+            return value.type.name
+        if isinstance(value, (tuple, list)):
+            return [self.value(v, owner) for v in value]
+        if isinstance(value, dict) or hasattr(value, "items"):
+            return {thaw(k): self.value(v, owner) for k, v in value.items()}
+        return value
 
 
 def serialize_model(root: MuranoObject | None, executor: t.Any) -> dict[str, t.Any]:
