@@ -85,8 +85,9 @@ LIBS = [versioned("lib", v) for v in ["0.9.0", "1.0.0", "1.2.0", "1.2.5-rc.1", "
     ("1.2", "1.2.5-rc.1"),        # a partial version: >=1.2.0 <1.3.0, pre-releases included
     ("1.2.0", "1.2.0"),           # a full version is exact
     ("1", "1.3.0"),               # the highest 1.x
-    ("", "0.9.0"),                # empty means 0: the highest 0.x
-    ("0", "0.9.0"),
+    ("", "2.0.0"),                # empty means 0: the highest version of all
+    ("0", "2.0.0"),
+    ("==0", "0.9.0"),             # with an operator, 0 is a partial version: 0.x
     (">=1.0,<1.3", "1.2.5-rc.1"),
     ("<2", "1.3.0"),
     (">=2.0.0-0", "2.0.0"),
@@ -106,8 +107,15 @@ def test_partial_range_of_the_seed_excludes_the_next_minor() -> None:
     assert version_seen_by(reg, app, "lib.Thing") == "1.2.0"
 
 
-def test_zero_requirement_takes_the_latest_zero_pre_release() -> None:
+def test_empty_requirement_takes_the_latest_version_pre_releases_included() -> None:
     app = user({"lib": None})
+    reg = registry(versioned("lib", "0.4.0"), versioned("lib", "1.0.0"),
+                   versioned("lib", "1.1.0-alpha.2"), app)
+    assert version_seen_by(reg, app, "lib.Thing") == "1.1.0-alpha.2"
+
+
+def test_zero_with_an_operator_takes_the_latest_zero_pre_release() -> None:
+    app = user({"lib": "==0"})
     reg = registry(versioned("lib", "0.4.0"), versioned("lib", "0.5.0-alpha.2"),
                    versioned("lib", "1.0.0"), app)
     assert version_seen_by(reg, app, "lib.Thing") == "0.5.0-alpha.2"
@@ -126,7 +134,7 @@ def test_core_library_is_an_implicit_requirement() -> None:
     assert [str(c) for c in cls.mro] == ["<class t.user.User/1.0.0>",
                                          "<class io.murano.Object/0.2.0>"]
     assert list(cls.package.requirements) == ["io.murano"]
-    assert str(cls.package.requirements["io.murano"]) == ">=0.0.0,<1.0.0-0"
+    assert str(cls.package.requirements["io.murano"]) == ">=0.0.0-0"
 
 
 def test_an_explicit_core_library_requirement_must_be_met() -> None:
@@ -521,11 +529,11 @@ def test_class_version_is_a_requirement() -> None:
     assert root is not None and str(root.type.version) == "1.0.0"
 
 
-def test_empty_class_version_means_zero() -> None:
+def test_empty_class_version_means_the_latest() -> None:
     reg = registry(*[versioned("lib", v) for v in ["0.3.0", "1.1.0"]])
     root = Executor(reg).load_model({"Objects": {"?": {"type": "lib.Thing", "id": "t",
                                                        "classVersion": ""}}})
-    assert root is not None and str(root.type.version) == "0.3.0"
+    assert root is not None and str(root.type.version) == "1.1.0"
 
 
 def test_type_string_with_version_and_package() -> None:

@@ -180,7 +180,7 @@ def test_full_fields_are_read() -> None:
                                 "com.example.Other": "sub/Other.yaml"}
     assert {k: str(v) for k, v in manifest.requirements.items()} == {
         "com.example.Dep": ">=1.2.0,<1.3.0-0",
-        "com.example.Any": ">=0.0.0,<1.0.0-0",
+        "com.example.Any": ">=0.0.0-0",
         "com.example.Num": ">=2.0.0,<3.0.0-0",
         "io.murano": ">=0.2.0",
     }

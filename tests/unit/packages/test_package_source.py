@@ -88,7 +88,8 @@ def test_get_missing_version(library: Path) -> None:
     ("1", "1.2.7-rc.1"),
     ("==1.0.0", "1.0.0"),
     ("<1.2", "1.0.0"),
-    ("", None),
+    ("", "2.0.0"),
+    ("==0", None),
     (">=1.0", "2.0.0"),
 ])
 def test_resolve(library: Path, requirement: str, expected: str | None) -> None:

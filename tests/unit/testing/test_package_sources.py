@@ -4,7 +4,6 @@ folders and from the catalog store."""
 from __future__ import annotations
 
 import pathlib
-import shutil
 import textwrap
 
 import pytest
