@@ -237,13 +237,19 @@ def _read_text(ctx: _Context, key: str, value: object) -> str | None:
     return str(value)
 
 
+def _written(mapping: YMap, key: t.Any) -> str:
+    """A version as written: YAML reads `1.10` as the number 1.1."""
+    texts = getattr(mapping, "number_texts", None) or {}
+    return texts.get(key, str(mapping[key]))
+
+
 def _read_version(ctx: _Context, key: str, value: object) -> Version | None:
     if value is not None and not isinstance(value, (str, int, float)) or isinstance(value, bool):
         ctx.error(ctx.value_span(key), codes.WRONG_VALUE_KIND,
                   f"'Version' must be a version string like 1.2.3, not {_show(value)}")
         return None
     try:
-        return parse_version(None if value is None else str(value))
+        return parse_version(None if value is None else _written(ctx.document, key))
     except VersionError as exc:
         ctx.error(ctx.value_span(key), codes.INVALID_VERSION, exc.message)
         return None
@@ -330,7 +336,8 @@ def _read_require(ctx: _Context, key: str, value: object) -> dict[str, Requireme
                       f"requirement of {name!r} must be a version specification, not {_show(spec)}")
             continue
         try:
-            require[str(name)] = parse_requirement(None if spec is None else str(spec))
+            require[str(name)] = parse_requirement(None if spec is None
+                                                   else _written(mapping, name))
         except VersionError as exc:
             ok = False
             ctx.error(span_of(spec) or name_span, codes.INVALID_REQUIREMENT,

@@ -27,10 +27,12 @@ class YamlError(SourceError):
 
 
 class YMap(dict):  # type: ignore[type-arg]
-    """A mapping with the span of the whole map and of each key."""
+    """A mapping with the span of the whole map and of each key; ``number_texts``
+    keeps how each plain number value was written (`1.10` loads as 1.1)."""
 
     span: Span
     key_spans: dict[t.Any, Span]
+    number_texts: dict[t.Any, str]
 
 
 class YSeq(list):  # type: ignore[type-arg]
@@ -116,6 +118,7 @@ class _Builder:
         result = YMap()
         result.span = _span(self.source, node)
         result.key_spans = {}
+        result.number_texts = {}
         self.memo[id(node)] = result
         for key_node, value_node in node.value:
             key = self.build(key_node)
@@ -128,6 +131,8 @@ class _Builder:
                 raise YamlError(f"duplicate key {str(key)!r}", key_span)
             result[key] = self.build(value_node)
             result.key_spans[key] = key_span
+            if isinstance(result[key], (int, float)) and not isinstance(result[key], bool):
+                result.number_texts[key] = value_node.value
         return result
 
     def _scalar(self, node: nodes.ScalarNode) -> t.Any:

@@ -248,3 +248,19 @@ def test_to_data_is_normalised() -> None:
         "Tags": [], "Classes": {}, "Require": {"a.b": "1"}, "UI": None, "Logo": None,
         "Supplier": {}, "Meta": None,
     }
+
+
+def test_numbers_keep_the_digits_they_were_written_with() -> None:
+    # YAML reads 1.10 as the float 1.1; versions must not lose the zero
+    manifest = load_manifest(manifest_text("""\
+        Version: 1.10
+        Require:
+          com.example.Dep: 1.10
+          com.example.Two: 2
+        """))
+    assert manifest.version == Version("1.10.0")
+    assert {k: str(v) for k, v in manifest.requirements.items()} == {
+        "com.example.Dep": ">=1.10.0,<1.11.0-0",
+        "com.example.Two": ">=2.0.0,<3.0.0-0",
+        "io.murano": ">=0.0.0-0",
+    }
