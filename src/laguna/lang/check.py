@@ -31,6 +31,7 @@ from laguna.yaql import engine
 from laguna.yaql.expressions import YaqlExpression
 
 INVALID_EXPRESSION = "LAG-E0223"
+DEPRECATED_ACTION_USAGE = "LAG-W0235"
 UNKNOWN_CLASS = "LAG-E0705"
 # The keys of a class document that hold contracts, defaults and code.
 _CODE_KEYS = ("Properties", "Methods", "Workflow", "Meta")
@@ -79,8 +80,24 @@ class MuranoPlChecker:
         # Import name classes, which building the class has checked
         code = [doc.get(key) for key in _CODE_KEYS if isinstance(doc, dict)]
         yield from _scalars(code, holder.package.legacy)
+        if holder.package.format_version > (1, 3) and isinstance(doc, dict):
+            yield from _deprecated_actions(doc)
         resolver = NamespaceResolver(_namespaces(doc))
         yield from _class_references(code, resolver, holder.package, registry, start)
+
+
+def _deprecated_actions(doc: dict[str, t.Any]) -> t.Iterator[Diagnostic]:
+    """`Usage: Action` still works in Format 1.4, but `Scope: Public` replaces it."""
+    methods = doc.get("Methods") or doc.get("Workflow")
+    if not isinstance(methods, dict):
+        return
+    for name, decl in methods.items():
+        if isinstance(decl, dict) and str(decl.get("Usage")) == "Action":
+            span = getattr(decl, "key_spans", {}).get("Usage") or span_of(decl)
+            if span is not None:
+                yield Diagnostic(span, DEPRECATED_ACTION_USAGE,
+                                 f"method {name}: Usage: Action is deprecated since "
+                                 "Format 1.4; use Scope: Public", "warning")
 
 
 def _located(span: Span | None, code: str, message: str, fallback: Span,

@@ -216,8 +216,32 @@ def test_conformance_versioning_package_checks_clean(env: dict[str, str]) -> Non
     # the package builds the diamond that cannot be built on purpose, inside a Try
     assert code == 0
     assert output.splitlines()[0].startswith(
-        f"{CONFORMANCE / 'packages' / 'versioning'}/Classes/DiamondTests.yaml:25:13: "
+        f"{CONFORMANCE / 'packages' / 'versioning'}/Classes/DiamondTests.yaml:40:13: "
         "warning[LAG-E0701]: class clash:A in 'new(clash:A)' does not load: class "
         "conformance.versioning.clash.A inherits conformance.versioning.z.D from versions "
         "1.2.0 and 1.3.0")
     assert output.splitlines()[1:] == ["conformance.versioning 3.1.0: 1 warning(s)"]
+
+
+def test_check_warns_of_usage_action_from_format_1_4(env: dict[str, str],
+                                                      tmp_path: pathlib.Path) -> None:
+    package = write(tmp_path / "old", """\
+        Format: 1.4
+        Type: Library
+        FullName: t.old
+        Classes:
+          t.old.A: A.yaml
+        """, {"A.yaml": """\
+        Name: t.old.A
+        Methods:
+          legacyAction:
+            Usage: Action
+            Body:
+              - Return: 1
+        """})
+    code, output = run(env, "package", "check", str(package))
+    assert code == 0
+    assert output.splitlines() == [
+        f"{package}/Classes/A.yaml:4:5: warning[LAG-W0235]: method legacyAction: "
+        "Usage: Action is deprecated since Format 1.4; use Scope: Public",
+        "t.old 0.0.0: 1 warning(s)"]
