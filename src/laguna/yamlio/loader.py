@@ -6,6 +6,17 @@ import typing as t
 
 import yaml
 from yaml import nodes
+from yaml.composer import Composer
+from yaml.constructor import SafeConstructor
+from yaml.parser import Parser
+from yaml.reader import Reader
+from yaml.resolver import Resolver
+from yaml.scanner import Scanner
+
+try:
+    from yaml.cyaml import CParser as _CParser
+except ImportError:  # pragma: no cover - PyYAML built without libyaml
+    _CParser = None
 
 from laguna.errors import SourceError
 from laguna.source import Span
@@ -57,39 +68,77 @@ def _span(source: str, node: nodes.Node) -> Span:
     return Span(source, start.line + 1, start.column + 1, end.line + 1, end.column + 1)
 
 
-class _Loader(yaml.SafeLoader):
-    """A SafeLoader that records whether a scalar's tag was written out.
-
-    `!!str $x` and `$x` resolve to the same tag; only the first is a string
-    for MuranoPL, so the composer must keep what the event said.
-    """
+class _Composer(Composer):
+    """Builds nodes from parser events, recording whether a scalar's tag was
+    written out: `!!str $x` and `$x` resolve to the same tag, and only the
+    first is a string for MuranoPL."""
 
     def compose_scalar_node(self, anchor: t.Any) -> nodes.ScalarNode:
         event = self.peek_event()
         node = super().compose_scalar_node(anchor)
         node.explicit_tag = event.tag not in (None, "!")  # type: ignore[attr-defined]
+        if node.style == "":       # libyaml's name for the plain style
+            node.style = None
         return node
 
 
+class _PureLoader(_Composer, Reader, Scanner, Parser, SafeConstructor, Resolver):
+    """PyYAML's own parser, the one the original engine used."""
+
+    def __init__(self, stream: str) -> None:
+        Reader.__init__(self, stream)
+        Scanner.__init__(self)
+        Parser.__init__(self)
+        _Composer.__init__(self)
+        SafeConstructor.__init__(self)
+        Resolver.__init__(self)
+
+
+if _CParser is not None:
+    class _FastLoader(_Composer, _CParser, SafeConstructor, Resolver):  # type: ignore[misc]
+        """libyaml scans and parses (most of the time of loading a class file);
+        nodes are composed in Python so they keep the tag as written."""
+
+        def __init__(self, stream: str) -> None:
+            _CParser.__init__(self, stream)
+            _Composer.__init__(self)
+            SafeConstructor.__init__(self)
+            Resolver.__init__(self)
+
+    _LOADERS: tuple[type, ...] = (_FastLoader, _PureLoader)
+else:  # pragma: no cover - PyYAML built without libyaml
+    _LOADERS = (_PureLoader,)
+
+
 def load_all(text: str, source: str, expression: ExpressionHook | None = None) -> list[t.Any]:
-    """Load every non-empty document of ``text``; ``source`` names it in spans."""
-    loader = _Loader(text)
-    try:
-        documents = []
-        while loader.check_node():
-            node = loader.get_node()
-            if node is not None:
-                value = _Builder(source, loader, expression).build(node)
-                if value is not None:
-                    documents.append(value)
-        return documents
-    except yaml.MarkedYAMLError as exc:
-        mark = exc.problem_mark or exc.context_mark
-        span = Span(source, mark.line + 1, mark.column + 1) if mark else Span(source, 1, 1)
-        problem = exc.problem or exc.context or "invalid YAML"
-        raise YamlError(f"invalid YAML: {problem}", span) from exc
-    finally:
-        loader.dispose()
+    """Load every non-empty document of ``text``; ``source`` names it in spans.
+
+    libyaml parses first. A few constructs PyYAML's own parser accepts, and
+    packages written for the original engine use (`[Break:]`), libyaml
+    refuses; such text, and broken text, is parsed again by PyYAML's parser,
+    whose verdict and messages count.
+    """
+    for loader_class in _LOADERS:
+        loader = loader_class(text)
+        try:
+            documents = []
+            while loader.check_node():
+                node = loader.get_node()
+                if node is not None:
+                    value = _Builder(source, loader, expression).build(node)
+                    if value is not None:
+                        documents.append(value)
+            return documents
+        except yaml.MarkedYAMLError as exc:
+            if loader_class is not _PureLoader:
+                continue
+            mark = exc.problem_mark or exc.context_mark
+            span = Span(source, mark.line + 1, mark.column + 1) if mark else Span(source, 1, 1)
+            problem = exc.problem or exc.context or "invalid YAML"
+            raise YamlError(f"invalid YAML: {problem}", span) from exc
+        finally:
+            loader.dispose()
+    raise AssertionError("the pure-Python loader always decides")
 
 
 class _Builder:
