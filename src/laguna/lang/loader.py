@@ -7,6 +7,7 @@ problem raises :class:`ClassLoadError` with the file and line of the key.
 
 from __future__ import annotations
 
+import enum
 import typing as t
 
 from yaql.language import exceptions as yaql_exceptions
@@ -113,6 +114,27 @@ def _list_value(value: t.Any) -> list[t.Any]:
     return value if isinstance(value, list) else [value]
 
 
+E = t.TypeVar("E", bound=enum.Enum)
+
+
+def _choice(decl: dict[str, t.Any], key: str, choices: type[E], default: str | None,
+            what: str, code: str, expected: str | None = None) -> t.Any:
+    """The enum member ``decl[key]`` names (``default`` when absent; None when
+    there is no default either), or a ClassLoadError at the key."""
+    value = decl.get(key)
+    if default is None:
+        if value is None:
+            return None
+    elif not value:
+        value = default
+    try:
+        return choices(str(value))
+    except ValueError:
+        expected = expected or "one of " + ", ".join(str(c.value) for c in choices)
+        raise ClassLoadError(f"invalid {key} {str(value)!r} of {what}; expected {expected}",
+                             _key_span(decl, key), code=code) from None
+
+
 class ClassBuilder:
     """Builds one class; ``find_class(name)`` resolves parents and imports."""
 
@@ -202,14 +224,7 @@ class ClassBuilder:
         _check_keys(decl, PROPERTY_KEYS, f"property {name}")
         if "Contract" not in decl:
             raise ClassLoadError(f"property {name} has no Contract", span, code="LAG-E0208")
-        usage_text = str(decl.get("Usage") or "In")
-        try:
-            usage = PropertyUsage(usage_text)
-        except ValueError:
-            raise ClassLoadError(
-                f"invalid Usage {usage_text!r} of property {name}; expected one of "
-                f"{', '.join(u.value for u in PropertyUsage)}", _key_span(decl, "Usage"),
-                code="LAG-E0209") from None
+        usage = _choice(decl, "Usage", PropertyUsage, "In", f"property {name}", "LAG-E0209")
         return Property(name, Contract(decl["Contract"], cls), "Default" in decl,
                         macros._plain_keep_expr(decl.get("Default")), usage, cls,
                         _meta(decl, f"property {cls.name}.{name}"), span)
@@ -220,21 +235,9 @@ class ClassBuilder:
         if not isinstance(decl, dict):
             raise ClassLoadError(f"method {name} must be a mapping", span, code="LAG-E0230")
         _check_keys(decl, METHOD_KEYS, f"method {name}")
-        usage_text = str(decl.get("Usage") or "Runtime")
-        try:
-            usage = MethodUsage(usage_text)
-        except ValueError:
-            raise ClassLoadError(
-                f"invalid Usage {usage_text!r} of method {name}; expected one of "
-                f"{', '.join(u.value for u in MethodUsage)}", _key_span(decl, "Usage"),
-                code="LAG-E0231") from None
-        scope_text = decl.get("Scope")
-        try:
-            scope = MethodScope(str(scope_text)) if scope_text is not None else None
-        except ValueError:
-            raise ClassLoadError(f"invalid Scope {scope_text!r} of method {name}; expected "
-                                 "Session or Public", _key_span(decl, "Scope"),
-                                 code="LAG-E0232") from None
+        usage = _choice(decl, "Usage", MethodUsage, "Runtime", f"method {name}", "LAG-E0231")
+        scope = _choice(decl, "Scope", MethodScope, None, f"method {name}", "LAG-E0232",
+                        "Session or Public")
         if usage is MethodUsage.Action:
             if scope is MethodScope.Session:
                 raise ClassLoadError(
@@ -274,13 +277,8 @@ class ClassBuilder:
                 raise ClassLoadError(f"argument {arg_name} of method {method} must be a mapping",
                                      arg_span, code="LAG-E0235")
             _check_keys(arg_decl, ARGUMENT_KEYS, f"argument {arg_name} of method {method}")
-            usage_text = str(arg_decl.get("Usage") or "Standard")
-            try:
-                usage = ArgumentUsage(usage_text)
-            except ValueError:
-                raise ClassLoadError(
-                    f"invalid Usage {usage_text!r} of argument {arg_name}; expected Standard, "
-                    "VarArgs or KwArgs", _key_span(arg_decl, "Usage"), code="LAG-E0236") from None
+            usage = _choice(arg_decl, "Usage", ArgumentUsage, "Standard",
+                            f"argument {arg_name}", "LAG-E0236", "Standard, VarArgs or KwArgs")
             order_error = (usage is ArgumentUsage.Standard and (seen_kwargs or seen_varargs)) or (
                 usage is ArgumentUsage.VarArgs and (seen_varargs or seen_kwargs)) or (
                 usage is ArgumentUsage.KwArgs and seen_kwargs)

@@ -298,34 +298,29 @@ class Return(Block):
         raise ReturnSignal(self.value(scope))
 
 
-class Break(Block):
-    keyword, allowed = "Break", frozenset({"Break"})
+class _LoopSignal(Block):
+    """`Break:` and `Continue:`: a keyword without a value that raises its signal."""
+
+    signal: type[Exception]
 
     @classmethod
     def parse(cls, data: dict[str, t.Any], ctx: ParseContext) -> Block:
-        if data["Break"] is not None:
-            raise ClassLoadError("Break cannot have value", ctx.span, code="LAG-E0213")
+        if data[cls.keyword] is not None:
+            raise ClassLoadError(f"{cls.keyword} cannot have value", ctx.span, code="LAG-E0213")
         block = cls()
-        block.text = "Break"
+        block.text = cls.keyword
         return block
 
     def execute(self, scope: t.Any) -> None:
-        raise BreakSignal()
+        raise self.signal()
 
 
-class Continue(Block):
-    keyword, allowed = "Continue", frozenset({"Continue"})
+class Break(_LoopSignal):
+    keyword, allowed, signal = "Break", frozenset({"Break"}), BreakSignal
 
-    @classmethod
-    def parse(cls, data: dict[str, t.Any], ctx: ParseContext) -> Block:
-        if data["Continue"] is not None:
-            raise ClassLoadError("Continue cannot have value", ctx.span, code="LAG-E0213")
-        block = cls()
-        block.text = "Continue"
-        return block
 
-    def execute(self, scope: t.Any) -> None:
-        raise ContinueSignal()
+class Continue(_LoopSignal):
+    keyword, allowed, signal = "Continue", frozenset({"Continue"}), ContinueSignal
 
 
 class If(Block):

@@ -268,30 +268,29 @@ def class_meta(cls: MuranoClass, frame: Frame) -> Objects:
 
 def method_meta(method: Method, frame: Frame) -> Objects:
     """Meta of a method, with what the methods it overrides pass down."""
-    owner = method.declaring_type
-
-    def own_of(cls: MuranoClass) -> Objects:
-        found = cls.methods.get(method.name)
-        if found is None:
-            return ()
-        return _own(frame, ("method", found), found.meta, "Method",
-                    f"method {cls.name}::{found.name}", cls, cls.package)
-    return _merged(frame, ("method*", method), owner, f"method {owner.name}::{method.name}",
-                   own_of)
+    return _member_meta(method, "method", "Method", "::", lambda cls: cls.methods, frame)
 
 
 def property_meta(prop: Property, frame: Frame) -> Objects:
     """Meta of a property, with what the properties it redeclares pass down."""
-    owner = prop.declaring_type
+    return _member_meta(prop, "property", "Property", ".", lambda cls: cls.properties, frame)
+
+
+def _member_meta(member: Method | Property, kind: str, applies: str, separator: str,
+                 members_of: t.Callable[[MuranoClass], t.Mapping[str, t.Any]],
+                 frame: Frame) -> Objects:
+    """Meta of a method or property: its own, merged with that of the same-named
+    members of the ancestors of its declaring class."""
+    owner = member.declaring_type
 
     def own_of(cls: MuranoClass) -> Objects:
-        found = cls.properties.get(prop.name)
+        found = members_of(cls).get(member.name)
         if found is None:
             return ()
-        return _own(frame, ("property", found), found.meta, "Property",
-                    f"property {cls.name}.{found.name}", cls, cls.package)
-    return _merged(frame, ("property*", prop), owner, f"property {owner.name}.{prop.name}",
-                   own_of)
+        return _own(frame, (kind, found), found.meta, applies,
+                    f"{kind} {cls.name}{separator}{found.name}", cls, cls.package)
+    return _merged(frame, (kind + "*", member), owner,
+                   f"{kind} {owner.name}{separator}{member.name}", own_of)
 
 
 def argument_meta(argument: Argument, frame: Frame) -> Objects:
