@@ -27,7 +27,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from laguna.agent.errors import PlanError, PlanFailed
+from laguna.agent.errors import AgentError, PlanError, PlanFailed
 
 MAX_SIZE = 1_000_000
 MAX_FORMAT_WIDTH = 10_000
@@ -105,7 +105,7 @@ class Body:
         return cls(source, tuple(function.body))
 
     def run(self, scripts: Mapping[str, ScriptFunction], args: Mapping[str, Any]) -> Any:
-        """Run the Body; a script's ``PlanFailed`` passes through, any other error becomes one."""
+        """Run the Body; the agent's own errors pass through, any other becomes ``PlanFailed``."""
         frame = _Frame(scripts, args)
         try:
             frame.block(self.statements)
@@ -210,7 +210,7 @@ class _Frame:
     def value(self, node: ast.expr) -> Any:
         try:
             return self._value(node)
-        except (PlanFailed, _Return):
+        except (AgentError, _Return):
             raise
         except _Refused as exc:
             raise PlanFailed(f"Body line {node.lineno - 1}: {exc}") from exc

@@ -73,20 +73,33 @@ class PlanExecutor:
             message = f"The agent was busy with another plan for {timeout:g} seconds"
             return self._timed_out(plan.plan_id, v1, PlanTimeout(message, timeout))
         try:
-            workspace = PlanWorkspace(self.root, plan.plan_id)
-            try:
-                if isinstance(plan, PlanV1):
-                    result = self._run_v1(plan, workspace, deadline, timeout)
-                else:
-                    result = self._run_v2(plan, workspace, deadline, timeout)
-            except PlanTimeout as exc:
-                outcome = self._timed_out(plan.plan_id, v1, exc)
-                workspace.save_result(outcome.result)
-                return outcome
-            workspace.save_result(result)
-            return Outcome("done", result, plan.plan_id)
+            return self._run(plan, v1, deadline, timeout)
         finally:
             self._lock.release()
+
+    def _run(self, plan: PlanV1 | PlanV2, v1: bool, deadline: float,
+             timeout: float) -> Outcome:
+        workspace: PlanWorkspace | None = None
+        try:
+            workspace = PlanWorkspace(self.root, plan.plan_id)
+            if isinstance(plan, PlanV1):
+                outcome = Outcome("done", self._run_v1(plan, workspace, deadline, timeout),
+                                  plan.plan_id)
+            else:
+                outcome = Outcome("done", self._run_v2(plan, workspace, deadline, timeout),
+                                  plan.plan_id)
+        except PlanTimeout as exc:
+            outcome = self._timed_out(plan.plan_id, v1, exc)
+        except Exception as exc:  # the agent answers whatever happens on the host
+            known = isinstance(exc, PlanError | PlanFailed)
+            message = str(exc) if known else f"{type(exc).__name__}: {exc}"
+            code = exc.error_code if isinstance(exc, PlanError | PlanFailed) else 1
+            outcome = Outcome("done", v1_exception(f"laguna.agent.{type(exc).__name__}",
+                                                   message) if v1 else
+                              self.results.error(plan.plan_id, code, message), plan.plan_id)
+        if workspace is not None:
+            workspace.save_result(outcome.result)
+        return outcome
 
     def _timed_out(self, plan_id: str, v1: bool, exc: PlanTimeout) -> Outcome:
         result = (v1_exception("laguna.agent.PlanTimeout", exc.message, None,
@@ -116,8 +129,6 @@ class PlanExecutor:
         except (TypeError, ValueError) as exc:
             return self.results.error(plan.plan_id, 1, f"Body returned a value that is "
                                       f"not JSON: {exc}")
-        except OSError as exc:
-            return self.results.error(plan.plan_id, 1, f"{type(exc).__name__}: {exc}")
         return self.results.success(plan.plan_id, value)
 
     def _run_application(self, plan: PlanV2, script: Script, workspace: PlanWorkspace,

@@ -67,7 +67,12 @@ class _Handler(BaseHTTPRequestHandler):
         if request is None:
             return
         plan, timeout = request
-        outcome = self.server.executor.execute(plan, timeout)
+        try:
+            outcome = self.server.executor.execute(plan, timeout)
+        except Exception as exc:  # a bug of the agent: answer rather than drop the connection
+            self._send(HTTPStatus.INTERNAL_SERVER_ERROR,
+                       {"error": {"message": f"{type(exc).__name__}: {exc}"}})
+            return
         if outcome.status == "done":
             self._send(HTTPStatus.OK, outcome.result)
         elif outcome.status == "rejected":

@@ -192,3 +192,13 @@ def _gone(pid: int) -> bool:
             return False
         time.sleep(0.01)
     return True
+
+
+def test_clashing_file_names_give_an_error_result(executor: PlanExecutor,
+                                                  tmp_path: Path) -> None:
+    files = {"f2": {"Name": "deploy.sh/inner", "BodyType": "Text", "Body": ""}}
+    outcome = executor.execute(plan("true", Files=files, script_files=["f2"]), 10)
+    link = tmp_path / "agent" / "plans" / "p1" / "deploy" / "deploy.sh"
+    assert outcome == Outcome("done", error(
+        1, f"Body line 1: FileExistsError: [Errno 17] File exists: "
+           f"'{tmp_path / 'agent' / 'plans' / 'p1' / 'files' / 'f1'}' -> '{link}'"), "p1")
