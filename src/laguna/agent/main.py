@@ -24,6 +24,9 @@ from laguna.agent.server import AgentServer
 
 DEFAULT_PATH = "/usr/local/bin:/usr/bin:/bin"
 TOKEN_VARIABLE = "LAGUNA_AGENT_TOKEN"
+# laguna.cloud marks every process of a host with this variable to find them all
+# (daemons included) when it deletes the host; scripts must inherit it.
+CLOUD_MARKER = "LAGUNA_CLOUD_HOST"
 
 
 @dataclass(frozen=True)
@@ -56,8 +59,16 @@ class AgentConfig:
         return cls(
             name=args.name, host=host.strip("[]"), port=int(port), root=root,
             ready_file=args.ready_file, token=args.token or environ.get(TOKEN_VARIABLE),
-            script_env={"PATH": environ.get("PATH", DEFAULT_PATH),
-                        "LANG": environ.get("LANG", "C.UTF-8"), "HOME": str(root)})
+            script_env=script_environment(environ, root))
+
+
+def script_environment(environ: Mapping[str, str], root: Path) -> dict[str, str]:
+    """What scripts see: PATH, LANG, HOME = the host's directory, the cloud's marker."""
+    env = {"PATH": environ.get("PATH", DEFAULT_PATH), "LANG": environ.get("LANG", "C.UTF-8"),
+           "HOME": str(root)}
+    if CLOUD_MARKER in environ:
+        env[CLOUD_MARKER] = environ[CLOUD_MARKER]
+    return env
 
 
 def write_ready_file(path: Path, name: str, url: str, pid: int) -> None:

@@ -35,11 +35,29 @@ def wait_for_file(path: Path, process: subprocess.Popen[bytes], seconds: float) 
     return json.loads(path.read_text())
 
 
+def marker(tmp_path: Path) -> str:
+    return f"agent-test:{tmp_path.name}"
+
+
+def marked_processes(value: str) -> list[int]:
+    """Processes whose environment carries ``LAGUNA_CLOUD_HOST=value`` (as the cloud scans)."""
+    needle = f"LAGUNA_CLOUD_HOST={value}".encode() + b"\0"
+    found = []
+    for entry in Path("/proc").iterdir():
+        try:
+            if entry.name.isdigit() and needle in (entry / "environ").read_bytes() + b"\0":
+                found.append(int(entry.name))
+        except OSError:
+            pass
+    return found
+
+
 @pytest.fixture()
 def agent(tmp_path: Path) -> Iterator[tuple[dict[str, Any], subprocess.Popen[bytes], Path]]:
     ready = tmp_path / "run" / "ready.json"
     root = tmp_path / "host"
-    env = {"PATH": os.environ["PATH"], "PYTHONPATH": str(SRC), "SECRET": "no"}
+    env = {"PATH": os.environ["PATH"], "PYTHONPATH": str(SRC), "SECRET": "no",
+           "LAGUNA_CLOUD_HOST": marker(tmp_path)}
     process = subprocess.Popen(
         [sys.executable, "-m", "laguna.agent", "--name", "web-1", "--listen", f"{ADDRESS}:0",
          "--root", str(root), "--ready-file", str(ready)],
@@ -73,16 +91,20 @@ def test_agent_runs_v1_and_v2_plans_and_stops_cleanly(
             "plan-2", 0, [f"hi world from {root}", 0])
         assert client.execute(v1, 30) == {"IsException": False, "Result": [
             {"IsException": False, "Result": ["ok", "ok"]}]}
+    assert marked_processes(marker(tmp_path)) == [process.pid]
     process.send_signal(signal.SIGTERM)
     assert process.wait(10) == 0
     assert not (tmp_path / "run" / "ready.json").exists()
+    assert marked_processes(marker(tmp_path)) == []
     assert json.loads((root / "agent" / "plans" / "plan-2" / "result.json").read_text()) == result
 
 
 def test_config_from_arguments_and_environ(tmp_path: Path) -> None:
     config = AgentConfig.from_args(
         ["--name", "db", "--listen", "127.42.0.7:0", "--root", str(tmp_path)],
-        {"PATH": "/bin", "LAGUNA_AGENT_TOKEN": "t0k", "AWS_SECRET": "x"})
+        {"PATH": "/bin", "LAGUNA_AGENT_TOKEN": "t0k", "AWS_SECRET": "x",
+         "LAGUNA_CLOUD_HOST": "c1:s:web:ab12"})
     assert config == AgentConfig(
         name="db", host="127.42.0.7", port=0, root=tmp_path, ready_file=None, token="t0k",
-        script_env={"PATH": "/bin", "LANG": "C.UTF-8", "HOME": str(tmp_path)})
+        script_env={"PATH": "/bin", "LANG": "C.UTF-8", "HOME": str(tmp_path),
+                    "LAGUNA_CLOUD_HOST": "c1:s:web:ab12"})
