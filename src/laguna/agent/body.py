@@ -31,6 +31,7 @@ from laguna.agent.errors import AgentError, PlanError, PlanFailed
 
 MAX_SIZE = 1_000_000
 MAX_FORMAT_WIDTH = 10_000
+MAX_INT_BITS = 64_000
 
 _STATEMENTS = (ast.Expr, ast.Return, ast.Assign, ast.If, ast.Pass)
 _EXPRESSIONS = (
@@ -140,6 +141,9 @@ def _check(node: ast.AST, line: int = 1) -> None:
 class _SafeFormatter(string.Formatter):
     """``str.format`` whose fields read dict keys as attributes, never Python attributes."""
 
+    def __init__(self) -> None:
+        self.size = 0
+
     def get_field(self, field_name: str, args: Any, kwargs: Any) -> Any:
         first, rest = _split_field(field_name)
         value = self.get_value(first, args, kwargs)
@@ -151,7 +155,9 @@ class _SafeFormatter(string.Formatter):
         return value, first
 
     def format_field(self, value: Any, format_spec: str) -> Any:
-        return _format(value, format_spec)
+        text = _format(value, format_spec)
+        self.size += len(text)
+        return _check_size(text, self.size)
 
 
 def _split_field(field_name: str) -> tuple[Any, list[tuple[bool, Any]]]:
@@ -179,9 +185,14 @@ def _describe(value: Mapping[str, Any]) -> str:
     return "the mapping with keys " + ", ".join(map(repr, value)) if value else "an empty mapping"
 
 
-def _check_size(value: Any) -> Any:
-    if isinstance(value, str | list | tuple | bytes) and len(value) > MAX_SIZE:
+def _check_size(value: Any, size: int | None = None) -> Any:
+    """Keeps values small: the Body only glues script results and parameters together."""
+    if size is None and isinstance(value, str | list | tuple | bytes):
+        size = len(value)
+    if (size or 0) > MAX_SIZE:
         raise _Refused(f"a value of the Body grew over {MAX_SIZE} items")
+    if isinstance(value, int) and value.bit_length() > MAX_INT_BITS:
+        raise _Refused(f"a number of the Body grew over {MAX_INT_BITS} bits")
     return value
 
 
@@ -257,7 +268,8 @@ class _Frame:
             case ast.IfExp(test=test, body=body, orelse=orelse):
                 return self.value(body) if self.value(test) else self.value(orelse)
             case ast.JoinedStr(values=values):
-                return _check_size("".join(self.value(item) for item in values))
+                pieces = [self.value(item) for item in values]
+                return _check_size("".join(pieces), sum(map(len, pieces)))
             case ast.FormattedValue(value=inner, conversion=conversion, format_spec=spec):
                 value = self.value(inner)
                 if conversion != -1:
@@ -302,6 +314,9 @@ class _Frame:
             if isinstance(target, str) and method in _STR_METHODS:
                 if method == "format":
                     return _SafeFormatter().vformat(target, tuple(positional), keywords)
+                if method == "replace" and len(positional) >= 2:
+                    old, new = str(positional[0]), str(positional[1])
+                    _check_size(target, len(target) + (target.count(old) + 1) * len(new))
                 return getattr(target, method)(*positional, **keywords)
             if isinstance(target, Mapping) and method in _DICT_METHODS and method not in target:
                 return getattr(target, method)(*positional, **keywords)
@@ -321,5 +336,10 @@ class _Frame:
                     len(other) * count > MAX_SIZE):
                 raise _Refused(f"a value of the Body grew over {MAX_SIZE} items")
         if isinstance(op, ast.Mod) and isinstance(left, str):
-            return _check_size(left % right)
+            if isinstance(right, Mapping) or re.search(r"%[^a-zA-Z%]*(\*|\d{5})", left):
+                raise _Refused("%-formatting takes a tuple or a value, without `*` or "
+                               "widths over 9999; use format()")
+            values = right if isinstance(right, tuple) else (right,)
+            _check_size(left, len(left) + sum(len(str(value)) for value in values))
+            return left % right
         return _BINARY[type(op)](left, right)

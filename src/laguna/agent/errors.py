@@ -96,8 +96,8 @@ class AgentTimeout(AgentClientError):
     def __init__(self, plan_id: str | None, seconds: float) -> None:
         self.plan_id = plan_id
         self.seconds = seconds
-        self.message = (f"The agent did not respond within {seconds:g} seconds"
-                        f" (plan {plan_id})")
+        self.message = f"The agent did not respond within {seconds:g} seconds" + (
+            f" (plan {plan_id})" if plan_id is not None else "")
         super().__init__(self.message)
 
     def __repr__(self) -> str:

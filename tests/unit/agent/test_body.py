@@ -63,6 +63,11 @@ def test_indented_multi_line_body_with_if_and_input() -> None:
     assert calls.log == [("setup", "db 5432", "yes"), ("withoutData", "", None)]
 
 
+def test_percent_formatting_of_plain_text() -> None:
+    assert run("return 'port 12345: %s/%d' % (args.a, 7)", Calls(), a="tcp") == (
+        "port 12345: tcp/7")
+
+
 def test_empty_return_is_none() -> None:
     assert run("return", Calls()) is None
 
@@ -91,6 +96,14 @@ def test_script_failure_passes_through_untouched() -> None:
     ("return 'ab' * 600000", "Body line 1: a value of the Body grew over 1000000 items"),
     ("return '{:99999}'.format(1)", "Body line 1: format width in '99999' is too large"),
     ("return args.a.upper", "Body line 1: str value has no attribute 'upper'"),
+    ("x = 'a' * 900000\nreturn x.replace('a', 'bb')",
+     "Body line 2: a value of the Body grew over 1000000 items"),
+    ("x = 'a' * 900000\nreturn '{0}{0}'.format(x)",
+     "Body line 2: a value of the Body grew over 1000000 items"),
+    ("x = 99999999999999999999\n" + "x = x * x\n" * 12,
+     "Body line 11: a number of the Body grew over 64000 bits"),
+    ("return '%99999s' % 1", "Body line 1: %-formatting takes a tuple or a value, without "
+     "`*` or widths over 9999; use format()"),
 ])
 def test_runtime_errors_name_the_body_line(source: str, message: str) -> None:
     with pytest.raises(PlanFailed) as info:

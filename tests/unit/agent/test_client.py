@@ -91,6 +91,10 @@ def test_no_answer_in_time_raises_agent_timeout() -> None:
     assert repr(info.value) == "AgentTimeout(plan_id='p9', seconds=7)"
 
 
+def test_timeout_of_a_plan_without_id() -> None:
+    assert str(AgentTimeout(None, 2.5)) == "The agent did not respond within 2.5 seconds"
+
+
 def test_malformed_request_is_a_400(server: AgentServer) -> None:
     response = httpx.post(server.url + "/v1/plans", json={"plan": {}, "timeout": -1})
     assert (response.status_code, response.json()) == (400, {"error": {
