@@ -5,6 +5,7 @@ from __future__ import annotations
 import base64
 import datetime
 import itertools
+import threading
 import os
 import time
 from pathlib import Path
@@ -202,3 +203,24 @@ def test_clashing_file_names_give_an_error_result(executor: PlanExecutor,
     assert outcome == Outcome("done", error(
         1, f"Body line 1: FileExistsError: [Errno 17] File exists: "
            f"'{tmp_path / 'agent' / 'plans' / 'p1' / 'files' / 'f1'}' -> '{link}'"), "p1")
+
+
+def test_second_argument_of_a_script_is_its_stdin(executor: PlanExecutor) -> None:
+    outcome = executor.execute(plan("tr a-z A-Z", body="return deploy('', args.text).stdout",
+                                    Parameters={"text": "piped in"}), 10)
+    assert outcome.result["Body"] == "PIPED IN"
+
+
+def test_one_plan_at_a_time(executor: PlanExecutor, tmp_path: Path) -> None:
+    first: list[Outcome] = []
+    thread = threading.Thread(target=lambda: first.append(executor.execute(
+        plan("echo started; exec sleep 60", ID="first"), 1.5)))
+    thread.start()
+    log = tmp_path / "agent" / "plans" / "first" / "logs" / "001-deploy.stdout"
+    deadline = time.monotonic() + 10
+    while not (log.exists() and log.read_text()) and time.monotonic() < deadline:
+        time.sleep(0.01)
+    second = executor.execute(plan("true", ID="second"), 0.2)
+    thread.join(10)
+    message = "The agent was busy with another plan for 0.2 seconds"
+    assert (second.status, second.message, first[0].status) == ("timeout", message, "timeout")
