@@ -66,8 +66,7 @@ class PlanExecutor:
         try:
             plan = parse_plan(raw, self.results.new_id)
         except PlanError as exc:
-            result = (v1_exception("laguna.agent.PlanError", exc.message) if v1 else
-                      self.results.error(plan_id_of(raw), exc.error_code, exc.message))
+            result = self._error(plan_id_of(raw), v1, exc)
             return Outcome("rejected", result, plan_id_of(raw), exc.message, exc.error_code)
         if not self._lock.acquire(timeout=timeout):
             message = f"The agent was busy with another plan for {timeout:g} seconds"
@@ -91,21 +90,25 @@ class PlanExecutor:
         except PlanTimeout as exc:
             outcome = self._timed_out(plan.plan_id, v1, exc)
         except Exception as exc:  # the agent answers whatever happens on the host
-            known = isinstance(exc, PlanError | PlanFailed)
-            message = str(exc) if known else f"{type(exc).__name__}: {exc}"
-            code = exc.error_code if isinstance(exc, PlanError | PlanFailed) else 1
-            outcome = Outcome("done", v1_exception(f"laguna.agent.{type(exc).__name__}",
-                                                   message) if v1 else
-                              self.results.error(plan.plan_id, code, message), plan.plan_id)
+            outcome = Outcome("done", self._error(plan.plan_id, v1, exc), plan.plan_id)
         if workspace is not None:
             workspace.save_result(outcome.result)
         return outcome
 
     def _timed_out(self, plan_id: str, v1: bool, exc: PlanTimeout) -> Outcome:
-        result = (v1_exception("laguna.agent.PlanTimeout", exc.message, None,
-                               exc.additional_info) if v1 else
-                  self.results.error(plan_id, exc.error_code, exc.message, exc.additional_info))
-        return Outcome("timeout", result, plan_id, exc.message, exc.error_code, exc.seconds)
+        return Outcome("timeout", self._error(plan_id, v1, exc), plan_id, exc.message,
+                       exc.error_code, exc.seconds)
+
+    def _error(self, plan_id: str | None, v1: bool, exc: Exception) -> dict[str, Any]:
+        """The error result of the plan's format for ``exc``."""
+        if isinstance(exc, PlanError | PlanFailed):
+            code, message = exc.error_code, exc.message
+        else:
+            code, message = 1, f"{type(exc).__name__}: {exc}"
+        info = exc.additional_info if isinstance(exc, PlanFailed) else None
+        if v1:
+            return v1_exception(f"laguna.agent.{type(exc).__name__}", message, None, info)
+        return self.results.error(plan_id, code, message, info)
 
     # -- v2 -----------------------------------------------------------------
 
@@ -124,8 +127,7 @@ class PlanExecutor:
         except PlanTimeout:
             raise
         except PlanFailed as exc:
-            return self.results.error(plan.plan_id, exc.error_code, exc.message,
-                                      exc.additional_info)
+            return self._error(plan.plan_id, False, exc)
         except (TypeError, ValueError) as exc:
             return self.results.error(plan.plan_id, 1, f"Body returned a value that is "
                                       f"not JSON: {exc}")
