@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import json
 import re
+import shlex
 import stat
 import threading
 import time
@@ -143,7 +144,7 @@ class PlanExecutor:
         # murano-agent ran `./"<entry point>" <commandline>` through the shell, so the
         # command line is shell text (quoting included) and the file runs by its #! line.
         done = run_process(
-            ["/bin/sh", "-c", f'./"{entry.name}" {commandline}'], cwd=entry.parent,
+            ["/bin/sh", "-c", f"./{shlex.quote(entry.name)} {commandline}"], cwd=entry.parent,
             env=self.env, stdin=None if stdin is None else stdin.encode("utf-8"),
             deadline=deadline, log_prefix=workspace.log_prefix(script.name))
         options = script.options

@@ -18,12 +18,13 @@ from __future__ import annotations
 import base64
 import binascii
 import re
-import uuid
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
 from laguna.agent.body import Body
 from laguna.agent.errors import FORMAT_UNSUPPORTED, PlanError
+from laguna.agent.results import hex_id
 
 MAX_FORMAT = (2, 2, 0)
 KNOWN_SCRIPT_TYPES = ("Application", "Chef", "Puppet")
@@ -96,13 +97,13 @@ def is_v1(raw: dict[str, Any]) -> bool:
     return not version or (isinstance(version, str) and version.startswith("1."))
 
 
-def parse_plan(raw: Any, new_id: Any = None) -> Plan:
+def parse_plan(raw: Any, new_id: Callable[[], str] = hex_id) -> Plan:
     """Check a plan as received (JSON) and return it as a ``PlanV1`` or ``PlanV2``."""
     if not isinstance(raw, dict):
         raise PlanError("The execution plan is not a JSON object")
     plan_id = raw.get("ID")
     if plan_id is None:
-        plan_id = new_id() if new_id is not None else uuid.uuid4().hex
+        plan_id = new_id()
     if not isinstance(plan_id, str):
         raise PlanError("ID of the execution plan is not a string")
     _check_plain_name(plan_id, "Plan ID")

@@ -18,7 +18,7 @@ a failed command is ``{"IsException": true, "Result": [type, message, command, d
 from __future__ import annotations
 
 import datetime
-import uuid
+import os
 from collections.abc import Callable
 from typing import Any
 
@@ -27,13 +27,14 @@ def _utcnow() -> datetime.datetime:
     return datetime.datetime.now(datetime.timezone.utc).replace(tzinfo=None)
 
 
-def _hex_id() -> str:
-    return uuid.uuid4().hex
+def hex_id() -> str:
+    """32 random hex digits, the shape of ``uuid.uuid4().hex`` the original used."""
+    return os.urandom(16).hex()
 
 
 class ResultFactory:
     def __init__(self, clock: Callable[[], datetime.datetime] = _utcnow,
-                 new_id: Callable[[], str] = _hex_id) -> None:
+                 new_id: Callable[[], str] = hex_id) -> None:
         self.clock = clock
         self.new_id = new_id
 

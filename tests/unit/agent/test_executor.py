@@ -224,3 +224,9 @@ def test_one_plan_at_a_time(executor: PlanExecutor, tmp_path: Path) -> None:
     thread.join(10)
     message = "The agent was busy with another plan for 0.2 seconds"
     assert (second.status, second.message, first[0].status) == ("timeout", message, "timeout")
+
+
+def test_entry_point_name_is_quoted_for_the_shell(executor: PlanExecutor) -> None:
+    files = {"f1": {"Name": "my $x `deploy`.sh", "BodyType": "Text", "Body": "echo ran $1"}}
+    outcome = executor.execute(plan("", body="return deploy('ok').stdout", Files=files), 10)
+    assert outcome.result["Body"] == "ran ok"
