@@ -15,9 +15,11 @@ from laguna.agent.errors import (
     AgentClientError,
     AgentError,
     AgentPlanRejected,
+    AgentResultError,
     AgentTimeout,
     AgentUnreachable,
 )
+from laguna.agent.reading import result_value
 from laguna.agent.transport import AgentTransport, RecordingAgent
 
 if TYPE_CHECKING:
@@ -28,10 +30,12 @@ __all__ = [
     "AgentClientError",
     "AgentError",
     "AgentPlanRejected",
+    "AgentResultError",
     "AgentTimeout",
     "AgentTransport",
     "AgentUnreachable",
     "RecordingAgent",
+    "result_value",
 ]
 
 

@@ -12,6 +12,7 @@
                +-- AgentTimeout     no result within the plan's timeout
                +-- AgentUnreachable the agent cannot be reached
                +-- AgentPlanRejected the agent answered 400 (a PlanError on its side)
+               +-- AgentResultError the plan ran and its result reports a failure
 
 ``PlanError.error_code`` and ``PlanFailed.error_code`` are murano-agent's
 numbers (2: malformed plan, 9: unsupported format version, 100 + n: a script
@@ -133,3 +134,22 @@ class AgentPlanRejected(AgentClientError):
 
     def __repr__(self) -> str:
         return f"AgentPlanRejected({self.message!r}, error_code={self.error_code})"
+
+
+class AgentResultError(AgentClientError):
+    """A result reporting a failure; ``info`` is the original engine's AgentException data.
+
+    v2: ``{message, details, errorCode, time, extra}``; v1: ``{type, message,
+    command, details, timestamp, source}`` (see laguna.agent.reading).
+    """
+
+    code = "LAG-E1114"
+
+    def __init__(self, info: dict[str, Any]) -> None:
+        self.info = info
+        message = info.get("message")
+        self.message = str(message) if message is not None else "the agent reported an error"
+        super().__init__(self.message)
+
+    def __repr__(self) -> str:
+        return f"AgentResultError({self.info!r})"

@@ -14,8 +14,9 @@ SRC = Path(__file__).parents[3] / "src"
 
 def test_public_api_is_pinned() -> None:
     assert laguna.agent.__all__ == [
-        "AgentClient", "AgentClientError", "AgentError", "AgentPlanRejected", "AgentTimeout",
-        "AgentTransport", "AgentUnreachable", "RecordingAgent",
+        "AgentClient", "AgentClientError", "AgentError", "AgentPlanRejected",
+        "AgentResultError", "AgentTimeout", "AgentTransport", "AgentUnreachable",
+        "RecordingAgent", "result_value",
     ]
     for name in laguna.agent.__all__:
         assert getattr(laguna.agent, name).__name__ == name
@@ -29,6 +30,6 @@ def test_agent_program_loads_neither_muranopl_nor_httpx() -> None:
     assert json.loads(output) == [
         "laguna", "laguna.agent", "laguna.agent.body", "laguna.agent.errors",
         "laguna.agent.executor", "laguna.agent.main", "laguna.agent.plan",
-        "laguna.agent.process", "laguna.agent.results", "laguna.agent.server",
+        "laguna.agent.process", "laguna.agent.reading", "laguna.agent.results", "laguna.agent.server",
         "laguna.agent.transport", "laguna.agent.workspace", "laguna.errors", "laguna.source",
     ]
