@@ -123,6 +123,7 @@ class _Handler(BaseHTTPRequestHandler):
                    {"error": {"message": f"No such endpoint: {self.command} {self.path}"}})
 
     def _bad_request(self, message: str) -> None:
+        self.close_connection = True  # the body may be unread: the stream is out of step
         self._send(HTTPStatus.BAD_REQUEST, {"error": {"code": PLAN_MALFORMED, "message": message}})
 
     def _send(self, status: HTTPStatus, document: dict[str, Any]) -> None:
