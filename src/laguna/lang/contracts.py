@@ -5,7 +5,8 @@ of contract methods (`$.int()`, `$.string()`, `$.bool()`, `$.notNull()`,
 `$.check(pred, msg)`, `$.class(T, Default, spec)`, `$.template(T, ...)`,
 `$.owned()`, `$.notOwned()`), a list of contracts with optional length
 bounds, a dictionary of contracts (one key may be a contract for the other
-keys), or a constant the value must equal.
+keys), or a constant the value must equal. The structure is compiled once into
+shapes (`_compile`); null passes a list or dictionary shape as null.
 
 It runs in one of three modes: ``transform`` converts the value (the default,
 and it creates objects from dictionaries), ``validate`` only checks an
@@ -32,9 +33,10 @@ TRANSFORM, VALIDATE, CHECK = "transform", "validate", "check"
 
 
 def format_scalar(value: t.Any) -> str:
-    if isinstance(value, str):
-        return f"'{value}'"
-    return str(value)
+    """A value as contract messages and paths show it: text in single quotes
+    (not escaped), anything else as Python prints it (null is `None`)."""
+    text = str(value)
+    return "'" + text + "'" if isinstance(value, str) else text
 
 
 class ObjRef:
@@ -64,12 +66,13 @@ class ContractState:
 class Contract:
     """A compiled contract of one property or argument."""
 
-    __slots__ = ("spec", "declaring_type", "text")
+    __slots__ = ("spec", "declaring_type", "text", "shape")
 
     def __init__(self, spec: t.Any, declaring_type: MuranoClass) -> None:
         self.spec = spec
         self.declaring_type = declaring_type
         self.text = _spec_text(spec)
+        self.shape = _compile(spec)
 
     def apply(self, value: t.Any, *, executor: Executor, this: t.Any, owner: t.Any = None,
               mode: str = TRANSFORM, default: t.Any = None,
@@ -79,7 +82,7 @@ class Contract:
             value = executor.evaluate_data(default, frame)
         state = ContractState(mode, this, owner, executor,
                               caller.cls if caller is not None else None, self.declaring_type)
-        return self._map(value, self.spec, frame, state, "")
+        return self.shape.conform(value, "", _Walk(self, frame, state))
 
     def check(self, value: t.Any, *, executor: Executor, this: t.Any,
               caller: Frame | None = None) -> bool:
@@ -88,20 +91,6 @@ class Contract:
         except errors.ContractViolationException:
             return False
         return True
-
-    # -- structure --------------------------------------------------------
-    def _map(self, data: t.Any, spec: t.Any, frame: Frame, state: ContractState,
-             path: str) -> t.Any:
-        if isinstance(spec, YaqlExpression):
-            return self._expression(data, spec, frame, state, path)
-        if isinstance(spec, dict):
-            return self._map_dict(data, spec, frame, state, path)
-        if isinstance(spec, list):
-            return self._map_list(data, spec, frame, state, path)
-        if data != spec:
-            raise errors.ContractViolationException(
-                f"Value {format_scalar(data)} is not equal to {spec}", path)
-        return data
 
     def _expression(self, data: t.Any, spec: YaqlExpression, frame: Frame,
                     state: ContractState, path: str) -> t.Any:
@@ -119,66 +108,157 @@ class Contract:
             exc.path = path + exc.path
             raise
 
-    def _map_dict(self, data: t.Any, spec: dict[t.Any, t.Any], frame: Frame,
-                  state: ContractState, path: str) -> t.Any:
-        if data is None:
-            data = {}
-        if not isinstance(data, (dict, utils.FrozenDict)):
+
+# -- shapes: a contract's YAML structure, compiled once ----------------------------
+# A spec is compiled into a tree of shapes when the contract is built; applying
+# the contract walks that tree alongside the value. Null conforms to a list or
+# dictionary shape as null (a list's least length still counts it as empty).
+
+class _Walk(t.NamedTuple):
+    """What every shape of one application of a contract shares."""
+
+    contract: Contract
+    frame: Frame
+    state: ContractState
+
+
+class _Shape:
+    __slots__ = ()
+
+    def conform(self, value: t.Any, path: str, walk: _Walk) -> t.Any:
+        raise NotImplementedError
+
+
+class _Expression(_Shape):
+    """A YAQL expression of contract methods over `$`."""
+
+    __slots__ = ("expression",)
+
+    def __init__(self, expression: YaqlExpression) -> None:
+        self.expression = expression
+
+    def conform(self, value: t.Any, path: str, walk: _Walk) -> t.Any:
+        return walk.contract._expression(value, self.expression, walk.frame, walk.state, path)
+
+
+class _Constant(_Shape):
+    """Any other scalar: the value must equal it."""
+
+    __slots__ = ("constant",)
+
+    def __init__(self, constant: t.Any) -> None:
+        self.constant = constant
+
+    def conform(self, value: t.Any, path: str, walk: _Walk) -> t.Any:
+        if value == self.constant:
+            return value
+        raise errors.ContractViolationException(
+            f"Value {format_scalar(value)} is not equal to {self.constant}", path)
+
+
+class _Invalid(_Shape):
+    """A spec that cannot be a contract; it fails wherever a value meets it."""
+
+    __slots__ = ("reason",)
+
+    def __init__(self, reason: str) -> None:
+        self.reason = reason
+
+    def conform(self, value: t.Any, path: str, walk: _Walk) -> t.Any:
+        raise errors.ContractViolationException(self.reason, path)
+
+
+class _Sequence(_Shape):
+    """A list: item shapes by position (the last one repeats) and a length range."""
+
+    __slots__ = ("items", "least", "most")
+
+    def __init__(self, items: tuple[_Shape, ...], least: int, most: int | None) -> None:
+        self.items = items
+        self.least = least
+        self.most = most
+
+    def conform(self, value: t.Any, path: str, walk: _Walk) -> t.Any:
+        if value is None:
+            self._check_length(0, path)
+            return None
+        if utils.is_iterator(value) or isinstance(value, list):
+            value = tuple(value)
+        elif not isinstance(value, tuple):
+            value = (value,)
+        self._check_length(len(value), path)
+        if not self.items:
+            return value
+        last = len(self.items) - 1
+        return tuple(self.items[min(position, last)].conform(item, f"{path}[{position}]", walk)
+                     for position, item in enumerate(value))
+
+    def _check_length(self, length: int, path: str) -> None:
+        if self.most is not None:
+            if not self.least <= length <= self.most:
+                raise errors.ContractViolationException(
+                    f"Array length {length} is not within [{self.least}..{self.most}] range",
+                    path)
+        elif length < self.least:
             raise errors.ContractViolationException(
-                f"Value {format_scalar(data)} is not of a dictionary type", path)
-        if not spec:
-            return data
-        result: dict[t.Any, t.Any] = {}
-        key_contract = None
-        for key, value_spec in spec.items():
-            if isinstance(key, YaqlExpression):
-                if key_contract is not None:
-                    raise errors.ContractViolationException(
-                        "Dictionary contract cannot have more than one expression key", path)
-                key_contract = key
-                continue
-            result[key] = self._map(data.get(key), value_spec, frame, state,
-                                    f"{path}[{format_scalar(key)}]")
-        if key_contract is not None:
-            value_spec = spec[key_contract]
-            for key, value in data.items():
-                if key in result:
-                    continue
-                new_key = self._map(key, key_contract, frame, state, path)
-                result[new_key] = self._map(value, value_spec, frame, state,
-                                            f"{path}[{format_scalar(new_key)}]")
+                f"Array length {length} must not be less than {self.least}", path)
+
+
+class _Mapping(_Shape):
+    """A dictionary: shapes of fixed keys, and optionally one key shape with the
+    value shape for every other key (two keys that convert to one: the later
+    wins). Without a key shape, keys that are not fixed are dropped."""
+
+    __slots__ = ("fixed", "others")
+
+    def __init__(self, fixed: dict[t.Any, _Shape],
+                 others: tuple[_Shape, _Shape] | None) -> None:
+        self.fixed = fixed
+        self.others = others
+
+    def conform(self, value: t.Any, path: str, walk: _Walk) -> t.Any:
+        if value is None:
+            return None
+        if not isinstance(value, (dict, utils.FrozenDict)):
+            raise errors.ContractViolationException(
+                f"Value {format_scalar(value)} is not of a dictionary type", path)
+        if not self.fixed and self.others is None:
+            return value
+        result = {key: shape.conform(value.get(key), f"{path}[{format_scalar(key)}]", walk)
+                  for key, shape in self.fixed.items()}
+        if self.others is not None:
+            key_shape, value_shape = self.others
+            for key, item in value.items():
+                if key not in self.fixed:
+                    key = key_shape.conform(key, path, walk)
+                    result[key] = value_shape.conform(item, f"{path}[{format_scalar(key)}]", walk)
         return utils.FrozenDict(result)
 
-    def _map_list(self, data: t.Any, spec: list[t.Any], frame: Frame, state: ContractState,
-                  path: str) -> t.Any:
-        if utils.is_iterator(data):
-            data = list(data)
-        elif not isinstance(data, (list, tuple)):
-            data = [] if data is None else [data]
-        if not spec:
-            return tuple(data)
-        shift, min_length, max_length = 0, 0, -1
-        if isinstance(spec[-1], int) and not isinstance(spec[-1], bool):
-            min_length = spec[-1]
-            shift = 1
-            if len(spec) >= 2 and isinstance(spec[-2], int) and not isinstance(spec[-2], bool):
-                max_length, min_length = min_length, spec[-2]
-                shift = 2
-        if max_length >= 0 and not min_length <= len(data) <= max_length:
-            raise errors.ContractViolationException(
-                f"Array length {len(data)} is not within [{min_length}..{max_length}] range",
-                path)
-        if len(data) < min_length:
-            raise errors.ContractViolationException(
-                f"Array length {len(data)} must not be less than {min_length}", path)
-        items = spec[:len(spec) - shift]
-        if not items:
-            return tuple(data)
-        result = []
-        for index, item in enumerate(data):
-            item_spec = items[index] if index < len(items) else items[-1]
-            result.append(self._map(item, item_spec, frame, state, f"{path}[{index}]"))
-        return tuple(result)
+
+def _is_length(item: t.Any) -> bool:
+    return isinstance(item, int) and not isinstance(item, bool)
+
+
+def _compile(spec: t.Any) -> _Shape:
+    if isinstance(spec, YaqlExpression):
+        return _Expression(spec)
+    if isinstance(spec, list):
+        lengths = 0
+        while lengths < min(2, len(spec)) and _is_length(spec[len(spec) - 1 - lengths]):
+            lengths += 1
+        bounds = spec[len(spec) - lengths:]
+        items = tuple(_compile(item) for item in spec[:len(spec) - lengths])
+        least = bounds[0] if bounds else 0
+        return _Sequence(items, least, bounds[1] if lengths == 2 else None)
+    if isinstance(spec, dict):
+        patterns = [key for key in spec if isinstance(key, YaqlExpression)]
+        if len(patterns) > 1:
+            return _Invalid("Dictionary contract cannot have more than one expression key")
+        fixed = {key: _compile(item) for key, item in spec.items()
+                 if not isinstance(key, YaqlExpression)}
+        others = (_Expression(patterns[0]), _compile(spec[patterns[0]])) if patterns else None
+        return _Mapping(fixed, others)
+    return _Constant(spec)
 
 
 def _spec_text(spec: t.Any) -> str:

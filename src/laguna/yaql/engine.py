@@ -1,9 +1,9 @@
 """YAQL engines and root contexts, one pair per MuranoPL runtime flavour.
 
 Packages of Format 1.0 and 1.1 run with yaql's legacy mode (yaql 0.2
-compatibility); later formats with plain yaql 1.x/3.x. Both get MuranoPL's
-three extra operators: `is` (instance test), binary `ns:Name` and unary
-`:Name` (type names).
+compatibility); later formats with plain yaql 1.x/3.x. Both parse with one
+operator table (OPERATOR_LEVELS): yaql's operators and MuranoPL's `is`
+(instance test), binary `ns:Name` and unary `:Name` (type names).
 """
 
 from __future__ import annotations
@@ -46,16 +46,50 @@ def _engine_options(legacy_mode: bool, limits: Limits) -> dict[str, t.Any]:
     return options
 
 
+# The operators of MuranoPL's YAQL, one level per row, tightest first: how a
+# level's binary operators chain ("left" or "right"), or "prefix", then its
+# operators. yaql's operators keep yaql's levels; MuranoPL adds the type names
+# `:Name` and `ns:Name`, tighter than anything, and `is` (instance test) among
+# the comparisons.
+OPERATOR_LEVELS: tuple[tuple[str, ...], ...] = (
+    ("prefix", ":"),
+    ("left", ":"),
+    ("left", ".", "?."),
+    ("left", "[]", "{}"),
+    ("prefix", "+", "-"),
+    ("left", "=~", "!~"),
+    ("left", "*", "/", "mod"),
+    ("left", "+", "-"),
+    ("left", ">", "<", ">=", "<=", "!=", "=", "in", "is"),
+    ("prefix", "not"),
+    ("left", "and"),
+    ("left", "or"),
+    ("right", "->"),
+)
+# keyword arguments, `f(name => value)`: outside the levels
+NAME_VALUE_OPERATOR = "=>"
+# the yaql functions these operators call have other names (`*equal`)
+_FUNCTION_NAMES = {"!=": "not_equal", "=": "equal"}
+_KINDS = {
+    "left": factory.OperatorType.BINARY_LEFT_ASSOCIATIVE,
+    "right": factory.OperatorType.BINARY_RIGHT_ASSOCIATIVE,
+    "prefix": factory.OperatorType.PREFIX_UNARY,
+}
+
+
+def operator_table() -> list[tuple[t.Any, ...]]:
+    """OPERATOR_LEVELS as yaql's factory takes them: records, levels parted by ()."""
+    table: list[tuple[t.Any, ...]] = [(NAME_VALUE_OPERATOR, factory.OperatorType.NAME_VALUE_PAIR)]
+    for kind, *symbols in OPERATOR_LEVELS:
+        table.append(())
+        table.extend((symbol, _KINDS[kind], _FUNCTION_NAMES.get(symbol)) for symbol in symbols)
+    return table
+
+
 @functools.lru_cache(maxsize=None)
 def create_engine(legacy_mode: bool, limits: Limits = DEFAULT_LIMITS) -> t.Any:
-    engine_factory = factory.YaqlFactory()
-    engine_factory.insert_operator(
-        ">", True, "is", factory.OperatorType.BINARY_LEFT_ASSOCIATIVE, False)
-    engine_factory.insert_operator(
-        None, True, ":", factory.OperatorType.BINARY_LEFT_ASSOCIATIVE, True)
-    engine_factory.insert_operator(
-        ":", True, ":", factory.OperatorType.PREFIX_UNARY, False)
-    engine_factory.operators.insert(0, ())
+    engine_factory = factory.YaqlFactory(keyword_operator=NAME_VALUE_OPERATOR)
+    engine_factory.operators = operator_table()
     return engine_factory.create(options=_engine_options(legacy_mode, limits))
 
 

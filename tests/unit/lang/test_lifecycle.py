@@ -43,6 +43,7 @@ Properties:
     Contract: $.string()
   nodes:
     Contract: [$.class(Node)]
+    Default: []
   extra:
     Usage: Runtime
     Contract: $
