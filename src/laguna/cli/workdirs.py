@@ -83,8 +83,14 @@ def print_json(data: object) -> None:
 
 
 def show(renderable: object) -> None:
-    """Print a domain object through its ``__rich_console__``."""
-    stdout_console().print(renderable)
+    """Print a domain object through its ``__rich_console__`` (no trailing blanks)."""
+    console = stdout_console()
+    if console.is_terminal:
+        console.print(renderable)
+        return
+    with console.capture() as captured:
+        console.print(renderable)
+    click.echo("\n".join(line.rstrip() for line in captured.get().splitlines()))
 
 
 def fail(error: DeployError, as_json: bool) -> t.NoReturn:

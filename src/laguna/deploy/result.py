@@ -141,7 +141,8 @@ class Result:
             head.append(f" ({self.status})")
         yield head
         if self.components:
-            table = Table("ID", "TYPE", "NAME", "STATE", box=None, pad_edge=False)
+            table = Table("ID", "TYPE", "NAME", "STATE", box=None, pad_edge=False,
+                          padding=(0, 1, 0, 0))
             for key, component in self.components.items():
                 table.add_row(key, component.type, component.name, component.state)
             yield table
@@ -245,7 +246,7 @@ class EnvironmentList:
             yield Text("no environments")
             return
         table = Table("NAME", "LANGUAGE", "STATE", "VERSION", "UPDATED", box=None,
-                      pad_edge=False)
+                      pad_edge=False, padding=(0, 1, 0, 0))
         for env in self.environments:
             table.add_row(env.name, env.language or "-", env.state, str(env.version),
                           iso(env.updated))

@@ -222,6 +222,7 @@ class Service:
                blueprint: Blueprint | None, frontend: Frontend | None,
                action: dict[str, t.Any] | None) -> _Started:
         now = self.clock()
+        # Recovery commits on its own: a refusal below must not undo it.
         with database.session() as session:
             if operation is Operation.DEPLOY:
                 record = repo.find_environment(session, self.project, name) or \
@@ -230,6 +231,8 @@ class Service:
             else:
                 record = self._find(session, name)
             self._recover(session, record)
+        with database.session() as session:
+            record = self._find(session, name)
             previous = EnvironmentState(record.status)
             admit(Proposal(name, previous, operation, record.acquired_by,
                            record.model is not None))
@@ -248,6 +251,12 @@ class Service:
                                      "claimed it first")
             record.status = RUNNING[operation].value
             record.updated = now
+            if blueprint is not None:
+                # Known from the start, so that an interrupted deploy can be undeployed:
+                # the language, and the new packages next to those of the stored model.
+                record.language = blueprint.language
+                repo.add_packages(session, record, [
+                    (p.name, p.version, p.archive) for p in blueprint.packages])
             return _Started(frontend, deployment.id, _stored_state(record), previous)
 
     def _run(self, frontend: Frontend, operation: Operation, context: RunContext,

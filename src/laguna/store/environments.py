@@ -121,3 +121,16 @@ def replace_packages(session: Session, record: EnvironmentRecord,
     record.package_rows.extend(
         EnvironmentPackage(name=name, version=version, position=position, archive=archive)
         for position, (name, version, archive) in enumerate(packages))
+
+
+def add_packages(session: Session, record: EnvironmentRecord,
+                 packages: t.Iterable[tuple[str, str, bytes]]) -> None:
+    """Add the ``(name, version, archive)`` the environment does not have yet, after its own."""
+    have = {(row.name, row.version) for row in record.package_rows}
+    position = len(record.package_rows)
+    for name, version, archive in packages:
+        if (name, version) not in have:
+            have.add((name, version))
+            record.package_rows.append(EnvironmentPackage(
+                name=name, version=version, position=position, archive=archive))
+            position += 1

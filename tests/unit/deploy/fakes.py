@@ -126,3 +126,21 @@ def write_blueprint(folder: Path, stem: str, **data: t.Any) -> Path:
 
 WEB = {"id": "web1", "type": "Web", "name": "web"}
 DB = {"id": "db1", "type": "Db", "name": "db"}
+
+#: ``deploy --json`` of a first deploy of [WEB] as "shop", with a fresh Ticker
+WEB_DEPLOYED = {
+    "name": "shop",
+    "language": "fake",
+    "status": "ok",
+    "state": "ready",
+    "outputs": {"count": 1},
+    "components": {"web1": {"type": "Web", "name": "web", "state": "deployed"}},
+    "reports": [
+        {"level": "info", "text": "deploying web", "time": "2026-01-01T00:00:03.000000Z",
+         "object": "web1"},
+        {"level": "info", "text": "web deployed", "time": "2026-01-01T00:00:04.000000Z",
+         "object": "web1"},
+    ],
+    "model": {"components": [WEB]},
+    "error": None,
+}

@@ -21,7 +21,7 @@ from laguna.deploy.workdir import Workdir
 from laguna.store import environments as repo
 from laguna.store.models import DeploymentRecord
 
-from .fakes import DB, PACKAGE, WEB, FakeFrontend, Ticker, write_blueprint
+from .fakes import DB, PACKAGE, WEB, WEB_DEPLOYED, FakeFrontend, Ticker, write_blueprint
 
 
 class DeadOwners:
@@ -46,22 +46,7 @@ def service(tmp_path: Path, frontend: FakeFrontend) -> Service:
 def test_deploy_result_json_is_exact(service: Service, tmp_path: Path) -> None:
     path = write_blueprint(tmp_path, "shop", components=[WEB])
     result = service.deploy(path, PrepareOptions(settings={"size": "2"}))
-    assert result.to_json() == {
-        "name": "shop",
-        "language": "fake",
-        "status": "ok",
-        "state": "ready",
-        "outputs": {"count": 1},
-        "components": {"web1": {"type": "Web", "name": "web", "state": "deployed"}},
-        "reports": [
-            {"level": "info", "text": "deploying web", "time": "2026-01-01T00:00:03.000000Z",
-             "object": "web1"},
-            {"level": "info", "text": "web deployed", "time": "2026-01-01T00:00:04.000000Z",
-             "object": "web1"},
-        ],
-        "model": {"components": [WEB]},
-        "error": None,
-    }
+    assert result.to_json() == WEB_DEPLOYED
     assert result.exit_code == 0
 
 
@@ -284,3 +269,20 @@ def test_dead_holder_is_recovered_by_the_next_command(service: Service,
     assert status.error.message == (
         "the deploy was interrupted: its process (pid 300 on here) ended before it finished")
     assert service.deploy(path).status == "ok"
+
+
+def test_a_failed_first_deploy_keeps_language_and_packages(service: Service,
+                                                          tmp_path: Path) -> None:
+    service.deploy(write_blueprint(tmp_path, "shop", components=[WEB], fail={
+        "at": "web1", "kind": "cloud_error", "message": "no capacity"}))
+    database = service.workdir.open_store()
+    try:
+        with database.session() as session:
+            record = repo.find_environment(session, "local", "shop")
+            assert record is not None
+            assert (record.language, record.status, record.version) == (
+                "fake", "deploy failure", 0)
+            assert [p.name for p in record.package_rows] == [PACKAGE.name]
+    finally:
+        database.dispose()
+    assert service.undeploy("shop").status == "ok"
