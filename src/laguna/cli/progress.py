@@ -13,11 +13,10 @@ import typing as t
 import click
 from rich.console import Console, Group
 from rich.live import Live
-from rich.table import Table
 from rich.text import Text
 
 from laguna.deploy.events import ComponentChanged, DeploymentStarted, Event, ReportEmitted
-from laguna.deploy.result import Component, Report
+from laguna.deploy.result import Component, Report, components_table
 
 #: how many of the latest reports the live view shows
 SHOWN_REPORTS = 12
@@ -73,10 +72,7 @@ class LiveProgress:
         self.live.update(self._render())
 
     def _render(self) -> Group:
-        table = Table("ID", "TYPE", "NAME", "STATE", title=self.title, box=None,
-                      pad_edge=False, title_justify="left")
-        for key, component in self.components.items():
-            table.add_row(key, component.type, component.name, component.state)
+        table = components_table(self.components, self.title)
         lines = [Text(r.line(), style=_STYLE.get(r.level, ""))
                  for r in self.reports[-SHOWN_REPORTS:]]
         return Group(table, *lines)

@@ -141,11 +141,7 @@ class Result:
             head.append(f" ({self.status})")
         yield head
         if self.components:
-            table = Table("ID", "TYPE", "NAME", "STATE", box=None, pad_edge=False,
-                          padding=(0, 1, 0, 0))
-            for key, component in self.components.items():
-                table.add_row(key, component.type, component.name, component.state)
-            yield table
+            yield components_table(self.components)
         for key, value in self.outputs.items():
             yield Text(f"output {key}: {value}")
         if self.plan is not None:
@@ -159,6 +155,15 @@ class Result:
                     yield Text("\n".join(f"  {line}" for line in text.splitlines()))
                 else:
                     yield Text(f"{key}: {text}")
+
+
+def components_table(components: t.Mapping[str, Component], title: str | None = None) -> Table:
+    """Components by id, with type, name and state."""
+    table = Table("ID", "TYPE", "NAME", "STATE", title=title, title_justify="left", box=None,
+                  pad_edge=False, padding=(0, 1, 0, 0))
+    for key, component in components.items():
+        table.add_row(key, component.type, component.name, component.state)
+    return table
 
 
 def _render_plan(plan: t.Sequence[t.Mapping[str, t.Any]]) -> t.Iterator[Text]:

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-import sys
 from pathlib import Path
 
 import pytest
@@ -13,8 +12,7 @@ from laguna.cli.main import cli
 from laguna.cli.workdirs import Wiring
 from laguna.deploy.frontend import FrontendRegistry
 
-sys.path.insert(0, str(Path(__file__).parents[1] / "deploy"))
-from fakes import DB, WEB, WEB_DEPLOYED, FakeFrontend, Ticker, write_blueprint  # noqa: E402
+from unit.deploy.fakes import DB, WEB, WEB_DEPLOYED, FakeFrontend, Ticker, write_blueprint
 
 
 @pytest.fixture()

@@ -15,8 +15,7 @@ from click.testing import CliRunner
 from laguna.cli.main import cli
 from laguna.cli.workdirs import Wiring
 
-sys.path.insert(0, str(Path(__file__).parents[1] / "deploy"))
-from fakes import DB, WEB, registry, write_blueprint  # noqa: E402
+from unit.deploy.fakes import DB, WEB, registry, write_blueprint
 
 FAKE_LAGUNA = Path(__file__).parents[1] / "deploy" / "fake_laguna.py"
 SRC = Path(__file__).parents[3] / "src"

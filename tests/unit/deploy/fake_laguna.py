@@ -5,9 +5,9 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).parent))
+sys.path.insert(0, str(Path(__file__).parents[2]))
 
-from fakes import registry  # noqa: E402
+from unit.deploy.fakes import registry  # noqa: E402
 
 from laguna.cli.main import cli  # noqa: E402
 from laguna.cli.workdirs import Wiring  # noqa: E402
