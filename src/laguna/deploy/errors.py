@@ -43,6 +43,8 @@ ENVIRONMENT_BUSY = "environment_busy"
 NOT_DEPLOYED = "not_deployed"
 #: the environment's blueprint language has no front end installed here
 LANGUAGE_UNAVAILABLE = "language_unavailable"
+#: the environment holds a deployment of another blueprint language
+LANGUAGE_MISMATCH = "language_mismatch"
 #: the process running the deployment died before it finished
 INTERRUPTED = "interrupted"
 #: the front end raised an error it did not classify (a bug)
@@ -51,7 +53,7 @@ INTERNAL_ERROR = "internal_error"
 #: every kind the deployment layer and the MuranoPL front end use, documented
 KINDS = (MODEL_INVALID, CLASS_NOT_FOUND, CONTRACT_VIOLATION, SCRIPT_FAILED, AGENT_TIMEOUT,
          CLOUD_ERROR, MURANOPL_ERROR, ENVIRONMENT_NOT_FOUND, ENVIRONMENT_BUSY, NOT_DEPLOYED,
-         LANGUAGE_UNAVAILABLE, INTERRUPTED, INTERNAL_ERROR)
+         LANGUAGE_UNAVAILABLE, LANGUAGE_MISMATCH, INTERRUPTED, INTERNAL_ERROR)
 
 _KIND = re.compile(r"^[a-z][a-z0-9]*(_[a-z0-9]+)*$")
 

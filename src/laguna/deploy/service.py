@@ -235,7 +235,8 @@ class Service:
             record = self._find(session, name)
             previous = EnvironmentState(record.status)
             admit(Proposal(name, previous, operation, record.acquired_by,
-                           record.model is not None))
+                           record.model is not None, record.language,
+                           blueprint.language if blueprint is not None else None))
             if frontend is None:
                 frontend = self._frontend_of(record)
             deployment = DeploymentRecord(

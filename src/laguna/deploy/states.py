@@ -65,6 +65,9 @@ class Proposal:
     acquired_by: str | None
     #: whether the environment has a stored model
     deployed: bool
+    #: the language of what is deployed, and of the blueprint proposed (deploy only)
+    language: str | None = None
+    proposed_language: str | None = None
 
 
 class AdmissionRule:
@@ -112,11 +115,28 @@ class UndeployNeedsSomethingDeployed(AdmissionRule):
                 "nothing to undeploy")
 
 
+class OneLanguagePerEnvironment(AdmissionRule):
+    """A model deployed in one language cannot be redeployed by another's front end
+    (it could not compute the difference); undeploy first."""
+
+    OPERATIONS = frozenset({Operation.DEPLOY})
+
+    def check(self, proposal: Proposal) -> None:
+        if (proposal.deployed and proposal.language is not None
+                and proposal.proposed_language is not None
+                and proposal.language != proposal.proposed_language):
+            raise errors.Refused(
+                errors.LANGUAGE_MISMATCH,
+                f"environment {proposal.environment!r} holds a {proposal.language} "
+                f"deployment; undeploy it before deploying {proposal.proposed_language}")
+
+
 #: the admission rules, in the order they are asked
 ADMISSION: tuple[AdmissionRule, ...] = (
     OneOperationAtATime(),
     ActionNeedsADeployment(),
     UndeployNeedsSomethingDeployed(),
+    OneLanguagePerEnvironment(),
 )
 
 

@@ -24,7 +24,8 @@ def proposal(state: EnvironmentState, operation: Operation, acquired_by: str | N
 
 def test_rules_are_asked_in_order() -> None:
     assert [type(rule).__name__ for rule in ADMISSION] == [
-        "OneOperationAtATime", "ActionNeedsADeployment", "UndeployNeedsSomethingDeployed"]
+        "OneOperationAtATime", "ActionNeedsADeployment", "UndeployNeedsSomethingDeployed",
+        "OneLanguagePerEnvironment"]
 
 
 @pytest.mark.parametrize("operation", list(Operation))
@@ -63,3 +64,12 @@ def test_finish_states() -> None:
         ("deploy", True, "ready"), ("deploy", False, "deploy failure"),
         ("action", True, "ready"), ("action", False, "deploy failure"),
         ("undeploy", True, "undeployed"), ("undeploy", False, "delete failure")]
+
+
+def test_another_language_cannot_redeploy_a_deployed_model() -> None:
+    mixed = Proposal("shop", S.READY, Operation.DEPLOY, None, True, "muranopl", "tosca")
+    with pytest.raises(Refused, match=r"^error\[language_mismatch\]: environment 'shop' "
+                                      r"holds a muranopl deployment; undeploy it before "
+                                      r"deploying tosca$"):
+        admit(mixed)
+    admit(Proposal("shop", S.UNDEPLOYED, Operation.DEPLOY, None, False, "muranopl", "tosca"))
