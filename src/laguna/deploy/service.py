@@ -275,6 +275,11 @@ class Service:
             return frontend.undeploy(context), False
         except errors.Rejected as rejected:
             return Outcome(ok=False, error=ErrorInfo(rejected.kind, rejected.message)), True
+        except KeyboardInterrupt:
+            # Ctrl-C: record the end now rather than leave it to the next command's recovery.
+            message = f"the {operation.value} was interrupted by the user"
+            context.reporter.report(ERROR, message)
+            return Outcome(ok=False, error=ErrorInfo(errors.INTERRUPTED, message)), False
         except Exception as exc:  # a front end bug must not leave the environment held
             log.exception("the %s front end failed", frontend.language)
             context.reporter.report(ERROR, f"{type(exc).__name__}: {exc}")

@@ -14,7 +14,8 @@ from laguna.deploy.events import (
     Event,
     ReportEmitted,
 )
-from laguna.deploy.frontend import FrontendRegistry, PrepareOptions
+from laguna.deploy.context import RunContext
+from laguna.deploy.frontend import FrontendRegistry, Outcome, PrepareOptions
 from laguna.deploy.owner import ProcessOwner
 from laguna.deploy.service import Service
 from laguna.deploy.workdir import Workdir
@@ -286,3 +287,31 @@ def test_a_failed_first_deploy_keeps_language_and_packages(service: Service,
     finally:
         database.dispose()
     assert service.undeploy("shop").status == "ok"
+
+
+class Interrupting(FakeFrontend):
+    def undeploy(self, context: RunContext) -> Outcome:
+        context.reporter.report("info", "destroying web", "web1")
+        raise KeyboardInterrupt
+
+
+class Crashing(FakeFrontend):
+    def undeploy(self, context: RunContext) -> Outcome:
+        raise RuntimeError("bug")
+
+
+@pytest.mark.parametrize(("frontend_class", "kind", "message"), [
+    (Interrupting, "interrupted", "the undeploy was interrupted by the user"),
+    (Crashing, "internal_error", "RuntimeError: bug"),
+])
+def test_interrupted_or_crashed_front_end_releases_the_environment(
+        tmp_path: Path, frontend_class: type[FakeFrontend], kind: str, message: str) -> None:
+    service = Service(Workdir(tmp_path / "wd"), FrontendRegistry([frontend_class()]),
+                      clock=Ticker())
+    service.deploy(write_blueprint(tmp_path, "shop", components=[WEB]))
+    result = service.undeploy("shop")
+    assert result.error is not None
+    assert (result.status, result.state, result.error.kind, result.error.message) == (
+        "failed", "delete failure", kind, message)
+    assert result.reports[-1].text == message
+    assert service.environments().environments[0].acquired_by is None
