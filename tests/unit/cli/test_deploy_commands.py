@@ -217,3 +217,12 @@ def test_dry_run_prints_the_plan_and_keeps_nothing(wiring: Wiring, tmp_path: Pat
         "}",
     ]
     assert not (tmp_path / ".laguna").exists()
+
+
+def test_workdir_after_the_command_wins_over_the_one_before(wiring: Wiring,
+                                                            tmp_path: Path) -> None:
+    path = write_blueprint(tmp_path, "shop", components=[WEB])
+    result = run(wiring, "--workdir", str(tmp_path / "before"), "deploy", str(path), "--json",
+                 "--workdir", str(tmp_path / "after"))
+    assert result.exit_code == 0
+    assert sorted(p.name for p in tmp_path.iterdir() if p.is_dir()) == ["after"]
