@@ -2,21 +2,39 @@
 
 from __future__ import annotations
 
+import logging
+
 import click
 
 from laguna import __version__
+from laguna.cli.commands import action as action_command
+from laguna.cli.commands import deploy as deploy_command
+from laguna.cli.commands import deployments as deployments_command
+from laguna.cli.commands import environments as environments_command
+from laguna.cli.commands import status as status_command
 from laguna.cli.commands import test as test_command
+from laguna.cli.commands import undeploy as undeploy_command
+from laguna.cli.workdirs import workdir_option
 
 
 @click.group(context_settings={"help_option_names": ["-h", "--help"]})
 @click.version_option(__version__, prog_name="laguna")
+@workdir_option
 def cli() -> None:
     """laguna: application catalog and deployment engine (MuranoPL, packages)."""
 
 
 cli.add_command(test_command.test)
 cli.add_command(__import__("laguna.cli.commands.package", fromlist=["package"]).package)
+cli.add_command(deploy_command.deploy)
+cli.add_command(status_command.status)
+cli.add_command(deployments_command.deployments)
+cli.add_command(action_command.action)
+cli.add_command(undeploy_command.undeploy)
+cli.add_command(environments_command.environments)
 
 
 def main() -> None:
+    # Logs go to stderr, so that --json output on stdout stays one object.
+    logging.basicConfig(level=logging.WARNING, format="%(levelname)s: %(message)s")
     cli()

@@ -127,3 +127,102 @@ class PackageClass(Base):
         ForeignKey("packages.id", ondelete="CASCADE"), primary_key=True)
     class_name: Mapped[str] = mapped_column(String(255), primary_key=True, index=True)
     package: Mapped[PackageRecord] = relationship(back_populates="class_rows")
+
+
+def new_id() -> str:
+    """A Murano-style id: a uuid4 as 32 hex digits."""
+    return uuid.uuid4().hex
+
+
+class EnvironmentRecord(Base):
+    """A named environment of a project and what was last deployed into it.
+
+    ``acquired_by`` holds the id of the running deployment that owns the
+    environment; None when no operation runs.
+    """
+
+    __tablename__ = "environments"
+    __table_args__ = (UniqueConstraint("project_id", "name",
+                                       name="uq_environments_project_id_name"),)
+
+    id: Mapped[str] = mapped_column(String(36), primary_key=True, default=new_id)
+    project_id: Mapped[str] = mapped_column(String(64), index=True)
+    name: Mapped[str] = mapped_column(String(255))
+    language: Mapped[str | None] = mapped_column(String(32))
+    status: Mapped[str] = mapped_column(String(32))
+    version: Mapped[int] = mapped_column(Integer, default=0)
+    model: Mapped[dict[str, t.Any] | None] = mapped_column(JSON)
+    outputs: Mapped[dict[str, t.Any]] = mapped_column(JSON, default=dict)
+    components: Mapped[dict[str, t.Any]] = mapped_column(JSON, default=dict)
+    acquired_by: Mapped[str | None] = mapped_column(String(36))
+    acquired_at: Mapped[datetime.datetime | None] = mapped_column(DateTime(timezone=True))
+    created: Mapped[datetime.datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
+    updated: Mapped[datetime.datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
+
+    package_rows: Mapped[list[EnvironmentPackage]] = relationship(
+        back_populates="environment", cascade="all, delete-orphan",
+        order_by="EnvironmentPackage.position")
+
+    def __repr__(self) -> str:
+        return f"<EnvironmentRecord {self.project_id}/{self.name} {self.status}>"
+
+
+class EnvironmentPackage(Base):
+    """A package an environment was last deployed with, kept whole (its archive)."""
+
+    __tablename__ = "environment_packages"
+
+    environment_id: Mapped[str] = mapped_column(
+        ForeignKey("environments.id", ondelete="CASCADE"), primary_key=True)
+    name: Mapped[str] = mapped_column(String(255), primary_key=True)
+    version: Mapped[str] = mapped_column(String(255), primary_key=True)
+    position: Mapped[int] = mapped_column(Integer)
+    archive: Mapped[bytes] = mapped_column(LargeBinary)
+    environment: Mapped[EnvironmentRecord] = relationship(back_populates="package_rows")
+
+
+class DeploymentRecord(Base):
+    """One operation on an environment (deploy, action, undeploy) and its outcome.
+
+    ``owner_*`` name the process that runs it, so that a later command can
+    tell a deployment whose process died from one still running.
+    """
+
+    __tablename__ = "deployments"
+
+    id: Mapped[str] = mapped_column(String(36), primary_key=True, default=new_id)
+    environment_id: Mapped[str] = mapped_column(
+        ForeignKey("environments.id", ondelete="CASCADE"), index=True)
+    operation: Mapped[str] = mapped_column(String(16))
+    state: Mapped[str] = mapped_column(String(16))
+    started: Mapped[datetime.datetime] = mapped_column(DateTime(timezone=True))
+    finished: Mapped[datetime.datetime | None] = mapped_column(DateTime(timezone=True))
+    #: the model deployed (Murano's deployment "description")
+    description: Mapped[dict[str, t.Any] | None] = mapped_column(JSON)
+    action: Mapped[dict[str, t.Any] | None] = mapped_column(JSON)
+    result: Mapped[dict[str, t.Any] | None] = mapped_column(JSON)
+    owner_host: Mapped[str] = mapped_column(String(255))
+    owner_pid: Mapped[int] = mapped_column(Integer)
+    owner_started: Mapped[str] = mapped_column(String(64))
+
+    report_rows: Mapped[list[StatusReport]] = relationship(
+        back_populates="deployment", cascade="all, delete-orphan",
+        order_by="StatusReport.position")
+
+
+class StatusReport(Base):
+    """A report an object made during a deployment (level, text, time)."""
+
+    __tablename__ = "status_reports"
+    __table_args__ = (UniqueConstraint("deployment_id", "position",
+                                       name="uq_status_reports_deployment_id_position"),)
+
+    id: Mapped[str] = mapped_column(String(36), primary_key=True, default=new_id)
+    deployment_id: Mapped[str] = mapped_column(
+        ForeignKey("deployments.id", ondelete="CASCADE"))
+    position: Mapped[int] = mapped_column(Integer)
+    level: Mapped[str] = mapped_column(String(16))
+    text: Mapped[str] = mapped_column(Text)
+    entity_id: Mapped[str | None] = mapped_column(String(255))
+    time: Mapped[datetime.datetime] = mapped_column(DateTime(timezone=True))
+    deployment: Mapped[DeploymentRecord] = relationship(back_populates="report_rows")

@@ -12,8 +12,8 @@ from laguna.config import Config, sqlite_url
 from laguna.store.db import downgrade, make_engine, upgrade
 from laguna.store.models import Base
 
-TABLES = ["alembic_version", "package_categories", "package_classes", "package_tags",
-          "packages"]
+TABLES = ["alembic_version", "deployments", "environment_packages", "environments",
+          "package_categories", "package_classes", "package_tags", "packages", "status_reports"]
 
 
 def test_migrations_match_models(database_url: str) -> None:
@@ -47,7 +47,7 @@ def test_models_create_all_equals_migrations(tmp_path: Path) -> None:
     upgrade(str(migrated.url))
     Base.metadata.create_all(created)
     try:
-        for table in ["packages", "package_tags", "package_categories", "package_classes"]:
+        for table in TABLES[1:]:
             left = sa.inspect(migrated)
             right = sa.inspect(created)
             assert [c["name"] for c in left.get_columns(table)] == [

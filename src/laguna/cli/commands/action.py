@@ -1,0 +1,36 @@
+"""``laguna action``: run an action of a deployed object."""
+
+from __future__ import annotations
+
+import click
+
+from laguna.cli.progress import progress_view
+from laguna.cli.workdirs import (
+    emit_result,
+    json_option,
+    key_values,
+    make_service,
+    stdout_console,
+    workdir_option,
+)
+
+
+@click.command("action")
+@click.argument("environment")
+@click.argument("object_id")
+@click.argument("method")
+@click.option("--arg", "arguments", multiple=True, metavar="KEY=VALUE",
+              help="An argument of the action; repeatable.")
+@json_option
+@workdir_option
+def action(environment: str, object_id: str, method: str, arguments: tuple[str, ...],
+           as_json: bool) -> None:
+    """Run action METHOD of object OBJECT_ID in ENVIRONMENT."""
+    service = make_service()
+    args = key_values(arguments, "--arg")
+    if as_json:
+        result = service.action(environment, object_id, method, args)
+    else:
+        with progress_view(stdout_console(), f"{object_id}.{method} in {environment}") as view:
+            result = service.action(environment, object_id, method, args, sink=view)
+    emit_result(result, as_json)

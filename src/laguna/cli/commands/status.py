@@ -1,0 +1,16 @@
+"""``laguna status``: an environment after its last deployment."""
+
+from __future__ import annotations
+
+import click
+
+from laguna.cli.workdirs import emit_result, json_option, make_service, workdir_option
+
+
+@click.command("status")
+@click.argument("environment")
+@json_option
+@workdir_option
+def status(environment: str, as_json: bool) -> None:
+    """Show ENVIRONMENT's state, components, outputs and last reports."""
+    emit_result(make_service().status(environment), as_json)

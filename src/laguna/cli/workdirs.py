@@ -1,0 +1,125 @@
+"""What the deployment commands share: ``--workdir``, ``--json`` and the service.
+
+``--workdir DIR`` is accepted by the root group and by each command (before
+or after the command name); the command's own wins. Without it,
+``$LAGUNA_WORKDIR``, else the current directory.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import os
+import sys
+import typing as t
+from pathlib import Path
+
+import click
+from rich.console import Console
+
+from laguna.deploy.context import ResourcesFactory, no_resources
+from laguna.deploy.errors import DeployError
+from laguna.deploy.frontend import FrontendRegistry, default_registry
+from laguna.deploy.result import REJECTED, Result
+from laguna.deploy.service import Clock, Service, utcnow
+from laguna.deploy.workdir import Workdir, resolve_workdir
+
+F = t.TypeVar("F", bound=t.Callable[..., t.Any])
+
+_WORKDIR_KEY = "laguna.workdir"
+
+
+@dataclasses.dataclass
+class Wiring:
+    """What the deployment commands are built from; tests pass one as ``obj``."""
+
+    frontends: FrontendRegistry
+    resources: ResourcesFactory = no_resources
+    clock: Clock = utcnow
+
+
+def _remember_workdir(ctx: click.Context, _param: click.Parameter,
+                      value: str | None) -> None:
+    if value is not None:
+        ctx.meta[_WORKDIR_KEY] = value
+
+
+def workdir_option(function: F) -> F:
+    """``--workdir DIR``, on the root group and on every deployment command."""
+    return click.option(
+        "--workdir", metavar="DIR", expose_value=False, callback=_remember_workdir,
+        help="The working directory holding the deployment store (DIR/.laguna/); "
+             "default: $LAGUNA_WORKDIR, else the current directory.")(function)
+
+
+def json_option(function: F) -> F:
+    return click.option("--json", "as_json", is_flag=True,
+                        help="Print one JSON object on stdout and nothing else.")(function)
+
+
+def current_workdir() -> Workdir:
+    ctx = click.get_current_context()
+    return Workdir(resolve_workdir(ctx.meta.get(_WORKDIR_KEY), os.environ, Path.cwd()))
+
+
+def make_service() -> Service:
+    ctx = click.get_current_context()
+    wiring = ctx.find_object(Wiring)
+    if wiring is None:
+        wiring = Wiring(default_registry())
+    return Service(current_workdir(), wiring.frontends, resources=wiring.resources,
+                   clock=wiring.clock)
+
+
+def stdout_console() -> Console:
+    terminal = sys.stdout.isatty()
+    return Console(file=sys.stdout, highlight=False, soft_wrap=True,
+                   width=None if terminal else 200,
+                   color_system="auto" if terminal else None)
+
+
+def print_json(data: object) -> None:
+    click.echo(json.dumps(data, indent=2, ensure_ascii=False))
+
+
+def show(renderable: object) -> None:
+    """Print a domain object through its ``__rich_console__`` (no trailing blanks)."""
+    console = stdout_console()
+    if console.is_terminal:
+        console.print(renderable)
+        return
+    with console.capture() as captured:
+        console.print(renderable)
+    click.echo("\n".join(line.rstrip() for line in captured.get().splitlines()))
+
+
+def fail(error: DeployError, as_json: bool) -> t.NoReturn:
+    """One clear line (or the error object with --json), exit status 2."""
+    if as_json:
+        print_json({"error": {"kind": error.kind, "message": error.message}})
+    else:
+        click.echo(str(error), err=True)
+    raise SystemExit(2)
+
+
+def key_values(pairs: t.Sequence[str], option: str) -> dict[str, str]:
+    """``key=value`` strings as a mapping; a usage error names the bad one."""
+    values: dict[str, str] = {}
+    for pair in pairs:
+        key, separator, value = pair.partition("=")
+        if not separator or not key:
+            raise click.BadParameter(f"expected key=value, got {pair!r}", param_hint=option)
+        values[key] = value
+    return values
+
+
+def emit_result(result: Result, as_json: bool) -> t.NoReturn:
+    """Print a result (the JSON object, or its rendering; a rejection as one line
+    on stderr) and exit: 0 ok, 1 failed, 2 rejected."""
+    if as_json:
+        print_json(result.to_json())
+    elif result.status == REJECTED and result.error is not None:
+        click.echo(f"error[{result.error.kind}]: {result.error.message}", err=True)
+    else:
+        show(result)
+    raise SystemExit(result.exit_code)

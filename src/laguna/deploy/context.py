@@ -1,0 +1,102 @@
+"""What a front end gets to run an operation: the environment's stored state,
+the cloud and agents, a reporter, the dry-run flag and the timeouts.
+
+The cloud and the agent factory are passed through untyped here (``object``):
+the deployment layer does not use them, it only hands them from the
+:class:`ResourcesFactory` (the local cloud for real runs, a recording cloud
+for dry runs) to the front end, which knows their protocols.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import typing as t
+from pathlib import Path
+
+from laguna.deploy.result import Component
+
+
+@dataclasses.dataclass(frozen=True)
+class StoredPackage:
+    """A package an environment uses, kept whole so later commands need no ``-l``."""
+
+    name: str
+    version: str
+    archive: bytes
+
+
+@dataclasses.dataclass(frozen=True)
+class StoredState:
+    """What the store holds of an environment before the operation."""
+
+    environment_id: str
+    name: str
+    project: str
+    #: the serialised model after the last run; None when nothing was deployed
+    model: t.Mapping[str, t.Any] | None = None
+    packages: tuple[StoredPackage, ...] = ()
+    outputs: t.Mapping[str, t.Any] = dataclasses.field(default_factory=dict)
+    components: t.Mapping[str, Component] = dataclasses.field(default_factory=dict)
+
+
+class Reporter(t.Protocol):
+    """Where a front end sends what happens; each call is stored before it returns."""
+
+    def report(self, level: str, text: str, object_id: str | None = None) -> None:
+        """A status report (``info``, ``warning`` or ``error``) made by an object."""
+        ...
+
+    def component(self, object_id: str, type: str, name: str, state: str) -> None:
+        """A deployed object's state changed (``deploying``, ``deployed``, ``failed``...)."""
+        ...
+
+
+@dataclasses.dataclass(frozen=True)
+class Timeouts:
+    """Bounds, in seconds, a front end applies to cloud and agent calls."""
+
+    stack: float = 600.0
+    agent: float = 600.0
+
+
+@dataclasses.dataclass(frozen=True)
+class Resources:
+    """The cloud and agents one operation uses (protocol objects of laguna.cloud
+    and laguna.agent; None where nothing is wired in)."""
+
+    cloud: object = None
+    agents: object = None
+
+
+class ResourcesFactory(t.Protocol):
+    """Builds the cloud and agents for an environment: real ones under
+    ``state_dir`` or, for a dry run, recording ones that keep nothing."""
+
+    def __call__(self, state_dir: Path, environment_id: str, dry_run: bool) -> Resources:
+        ...
+
+
+def no_resources(state_dir: Path, environment_id: str, dry_run: bool) -> Resources:
+    """No cloud and no agents: for front ends that need none, and tests."""
+    return Resources()
+
+
+@dataclasses.dataclass(frozen=True)
+class RunContext:
+    """Everything one run of a front end may use."""
+
+    stored: StoredState
+    reporter: Reporter
+    resources: Resources
+    #: the environment's cloud state folder (hosts, agents) in the working directory
+    state_dir: Path
+    dry_run: bool = False
+    timeouts: Timeouts = Timeouts()
+
+    @property
+    def cloud(self) -> object:
+        return self.resources.cloud
+
+    @property
+    def agents(self) -> object:
+        return self.resources.agents

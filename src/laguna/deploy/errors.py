@@ -1,0 +1,102 @@
+"""Error kinds of the deployment layer and the errors that carry them.
+
+Every failure a user or a script sees has a ``kind``: a stable snake_case
+word, the same in ``--json`` output, in the store and in the API. Front ends
+pick one of the kinds below (or add their own, in snake_case); the
+deployment layer uses the last group itself.
+
+::
+
+    LagunaError
+     +-- DeployError          root: has ``kind`` and ``message``
+          +-- Rejected        a front end refused a blueprint before anything ran
+          +-- EnvironmentNotFound
+          +-- Refused         a state-transition rule refused an operation
+"""
+
+from __future__ import annotations
+
+import re
+
+from laguna.errors import LagunaError
+
+#: the model or blueprint does not load (syntax, structure, unknown file)
+MODEL_INVALID = "model_invalid"
+#: a class (or type) the model names is in no package given
+CLASS_NOT_FOUND = "class_not_found"
+#: a value breaks a property's or argument's contract
+CONTRACT_VIOLATION = "contract_violation"
+#: a script run by an agent exited with an error
+SCRIPT_FAILED = "script_failed"
+#: an agent did not answer in time
+AGENT_TIMEOUT = "agent_timeout"
+#: the cloud refused or failed a stack operation
+CLOUD_ERROR = "cloud_error"
+#: a MuranoPL exception escaped a deployment method
+MURANOPL_ERROR = "muranopl_error"
+
+#: no environment of that name in the project
+ENVIRONMENT_NOT_FOUND = "environment_not_found"
+#: another operation holds the environment
+ENVIRONMENT_BUSY = "environment_busy"
+#: the operation needs something deployed and nothing is
+NOT_DEPLOYED = "not_deployed"
+#: the environment's blueprint language has no front end installed here
+LANGUAGE_UNAVAILABLE = "language_unavailable"
+#: the environment holds a deployment of another blueprint language
+LANGUAGE_MISMATCH = "language_mismatch"
+#: the process running the deployment died before it finished
+INTERRUPTED = "interrupted"
+#: the front end raised an error it did not classify (a bug)
+INTERNAL_ERROR = "internal_error"
+
+#: every kind the deployment layer and the MuranoPL front end use, documented
+KINDS = (MODEL_INVALID, CLASS_NOT_FOUND, CONTRACT_VIOLATION, SCRIPT_FAILED, AGENT_TIMEOUT,
+         CLOUD_ERROR, MURANOPL_ERROR, ENVIRONMENT_NOT_FOUND, ENVIRONMENT_BUSY, NOT_DEPLOYED,
+         LANGUAGE_UNAVAILABLE, LANGUAGE_MISMATCH, INTERRUPTED, INTERNAL_ERROR)
+
+_KIND = re.compile(r"^[a-z][a-z0-9]*(_[a-z0-9]+)*$")
+
+
+def check_kind(kind: str) -> str:
+    """``kind`` itself when it is snake_case; a ValueError otherwise."""
+    if not _KIND.match(kind):
+        raise ValueError(f"error kind {kind!r} is not snake_case")
+    return kind
+
+
+class DeployError(LagunaError):
+    """An operation on an environment could not be done; ``kind`` says why."""
+
+    code = "LAG-E1000"
+
+    def __init__(self, kind: str, message: str) -> None:
+        super().__init__(message)
+        self.kind = check_kind(kind)
+        self.message = message
+
+    def __str__(self) -> str:
+        return f"error[{self.kind}]: {self.message}"
+
+    def __repr__(self) -> str:
+        return f"{type(self).__name__}(kind={self.kind!r}, message={self.message!r})"
+
+
+class Rejected(DeployError):
+    """A front end refused the blueprint before anything ran."""
+
+    code = "LAG-E1001"
+
+
+class EnvironmentNotFound(DeployError):
+    code = "LAG-E1002"
+
+    def __init__(self, name: str) -> None:
+        super().__init__(ENVIRONMENT_NOT_FOUND, f"no environment named {name!r}")
+        self.name = name
+
+
+class Refused(DeployError):
+    """A state-transition rule refused the operation (busy, nothing deployed...)."""
+
+    code = "LAG-E1003"

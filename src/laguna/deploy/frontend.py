@@ -1,0 +1,158 @@
+"""What a blueprint language implements to deploy through laguna.
+
+A front end turns a blueprint (a MuranoPL object model, a TOSCA service
+template, an assembly descriptor) into work on the cloud and the agents. The
+deployment layer owns everything else: the store, the environment's lock and
+states, reports, the CLI and the JSON shape. Front ends never touch the store.
+
+Flow of ``laguna deploy PATH``::
+
+    registry.recognise(path)            -> Frontend (or model_invalid)
+    frontend.prepare(path, options)     -> Blueprint (or raises Rejected)
+    frontend.deploy(blueprint, context) -> Outcome (reports go to context.reporter)
+
+``action`` and ``undeploy`` work from the environment's stored state
+(``context.stored``: the last model and the packages it used), so they need
+no path and no ``-l``.
+
+Built-in front ends are registered explicitly by :func:`default_registry`;
+third parties add theirs through the entry-point group ``laguna.frontends``
+(the entry point is a Frontend, or a callable returning one).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import typing as t
+from importlib import metadata
+from pathlib import Path
+
+from laguna.deploy.context import RunContext, StoredPackage
+from laguna.deploy.result import Component, ErrorInfo
+
+ENTRY_POINT_GROUP = "laguna.frontends"
+
+
+@dataclasses.dataclass(frozen=True)
+class PrepareOptions:
+    """What the command line says about the blueprint."""
+
+    #: ``-l`` entries: folders of packages, package folders or zips
+    libs: tuple[Path, ...] = ()
+    #: ``--set key=value`` pairs, values as given (strings)
+    settings: t.Mapping[str, str] = dataclasses.field(default_factory=dict)
+    #: ``--name``; None when not given
+    name: str | None = None
+
+
+@dataclasses.dataclass(frozen=True)
+class Blueprint:
+    """A blueprint a front end accepted: ready to run, nothing run yet."""
+
+    language: str
+    #: where it came from (shown to users)
+    source: str
+    #: the model as it will be deployed: JSON data, kept as the deployment's description
+    model: t.Mapping[str, t.Any]
+    #: the packages it uses; the environment keeps them for later commands
+    packages: tuple[StoredPackage, ...] = ()
+    #: the environment name the blueprint suggests, used when --name is not given
+    name: str | None = None
+    #: the front end's own data (loaded classes, parsed templates); opaque here
+    payload: object = None
+
+
+@dataclasses.dataclass(frozen=True)
+class Outcome:
+    """What a front end reports at the end of an operation."""
+
+    ok: bool
+    #: the serialised model after the run; None keeps the stored one
+    model: t.Mapping[str, t.Any] | None = None
+    outputs: t.Mapping[str, t.Any] = dataclasses.field(default_factory=dict)
+    #: every component after the run, with its state; None: those stored, updated
+    #: by the states the run announced (``reporter.component``)
+    components: t.Mapping[str, Component] | None = None
+    error: ErrorInfo | None = None
+    #: dry runs: the stack templates and agent plans sent, in order
+    plan: t.Sequence[t.Mapping[str, t.Any]] | None = None
+
+
+@t.runtime_checkable
+class Frontend(t.Protocol):
+    """A blueprint language, as the deployment layer sees it.
+
+    ``prepare`` validates and may raise :class:`~laguna.deploy.errors.Rejected`;
+    the other methods report failures in the :class:`Outcome` (``ok=False``,
+    ``error.kind``) and raise ``Rejected`` only when nothing ran.
+    """
+
+    #: the language's name in results and in the store (``muranopl``, ``tosca``...)
+    language: str
+
+    def recognises(self, path: Path) -> bool:
+        """Whether ``path`` is a blueprint of this language (cheap: no full parse)."""
+        ...
+
+    def prepare(self, path: Path, options: PrepareOptions) -> Blueprint:
+        """Load and validate ``path``; raise Rejected(kind, message) on any problem."""
+        ...
+
+    def deploy(self, blueprint: Blueprint, context: RunContext) -> Outcome:
+        """Deploy, applying the difference from ``context.stored.model`` when there is one."""
+        ...
+
+    def action(self, context: RunContext, object_id: str, method: str,
+               arguments: t.Mapping[str, str]) -> Outcome:
+        """Run an action of an object of the stored model."""
+        ...
+
+    def undeploy(self, context: RunContext) -> Outcome:
+        """Destroy what the stored model deployed (also after an interrupted deploy)."""
+        ...
+
+
+class FrontendRegistry:
+    """The front ends one process knows, by language; asked in registration order."""
+
+    def __init__(self, frontends: t.Iterable[Frontend] = ()) -> None:
+        self._frontends: dict[str, Frontend] = {}
+        for frontend in frontends:
+            self.register(frontend)
+
+    def register(self, frontend: Frontend) -> None:
+        if frontend.language in self._frontends:
+            raise ValueError(f"a front end for {frontend.language!r} is already registered")
+        self._frontends[frontend.language] = frontend
+
+    def get(self, language: str) -> Frontend | None:
+        return self._frontends.get(language)
+
+    def recognise(self, path: Path) -> Frontend | None:
+        """The first front end that recognises ``path``."""
+        for frontend in self._frontends.values():
+            if frontend.recognises(path):
+                return frontend
+        return None
+
+    @property
+    def languages(self) -> list[str]:
+        return list(self._frontends)
+
+    def load_entry_points(self, group: str = ENTRY_POINT_GROUP) -> None:
+        """Register the third-party front ends installed under ``group``."""
+        for entry in metadata.entry_points(group=group):
+            loaded = entry.load()
+            frontend = loaded() if callable(loaded) and not isinstance(loaded, Frontend) \
+                else loaded
+            if not isinstance(frontend, Frontend):
+                raise TypeError(f"entry point {entry.name} of {group} is not a Frontend")
+            if frontend.language not in self._frontends:
+                self.register(frontend)
+
+
+def default_registry() -> FrontendRegistry:
+    """The built-in front ends, then the installed ones (none built in yet)."""
+    registry = FrontendRegistry()
+    registry.load_entry_points()
+    return registry

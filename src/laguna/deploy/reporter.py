@@ -1,0 +1,81 @@
+"""Reporters: where a front end's reports and component states go.
+
+:class:`StoreReporter` commits each report in its own transaction before
+passing it on as an event, so a process killed mid-deployment loses nothing
+it already reported. :class:`MemoryReporter` keeps them in memory, for dry
+runs (which keep nothing).
+"""
+
+from __future__ import annotations
+
+import datetime
+import threading
+import typing as t
+
+from laguna.deploy.events import ComponentChanged, EventSink, ReportEmitted
+from laguna.deploy.result import LEVELS, Component, Report
+from laguna.store import environments as repo
+from laguna.store.db import Database
+from laguna.store.models import EnvironmentRecord
+
+Clock = t.Callable[[], datetime.datetime]
+
+
+def _check_level(level: str) -> str:
+    if level not in LEVELS:
+        raise ValueError(f"report level {level!r} is not one of {', '.join(LEVELS)}")
+    return level
+
+
+class MemoryReporter:
+    """Collects reports and component states; forwards them to ``sink``."""
+
+    def __init__(self, environment: str, sink: EventSink, clock: Clock) -> None:
+        self.environment = environment
+        self.sink = sink
+        self.clock = clock
+        self.reports: list[Report] = []
+        self.components: dict[str, Component] = {}
+        self._lock = threading.Lock()
+
+    def report(self, level: str, text: str, object_id: str | None = None) -> None:
+        with self._lock:
+            report = Report(_check_level(level), text, self.clock(), object_id)
+            self._keep_report(report)
+            self.reports.append(report)
+        self.sink(ReportEmitted(self.environment, report))
+
+    def component(self, object_id: str, type: str, name: str, state: str) -> None:
+        component = Component(type=type, name=name, state=state)
+        with self._lock:
+            self.components[object_id] = component
+            self._keep_component(object_id, component)
+        self.sink(ComponentChanged(self.environment, object_id, component))
+
+    def _keep_report(self, report: Report) -> None:
+        """Subclasses store the report; nothing here."""
+
+    def _keep_component(self, object_id: str, component: Component) -> None:
+        """Subclasses store the component; nothing here."""
+
+
+class StoreReporter(MemoryReporter):
+    """Commits every report and component state to the store as it arrives."""
+
+    def __init__(self, database: Database, environment_id: str, deployment_id: str,
+                 environment: str, sink: EventSink, clock: Clock) -> None:
+        super().__init__(environment, sink, clock)
+        self.database = database
+        self.environment_id = environment_id
+        self.deployment_id = deployment_id
+
+    def _keep_report(self, report: Report) -> None:
+        with self.database.session() as session:
+            repo.add_report(session, self.deployment_id, report.level, report.text,
+                            report.object, report.time)
+
+    def _keep_component(self, object_id: str, component: Component) -> None:
+        with self.database.session() as session:
+            record = session.get(EnvironmentRecord, self.environment_id)
+            if record is not None:
+                record.components = {**record.components, object_id: component.to_json()}

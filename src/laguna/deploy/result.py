@@ -1,0 +1,274 @@
+"""The one result shape every blueprint language prints.
+
+``deploy``, ``status`` and ``action`` (``--json``) print a :class:`Result`;
+``deployments`` a list of :class:`DeploymentView`; ``environments`` a list of
+:class:`EnvironmentView`. The shapes are the contract with scripts: keys are
+always present, in this order, and times are UTC ISO 8601 with a ``Z``.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import datetime
+import typing as t
+
+from rich.console import Console, ConsoleOptions, RenderResult
+from rich.table import Table
+from rich.text import Text
+
+#: ``status`` values of a result
+OK = "ok"
+FAILED = "failed"
+REJECTED = "rejected"
+
+#: report levels
+INFO = "info"
+WARNING = "warning"
+ERROR = "error"
+LEVELS = (INFO, WARNING, ERROR)
+
+Json = dict[str, t.Any]
+
+
+def iso(moment: datetime.datetime | None) -> str | None:
+    """``moment`` as UTC ISO 8601 with a Z; naive times are taken as UTC
+    (SQLite hands back what it was given without the zone)."""
+    if moment is None:
+        return None
+    if moment.tzinfo is None:
+        moment = moment.replace(tzinfo=datetime.timezone.utc)
+    text = moment.astimezone(datetime.timezone.utc).isoformat(timespec="microseconds")
+    return text.replace("+00:00", "Z")
+
+
+@dataclasses.dataclass(frozen=True)
+class Report:
+    """A status report an object made: ``object`` is the reporting object's id."""
+
+    level: str
+    text: str
+    time: datetime.datetime
+    object: str | None = None
+
+    def to_json(self) -> Json:
+        return {"level": self.level, "text": self.text, "time": iso(self.time),
+                "object": self.object}
+
+    def line(self) -> str:
+        where = f" {self.object}" if self.object else ""
+        return f"{iso(self.time)} {self.level}{where}: {self.text}"
+
+
+@dataclasses.dataclass(frozen=True)
+class Component:
+    """What the progress view and ``components`` show of one deployed object."""
+
+    type: str
+    name: str
+    state: str
+
+    def to_json(self) -> Json:
+        return {"type": self.type, "name": self.name, "state": self.state}
+
+    @classmethod
+    def from_json(cls, data: t.Mapping[str, t.Any]) -> Component:
+        return cls(type=str(data["type"]), name=str(data["name"]), state=str(data["state"]))
+
+
+@dataclasses.dataclass(frozen=True)
+class ErrorInfo:
+    """Why an operation failed or was rejected.
+
+    ``details`` holds what the language can say beyond the message (the
+    failing object and method, a MuranoPL stack trace, script output); it is
+    printed under ``error`` only when it has something.
+    """
+
+    kind: str
+    message: str
+    details: t.Mapping[str, t.Any] = dataclasses.field(default_factory=dict)
+
+    def to_json(self) -> Json:
+        data: Json = {"kind": self.kind, "message": self.message}
+        data.update(self.details)
+        return data
+
+    @classmethod
+    def from_json(cls, data: t.Mapping[str, t.Any]) -> ErrorInfo:
+        details = {k: v for k, v in data.items() if k not in ("kind", "message")}
+        return cls(kind=str(data["kind"]), message=str(data["message"]), details=details)
+
+
+@dataclasses.dataclass(frozen=True)
+class Result:
+    """The outcome of ``deploy``/``action``/``undeploy`` or the ``status`` of an environment."""
+
+    name: str
+    language: str | None
+    status: str
+    state: str | None
+    outputs: t.Mapping[str, t.Any] = dataclasses.field(default_factory=dict)
+    components: t.Mapping[str, Component] = dataclasses.field(default_factory=dict)
+    reports: t.Sequence[Report] = ()
+    model: t.Mapping[str, t.Any] | None = None
+    error: ErrorInfo | None = None
+    #: dry runs only: the stack templates and agent plans, in order
+    plan: t.Sequence[t.Mapping[str, t.Any]] | None = None
+
+    def to_json(self) -> Json:
+        data: Json = {
+            "name": self.name,
+            "language": self.language,
+            "status": self.status,
+            "state": self.state,
+            "outputs": dict(self.outputs),
+            "components": {key: c.to_json() for key, c in self.components.items()},
+            "reports": [r.to_json() for r in self.reports],
+            "model": self.model,
+            "error": self.error.to_json() if self.error is not None else None,
+        }
+        if self.plan is not None:
+            data["plan"] = [dict(step) for step in self.plan]
+        return data
+
+    @property
+    def exit_code(self) -> int:
+        return {OK: 0, FAILED: 1}.get(self.status, 2)
+
+    def __rich_console__(self, console: Console, options: ConsoleOptions) -> RenderResult:
+        head = Text(f"environment {self.name}: {self.state or 'not created'}")
+        if self.status != OK:
+            head.append(f" ({self.status})")
+        yield head
+        if self.components:
+            yield components_table(self.components)
+        for key, value in self.outputs.items():
+            yield Text(f"output {key}: {value}")
+        if self.plan is not None:
+            yield from _render_plan(self.plan)
+        if self.error is not None:
+            yield Text(f"error[{self.error.kind}]: {self.error.message}")
+            for key, value in self.error.details.items():
+                text = value if isinstance(value, str) else repr(value)
+                if "\n" in text:
+                    yield Text(f"{key}:")
+                    yield Text("\n".join(f"  {line}" for line in text.splitlines()))
+                else:
+                    yield Text(f"{key}: {text}")
+
+
+def components_table(components: t.Mapping[str, Component], title: str | None = None) -> Table:
+    """Components by id, with type, name and state."""
+    table = Table("ID", "TYPE", "NAME", "STATE", title=title, title_justify="left", box=None,
+                  pad_edge=False, padding=(0, 1, 0, 0))
+    for key, component in components.items():
+        table.add_row(key, component.type, component.name, component.state)
+    return table
+
+
+def _render_plan(plan: t.Sequence[t.Mapping[str, t.Any]]) -> t.Iterator[Text]:
+    import json
+
+    for number, step in enumerate(plan, 1):
+        if step.get("kind") == "agent":
+            yield Text(f"--- {number}: agent plan for {step.get('host')}")
+            body = step.get("plan")
+        else:
+            yield Text(f"--- {number}: stack template")
+            body = step.get("template")
+        yield Text(json.dumps(body, indent=2, sort_keys=True))
+
+
+@dataclasses.dataclass(frozen=True)
+class DeploymentView:
+    """One entry of an environment's history."""
+
+    id: str
+    operation: str
+    state: str
+    started: datetime.datetime
+    finished: datetime.datetime | None
+    reports: t.Sequence[Report] = ()
+    action: t.Mapping[str, t.Any] | None = None
+    error: ErrorInfo | None = None
+
+    def to_json(self) -> Json:
+        return {
+            "id": self.id,
+            "operation": self.operation,
+            "state": self.state,
+            "started": iso(self.started),
+            "finished": iso(self.finished),
+            "action": dict(self.action) if self.action is not None else None,
+            "error": self.error.to_json() if self.error is not None else None,
+            "reports": [r.to_json() for r in self.reports],
+        }
+
+    def __rich_console__(self, console: Console, options: ConsoleOptions) -> RenderResult:
+        what = self.operation
+        if self.action is not None:
+            what += f" {self.action.get('object')}.{self.action.get('method')}"
+        yield Text(f"{self.id} {what} {self.state} {iso(self.started)} -> "
+                   f"{iso(self.finished) or '...'}")
+        for report in self.reports:
+            yield Text(f"  {report.line()}")
+        if self.error is not None:
+            yield Text(f"  error[{self.error.kind}]: {self.error.message}")
+
+
+@dataclasses.dataclass(frozen=True)
+class EnvironmentView:
+    """One line of ``laguna environments``."""
+
+    id: str
+    name: str
+    project: str
+    language: str | None
+    state: str
+    version: int
+    created: datetime.datetime
+    updated: datetime.datetime
+    acquired_by: str | None = None
+
+    def to_json(self) -> Json:
+        return {"id": self.id, "name": self.name, "project": self.project,
+                "language": self.language, "state": self.state, "version": self.version,
+                "created": iso(self.created), "updated": iso(self.updated),
+                "acquired_by": self.acquired_by}
+
+
+@dataclasses.dataclass(frozen=True)
+class EnvironmentList:
+    """Every environment of a project, rendered as a table."""
+
+    environments: t.Sequence[EnvironmentView]
+
+    def to_json(self) -> list[Json]:
+        return [e.to_json() for e in self.environments]
+
+    def __rich_console__(self, console: Console, options: ConsoleOptions) -> RenderResult:
+        if not self.environments:
+            yield Text("no environments")
+            return
+        table = Table("NAME", "LANGUAGE", "STATE", "VERSION", "UPDATED", box=None,
+                      pad_edge=False, padding=(0, 1, 0, 0))
+        for env in self.environments:
+            table.add_row(env.name, env.language or "-", env.state, str(env.version),
+                          iso(env.updated))
+        yield table
+
+
+@dataclasses.dataclass(frozen=True)
+class DeploymentList:
+    """An environment's history, oldest first."""
+
+    deployments: t.Sequence[DeploymentView]
+
+    def to_json(self) -> list[Json]:
+        return [d.to_json() for d in self.deployments]
+
+    def __rich_console__(self, console: Console, options: ConsoleOptions) -> RenderResult:
+        if not self.deployments:
+            yield Text("no deployments")
+        for deployment in self.deployments:
+            yield deployment

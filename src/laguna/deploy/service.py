@@ -1,0 +1,470 @@
+"""The use cases of the deployment layer: what the CLI (and later the API) calls.
+
+Every operation on an environment goes the same way (see docs/DEPLOY.md):
+
+1. the front end prepares the blueprint (``deploy`` only); a refusal is a
+   ``rejected`` result and nothing is written;
+2. one transaction: find or create the environment, finish a deployment whose
+   process died (:meth:`Service._recover`), ask the admission rules, claim the
+   environment (``acquired_by``), add a ``running`` deployment;
+3. the front end runs; its reports are committed one by one (StoreReporter);
+4. one transaction: the deployment's end, the environment's new state, model,
+   outputs, components and packages; the claim is released.
+
+A dry run does step 1 and 3 only, against recording resources, and writes nothing.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import datetime
+import logging
+import tempfile
+import typing as t
+from pathlib import Path
+
+from sqlalchemy.orm import Session
+
+from laguna.deploy import errors
+from laguna.deploy.context import (
+    Resources,
+    ResourcesFactory,
+    RunContext,
+    StoredPackage,
+    StoredState,
+    Timeouts,
+    no_resources,
+)
+from laguna.deploy.events import DeploymentFinished, DeploymentStarted, EventSink, discard
+from laguna.deploy.frontend import Blueprint, Frontend, FrontendRegistry, Outcome, PrepareOptions
+from laguna.deploy.owner import Liveness, ProcessLiveness, ProcessOwner, current_owner
+from laguna.deploy.reporter import MemoryReporter, StoreReporter
+from laguna.deploy.result import (
+    ERROR,
+    FAILED,
+    OK,
+    REJECTED,
+    Component,
+    DeploymentList,
+    DeploymentView,
+    EnvironmentList,
+    EnvironmentView,
+    ErrorInfo,
+    Report,
+    Result,
+)
+from laguna.deploy.states import (
+    RUNNING,
+    DeploymentState,
+    EnvironmentState,
+    Operation,
+    Proposal,
+    admit,
+    finished,
+)
+from laguna.deploy.workdir import Workdir
+from laguna.store import environments as repo
+from laguna.store.db import Database
+from laguna.store.models import DeploymentRecord, EnvironmentRecord, StatusReport
+
+log = logging.getLogger(__name__)
+
+Clock = t.Callable[[], datetime.datetime]
+
+
+def utcnow() -> datetime.datetime:
+    return datetime.datetime.now(datetime.timezone.utc)
+
+
+@dataclasses.dataclass(frozen=True)
+class _Started:
+    """What step 2 hands to steps 3 and 4."""
+
+    frontend: Frontend
+    deployment_id: str
+    stored: StoredState
+    previous: EnvironmentState
+
+
+class Service:
+    """Deploy, act on, undeploy and inspect the environments of one working directory."""
+
+    def __init__(self, workdir: Workdir, frontends: FrontendRegistry, *,
+                 resources: ResourcesFactory = no_resources,
+                 project: str = repo.LOCAL_PROJECT, clock: Clock = utcnow,
+                 owner: ProcessOwner | None = None, liveness: Liveness | None = None,
+                 timeouts: Timeouts = Timeouts()) -> None:
+        self.workdir = workdir
+        self.frontends = frontends
+        self.resources = resources
+        self.project = project
+        self.clock = clock
+        self.owner = owner or current_owner()
+        self.liveness = liveness or ProcessLiveness()
+        self.timeouts = timeouts
+
+    # -- the use cases -------------------------------------------------------------
+
+    def deploy(self, path: Path, options: PrepareOptions = PrepareOptions(), *,
+               dry_run: bool = False, sink: EventSink = discard) -> Result:
+        """Deploy the blueprint at ``path`` into an environment (created if new)."""
+        fallback = options.name or path.stem
+        if not path.exists():
+            return self._rejected(fallback, None, ErrorInfo(
+                errors.MODEL_INVALID, f"{path} does not exist"))
+        frontend = self.frontends.recognise(path)
+        if frontend is None:
+            return self._rejected(fallback, None, ErrorInfo(
+                errors.MODEL_INVALID, f"no blueprint language recognises {path}"))
+        try:
+            blueprint = frontend.prepare(path, options)
+        except errors.Rejected as rejected:
+            return self._rejected(fallback, frontend.language,
+                                  ErrorInfo(rejected.kind, rejected.message))
+        name = options.name or blueprint.name or path.stem
+        if dry_run:
+            return self._dry_run(frontend, blueprint, name, sink)
+        return self._operate(name, Operation.DEPLOY, sink, blueprint=blueprint,
+                             frontend=frontend)
+
+    def action(self, name: str, object_id: str, method: str,
+               arguments: t.Mapping[str, str] | None = None, *,
+               sink: EventSink = discard) -> Result:
+        """Run ``method`` of object ``object_id`` of the environment's deployed model."""
+        args = dict(arguments or {})
+        return self._operate(name, Operation.ACTION, sink,
+                             action={"object": object_id, "method": method, "arguments": args})
+
+    def undeploy(self, name: str, *, sink: EventSink = discard) -> Result:
+        """Destroy what the environment deployed; its history stays."""
+        return self._operate(name, Operation.UNDEPLOY, sink)
+
+    def status(self, name: str) -> Result:
+        """The environment as the store knows it, after its last deployment."""
+        try:
+            database = self._open(name)
+        except errors.DeployError as error:
+            return self._rejected(name, None, ErrorInfo(error.kind, error.message))
+        try:
+            with database.session() as session:
+                record = self._find(session, name)
+                self._recover(session, record)
+                return self._result(session, record, repo.last_deployment(session, record.id))
+        except errors.DeployError as error:
+            return self._rejected(name, None, ErrorInfo(error.kind, error.message))
+        finally:
+            database.dispose()
+
+    def deployments(self, name: str) -> DeploymentList:
+        """The environment's deployments, oldest first, each with its reports."""
+        database = self._open(name)
+        try:
+            with database.session() as session:
+                record = self._find(session, name)
+                self._recover(session, record)
+                return DeploymentList([
+                    _deployment_view(session, deployment)
+                    for deployment in repo.list_deployments(session, record.id)])
+        finally:
+            database.dispose()
+
+    def environments(self) -> EnvironmentList:
+        """Every environment of the project, by name."""
+        if not self.workdir.has_store():
+            return EnvironmentList([])
+        database = self._open()
+        try:
+            with database.session() as session:
+                views = []
+                for record in repo.list_environments(session, self.project):
+                    self._recover(session, record)
+                    views.append(_environment_view(record))
+                return EnvironmentList(views)
+        finally:
+            database.dispose()
+
+    # -- one operation: begin, run, finish -----------------------------------------------
+
+    def _operate(self, name: str, operation: Operation, sink: EventSink, *,
+                 blueprint: Blueprint | None = None, frontend: Frontend | None = None,
+                 action: dict[str, t.Any] | None = None) -> Result:
+        try:
+            database = self._open(None if operation is Operation.DEPLOY else name)
+        except errors.DeployError as error:
+            return self._rejected(name, None, ErrorInfo(error.kind, error.message))
+        try:
+            try:
+                started = self._begin(database, name, operation, blueprint, frontend, action)
+            except errors.DeployError as error:
+                language = frontend.language if frontend is not None else None
+                return self._rejected(name, language, ErrorInfo(error.kind, error.message),
+                                      database)
+            sink(DeploymentStarted(name, started.deployment_id, operation.value, self.clock()))
+            reporter = StoreReporter(database, started.stored.environment_id,
+                                     started.deployment_id, name, sink, self.clock)
+            context = self._context(started.stored, reporter, self.workdir.cloud_dir,
+                                    dry_run=False)
+            outcome, rejected = self._run(started.frontend, operation, context,
+                                          blueprint, action)
+            with database.session() as session:
+                record = self._finish(session, started, operation, outcome, rejected,
+                                      blueprint, reporter.components)
+                deployment = repo.get_deployment(session, started.deployment_id)
+                result = self._result(session, record, deployment, rejected=rejected)
+            sink(DeploymentFinished(name, started.deployment_id,
+                                    DeploymentState.SUCCESS.value if outcome.ok
+                                    else DeploymentState.FAILURE.value, self.clock()))
+            return result
+        finally:
+            database.dispose()
+
+    def _begin(self, database: Database, name: str, operation: Operation,
+               blueprint: Blueprint | None, frontend: Frontend | None,
+               action: dict[str, t.Any] | None) -> _Started:
+        now = self.clock()
+        # Recovery commits on its own: a refusal below must not undo it.
+        with database.session() as session:
+            if operation is Operation.DEPLOY:
+                record = repo.find_environment(session, self.project, name) or \
+                    repo.create_environment(session, self.project, name,
+                                            EnvironmentState.PENDING.value, now)
+            else:
+                record = self._find(session, name)
+            self._recover(session, record)
+        with database.session() as session:
+            record = self._find(session, name)
+            previous = EnvironmentState(record.status)
+            admit(Proposal(name, previous, operation, record.acquired_by,
+                           record.model is not None, record.language,
+                           blueprint.language if blueprint is not None else None))
+            if frontend is None:
+                frontend = self._frontend_of(record)
+            deployment = DeploymentRecord(
+                environment_id=record.id, operation=operation.value,
+                state=DeploymentState.RUNNING.value, started=now,
+                description=dict(blueprint.model) if blueprint is not None else record.model,
+                action=action, owner_host=self.owner.host, owner_pid=self.owner.pid,
+                owner_started=self.owner.started)
+            repo.add_deployment(session, deployment)
+            if not repo.acquire(session, record.id, deployment.id, now):
+                raise errors.Refused(errors.ENVIRONMENT_BUSY,
+                                     f"environment {name!r} is busy: another deployment "
+                                     "claimed it first")
+            record.status = RUNNING[operation].value
+            record.updated = now
+            if blueprint is not None:
+                # Known from the start, so that an interrupted deploy can be undeployed:
+                # the language, and the new packages next to those of the stored model.
+                record.language = blueprint.language
+                repo.add_packages(session, record, [
+                    (p.name, p.version, p.archive) for p in blueprint.packages])
+            return _Started(frontend, deployment.id, _stored_state(record), previous)
+
+    def _run(self, frontend: Frontend, operation: Operation, context: RunContext,
+             blueprint: Blueprint | None,
+             action: dict[str, t.Any] | None) -> tuple[Outcome, bool]:
+        """The front end's outcome, and whether it refused before running anything."""
+        try:
+            if operation is Operation.DEPLOY:
+                assert blueprint is not None
+                return frontend.deploy(blueprint, context), False
+            if operation is Operation.ACTION:
+                assert action is not None
+                return frontend.action(context, action["object"], action["method"],
+                                       action["arguments"]), False
+            return frontend.undeploy(context), False
+        except errors.Rejected as rejected:
+            return Outcome(ok=False, error=ErrorInfo(rejected.kind, rejected.message)), True
+        except KeyboardInterrupt:
+            # Ctrl-C: record the end now rather than leave it to the next command's recovery.
+            message = f"the {operation.value} was interrupted by the user"
+            context.reporter.report(ERROR, message)
+            return Outcome(ok=False, error=ErrorInfo(errors.INTERRUPTED, message)), False
+        except Exception as exc:  # a front end bug must not leave the environment held
+            log.exception("the %s front end failed", frontend.language)
+            context.reporter.report(ERROR, f"{type(exc).__name__}: {exc}")
+            return Outcome(ok=False, error=ErrorInfo(
+                errors.INTERNAL_ERROR, f"{type(exc).__name__}: {exc}")), False
+
+    def _finish(self, session: Session, started: _Started, operation: Operation,
+                outcome: Outcome, rejected: bool, blueprint: Blueprint | None,
+                reported: t.Mapping[str, Component]) -> EnvironmentRecord:
+        now = self.clock()
+        deployment = repo.get_deployment(session, started.deployment_id)
+        assert deployment is not None
+        record = session.get(EnvironmentRecord, deployment.environment_id)
+        assert record is not None
+        deployment.state = (DeploymentState.SUCCESS if outcome.ok
+                            else DeploymentState.FAILURE).value
+        deployment.finished = now
+        deployment.result = {
+            "outputs": dict(outcome.outputs),
+            "error": outcome.error.to_json() if outcome.error is not None else None,
+        }
+        if rejected:
+            record.status = started.previous.value
+        else:
+            record.status = finished(operation, outcome.ok).value
+        if operation is Operation.UNDEPLOY and outcome.ok:
+            record.model, record.outputs, record.components = None, {}, {}
+        else:
+            if outcome.model is not None:
+                record.model = dict(outcome.model)
+            if outcome.outputs or outcome.ok:
+                record.outputs = dict(outcome.outputs)
+            if outcome.components is not None:
+                record.components = {k: c.to_json() for k, c in outcome.components.items()}
+            else:
+                record.components = {**record.components,
+                                     **{k: c.to_json() for k, c in reported.items()}}
+        if operation is Operation.DEPLOY and outcome.ok and blueprint is not None:
+            record.language = blueprint.language
+            record.version += 1
+            repo.replace_packages(session, record, [
+                (p.name, p.version, p.archive) for p in blueprint.packages])
+        repo.release(session, record)
+        record.updated = now
+        session.flush()
+        return record
+
+    def _dry_run(self, frontend: Frontend, blueprint: Blueprint, name: str,
+                 sink: EventSink) -> Result:
+        stored = self._read_stored(name) or StoredState(environment_id="dry-run", name=name,
+                                                        project=self.project)
+        reporter = MemoryReporter(name, sink, self.clock)
+        with tempfile.TemporaryDirectory(prefix="laguna-dry-run-") as scratch:
+            context = self._context(stored, reporter, Path(scratch), dry_run=True)
+            outcome, rejected = self._run(frontend, Operation.DEPLOY, context, blueprint, None)
+        status = REJECTED if rejected else OK if outcome.ok else FAILED
+        return Result(
+            name=name, language=frontend.language, status=status,
+            state=finished(Operation.DEPLOY, outcome.ok).value if not rejected else None,
+            outputs=dict(outcome.outputs),
+            components=dict(outcome.components if outcome.components is not None
+                            else reporter.components),
+            reports=list(reporter.reports),
+            model=dict(outcome.model) if outcome.model is not None else dict(blueprint.model),
+            error=outcome.error, plan=list(outcome.plan or []))
+
+    # -- helpers --------------------------------------------------------------------
+
+    def _context(self, stored: StoredState, reporter: MemoryReporter, state_dir: Path,
+                 dry_run: bool) -> RunContext:
+        resources: Resources = self.resources(state_dir, stored.environment_id, dry_run)
+        return RunContext(stored=stored, reporter=reporter, resources=resources,
+                          state_dir=state_dir, dry_run=dry_run, timeouts=self.timeouts)
+
+    def _open(self, name: str | None = None) -> Database:
+        """The store; with ``name``, only if it exists (no store: no such environment)."""
+        if name is not None and not self.workdir.has_store():
+            raise errors.EnvironmentNotFound(name)
+        return self.workdir.open_store()
+
+    def _find(self, session: Session, name: str) -> EnvironmentRecord:
+        record = repo.find_environment(session, self.project, name)
+        if record is None:
+            raise errors.EnvironmentNotFound(name)
+        return record
+
+    def _frontend_of(self, record: EnvironmentRecord) -> Frontend:
+        frontend = self.frontends.get(record.language) if record.language else None
+        if frontend is None:
+            raise errors.Refused(
+                errors.LANGUAGE_UNAVAILABLE,
+                f"environment {record.name!r} was deployed with "
+                f"{record.language or 'no blueprint language'}, which has no front end here")
+        return frontend
+
+    def _recover(self, session: Session, record: EnvironmentRecord) -> None:
+        """Finish a deployment whose process died, as failed, and free the environment."""
+        if record.acquired_by is None:
+            return
+        deployment = repo.get_deployment(session, record.acquired_by)
+        if deployment is not None and deployment.state == DeploymentState.RUNNING.value:
+            owner = ProcessOwner(deployment.owner_host, deployment.owner_pid,
+                                 deployment.owner_started)
+            if self.liveness.alive(owner):
+                return
+            now = self.clock()
+            message = (f"the {deployment.operation} was interrupted: its process ({owner}) "
+                       "ended before it finished")
+            repo.add_report(session, deployment.id, ERROR, message, None, now)
+            deployment.state = DeploymentState.FAILURE.value
+            deployment.finished = now
+            deployment.result = {"outputs": {}, "error": ErrorInfo(
+                errors.INTERRUPTED, message).to_json()}
+            record.status = finished(Operation(deployment.operation), False).value
+            log.warning("environment %s: %s", record.name, message)
+        repo.release(session, record)
+        record.updated = self.clock()
+        session.flush()
+
+    def _read_stored(self, name: str) -> StoredState | None:
+        """The stored state of ``name`` without writing anything (dry runs)."""
+        if not self.workdir.has_store():
+            return None
+        database = Database(self.workdir.url)
+        try:
+            with database.session() as session:
+                record = repo.find_environment(session, self.project, name)
+                return _stored_state(record) if record is not None else None
+        finally:
+            database.dispose()
+
+    def _rejected(self, name: str, language: str | None, error: ErrorInfo,
+                  database: Database | None = None) -> Result:
+        state = None
+        if database is not None:
+            with database.session() as session:
+                record = repo.find_environment(session, self.project, name)
+                state = record.status if record is not None else None
+        return Result(name=name, language=language, status=REJECTED, state=state,
+                      error=error)
+
+    def _result(self, session: Session, record: EnvironmentRecord,
+                deployment: DeploymentRecord | None, rejected: bool = False) -> Result:
+        error = None
+        reports: list[Report] = []
+        status = OK
+        if deployment is not None:
+            reports = [_report(row) for row in repo.list_reports(session, deployment.id)]
+            stored_error = (deployment.result or {}).get("error")
+            if stored_error is not None:
+                error = ErrorInfo.from_json(stored_error)
+            if deployment.state == DeploymentState.FAILURE.value:
+                status = REJECTED if rejected else FAILED
+        return Result(
+            name=record.name, language=record.language, status=status, state=record.status,
+            outputs=dict(record.outputs),
+            components={k: Component.from_json(v) for k, v in record.components.items()},
+            reports=reports, model=record.model, error=error)
+
+
+def _stored_state(record: EnvironmentRecord) -> StoredState:
+    return StoredState(
+        environment_id=record.id, name=record.name, project=record.project_id,
+        model=record.model,
+        packages=tuple(StoredPackage(p.name, p.version, p.archive) for p in record.package_rows),
+        outputs=dict(record.outputs),
+        components={k: Component.from_json(v) for k, v in record.components.items()})
+
+
+def _report(row: StatusReport) -> Report:
+    return Report(level=row.level, text=row.text, time=row.time, object=row.entity_id)
+
+
+def _deployment_view(session: Session, deployment: DeploymentRecord) -> DeploymentView:
+    stored_error = (deployment.result or {}).get("error")
+    return DeploymentView(
+        id=deployment.id, operation=deployment.operation, state=deployment.state,
+        started=deployment.started, finished=deployment.finished,
+        reports=[_report(row) for row in repo.list_reports(session, deployment.id)],
+        action=deployment.action,
+        error=ErrorInfo.from_json(stored_error) if stored_error is not None else None)
+
+
+def _environment_view(record: EnvironmentRecord) -> EnvironmentView:
+    return EnvironmentView(
+        id=record.id, name=record.name, project=record.project_id, language=record.language,
+        state=record.status, version=record.version, created=record.created,
+        updated=record.updated, acquired_by=record.acquired_by)

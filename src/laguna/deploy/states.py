@@ -1,0 +1,186 @@
+"""Environment and deployment states, and the rules that move between them.
+
+Each operation (deploy, action, undeploy) goes through three steps:
+
+1. **admission**: the rules of :data:`ADMISSION`, in order, may refuse it
+   (another operation holds the environment; nothing is deployed to act on);
+2. **start**: the environment takes the running state of the operation
+   (:data:`RUNNING`) and is acquired by the new deployment;
+3. **finish**: the first rule of :data:`FINISH` that matches the operation and
+   its success gives the environment's new state.
+
+An operation whose process died (see :mod:`laguna.deploy.owner`) finishes as
+failed when the next command finds it, so the environment becomes deployable
+and undeployable again.
+
+::
+
+    pending ──deploy──> deploying ──ok──> ready ──action──> deploying ──> ready
+                            └──fail──> deploy failure ──deploy/undeploy──> ...
+    ready / deploy failure / delete failure ──undeploy──> deleting ──ok──> undeployed
+                                                              └──fail──> delete failure
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import enum
+import typing as t
+
+from laguna.deploy import errors
+
+
+class EnvironmentState(str, enum.Enum):
+    """An environment's ``status`` (Murano's names, plus ``undeployed``)."""
+
+    PENDING = "pending"
+    READY = "ready"
+    DEPLOYING = "deploying"
+    DEPLOY_FAILURE = "deploy failure"
+    DELETING = "deleting"
+    DELETE_FAILURE = "delete failure"
+    UNDEPLOYED = "undeployed"
+
+
+class DeploymentState(str, enum.Enum):
+    RUNNING = "running"
+    SUCCESS = "success"
+    FAILURE = "failure"
+
+
+class Operation(str, enum.Enum):
+    DEPLOY = "deploy"
+    ACTION = "action"
+    UNDEPLOY = "undeploy"
+
+
+@dataclasses.dataclass(frozen=True)
+class Proposal:
+    """An operation proposed on an environment, with what the rules look at."""
+
+    environment: str
+    state: EnvironmentState
+    operation: Operation
+    #: the id of the deployment holding the environment, if any (after recovery)
+    acquired_by: str | None
+    #: whether the environment has a stored model
+    deployed: bool
+    #: the language of what is deployed, and of the blueprint proposed (deploy only)
+    language: str | None = None
+    proposed_language: str | None = None
+
+
+class AdmissionRule:
+    """One reason to refuse an operation; applies to the listed operations."""
+
+    OPERATIONS: t.ClassVar[frozenset[Operation]] = frozenset(Operation)
+
+    def applies(self, proposal: Proposal) -> bool:
+        return proposal.operation in self.OPERATIONS
+
+    def check(self, proposal: Proposal) -> None:
+        """Raise :class:`~laguna.deploy.errors.Refused` to refuse the proposal."""
+        raise NotImplementedError
+
+
+class OneOperationAtATime(AdmissionRule):
+    def check(self, proposal: Proposal) -> None:
+        if proposal.acquired_by is not None:
+            raise errors.Refused(
+                errors.ENVIRONMENT_BUSY,
+                f"environment {proposal.environment!r} is busy: deployment "
+                f"{proposal.acquired_by} is running ({proposal.state.value})")
+
+
+class ActionNeedsADeployment(AdmissionRule):
+    OPERATIONS = frozenset({Operation.ACTION})
+
+    def check(self, proposal: Proposal) -> None:
+        if not proposal.deployed or proposal.state in (
+                EnvironmentState.PENDING, EnvironmentState.UNDEPLOYED):
+            raise errors.Refused(
+                errors.NOT_DEPLOYED,
+                f"environment {proposal.environment!r} has nothing deployed to run an "
+                "action on")
+
+
+class UndeployNeedsSomethingDeployed(AdmissionRule):
+    OPERATIONS = frozenset({Operation.UNDEPLOY})
+
+    def check(self, proposal: Proposal) -> None:
+        if proposal.state in (EnvironmentState.PENDING, EnvironmentState.UNDEPLOYED):
+            raise errors.Refused(
+                errors.NOT_DEPLOYED,
+                f"environment {proposal.environment!r} is {proposal.state.value}: "
+                "nothing to undeploy")
+
+
+class OneLanguagePerEnvironment(AdmissionRule):
+    """A model deployed in one language cannot be redeployed by another's front end
+    (it could not compute the difference); undeploy first."""
+
+    OPERATIONS = frozenset({Operation.DEPLOY})
+
+    def check(self, proposal: Proposal) -> None:
+        if (proposal.deployed and proposal.language is not None
+                and proposal.proposed_language is not None
+                and proposal.language != proposal.proposed_language):
+            raise errors.Refused(
+                errors.LANGUAGE_MISMATCH,
+                f"environment {proposal.environment!r} holds a {proposal.language} "
+                f"deployment; undeploy it before deploying {proposal.proposed_language}")
+
+
+#: the admission rules, in the order they are asked
+ADMISSION: tuple[AdmissionRule, ...] = (
+    OneOperationAtATime(),
+    ActionNeedsADeployment(),
+    UndeployNeedsSomethingDeployed(),
+    OneLanguagePerEnvironment(),
+)
+
+
+def admit(proposal: Proposal, rules: t.Sequence[AdmissionRule] = ADMISSION) -> None:
+    """Raise the first refusal of ``rules``; return when every rule lets it pass."""
+    for rule in rules:
+        if rule.applies(proposal):
+            rule.check(proposal)
+
+
+#: the state an environment is in while an operation runs
+RUNNING: t.Mapping[Operation, EnvironmentState] = {
+    Operation.DEPLOY: EnvironmentState.DEPLOYING,
+    Operation.ACTION: EnvironmentState.DEPLOYING,
+    Operation.UNDEPLOY: EnvironmentState.DELETING,
+}
+
+
+@dataclasses.dataclass(frozen=True)
+class FinishRule:
+    """An operation that ended (``ok`` or not) leaves the environment in ``to``."""
+
+    operation: Operation
+    ok: bool
+    to: EnvironmentState
+
+    def applies(self, operation: Operation, ok: bool) -> bool:
+        return operation is self.operation and ok is self.ok
+
+
+FINISH: tuple[FinishRule, ...] = (
+    FinishRule(Operation.DEPLOY, True, EnvironmentState.READY),
+    FinishRule(Operation.DEPLOY, False, EnvironmentState.DEPLOY_FAILURE),
+    FinishRule(Operation.ACTION, True, EnvironmentState.READY),
+    FinishRule(Operation.ACTION, False, EnvironmentState.DEPLOY_FAILURE),
+    FinishRule(Operation.UNDEPLOY, True, EnvironmentState.UNDEPLOYED),
+    FinishRule(Operation.UNDEPLOY, False, EnvironmentState.DELETE_FAILURE),
+)
+
+
+def finished(operation: Operation, ok: bool,
+             rules: t.Sequence[FinishRule] = FINISH) -> EnvironmentState:
+    """The environment's state after ``operation`` ended."""
+    for rule in rules:
+        if rule.applies(operation, ok):
+            return rule.to
+    raise LookupError(f"no finish rule for {operation.value} ok={ok}")

@@ -1,0 +1,83 @@
+"""The working directory: where an environment's state lives between commands.
+
+::
+
+    DIR/.laguna/laguna.sqlite   the deployment store (the API's schema)
+    DIR/.laguna/cloud/          the local cloud's hosts and agents, per environment
+
+``DIR`` is ``--workdir``, else ``$LAGUNA_WORKDIR``, else the current
+directory. Two working directories share nothing.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import typing as t
+from pathlib import Path
+
+import sqlalchemy as sa
+
+from laguna.config import sqlite_url
+from laguna.store.db import Database, open_database
+
+WORKDIR_VAR = "LAGUNA_WORKDIR"
+STATE_DIR = ".laguna"
+STORE_FILE = "laguna.sqlite"
+CLOUD_DIR = "cloud"
+#: how long a command waits for another one's write to the store, in seconds
+BUSY_TIMEOUT = 30.0
+
+
+def resolve_workdir(option: str | Path | None, environ: t.Mapping[str, str],
+                    cwd: Path) -> Path:
+    """The working directory: the option, else ``$LAGUNA_WORKDIR``, else ``cwd``."""
+    chosen = option if option not in (None, "") else environ.get(WORKDIR_VAR) or cwd
+    return (cwd / Path(chosen)).resolve()
+
+
+@dataclasses.dataclass(frozen=True)
+class Workdir:
+    root: Path
+
+    @property
+    def state_dir(self) -> Path:
+        return self.root / STATE_DIR
+
+    @property
+    def store_path(self) -> Path:
+        return self.state_dir / STORE_FILE
+
+    @property
+    def cloud_dir(self) -> Path:
+        return self.state_dir / CLOUD_DIR
+
+    @property
+    def url(self) -> str:
+        return sqlite_url(self.store_path)
+
+    def has_store(self) -> bool:
+        return self.store_path.is_file()
+
+    def open_store(self) -> Database:
+        """The store, created and migrated to the newest schema on first use."""
+        self.state_dir.mkdir(parents=True, exist_ok=True)
+        database = open_database(self.url)
+        database.dispose()
+        database = Database(self.url, connect_args={"timeout": BUSY_TIMEOUT})
+        _write_transactions(database.engine)
+        return database
+
+
+def _write_transactions(engine: sa.Engine) -> None:
+    """Begin every transaction with ``BEGIN IMMEDIATE``: commands take SQLite's
+    write lock up front and wait for each other (``timeout``), instead of two
+    readers deadlocking when both want to write (as claiming an environment does)."""
+
+    def connect(dbapi_connection: t.Any, _record: t.Any) -> None:
+        dbapi_connection.isolation_level = None  # SQLAlchemy, not pysqlite, begins
+
+    def begin(connection: sa.Connection) -> None:
+        connection.exec_driver_sql("BEGIN IMMEDIATE")
+
+    sa.event.listen(engine, "connect", connect)
+    sa.event.listen(engine, "begin", begin)

@@ -1,0 +1,228 @@
+"""The deployment commands through click's CliRunner, with the fake front end."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner, Result
+
+from laguna.cli.main import cli
+from laguna.cli.workdirs import Wiring
+from laguna.deploy.frontend import FrontendRegistry
+
+from unit.deploy.fakes import DB, WEB, WEB_DEPLOYED, FakeFrontend, Ticker, write_blueprint
+
+
+@pytest.fixture()
+def wiring() -> Wiring:
+    return Wiring(FrontendRegistry([FakeFrontend()]), clock=Ticker())
+
+
+def run(wiring: Wiring, *args: str, env: dict[str, str] | None = None) -> Result:
+    return CliRunner().invoke(cli, list(args), obj=wiring, env=env)
+
+
+def test_deploy_json_prints_one_object(wiring: Wiring, tmp_path: Path) -> None:
+    path = write_blueprint(tmp_path, "shop", components=[WEB])
+    result = run(wiring, "--workdir", str(tmp_path), "deploy", str(path), "--json")
+    assert (result.exit_code, result.stderr) == (0, "")
+    assert json.loads(result.stdout) == WEB_DEPLOYED
+
+
+def test_deploy_shows_plain_progress_off_a_terminal(wiring: Wiring, tmp_path: Path) -> None:
+    path = write_blueprint(tmp_path, "shop", components=[WEB])
+    result = run(wiring, "deploy", str(path), "--workdir", str(tmp_path))
+    lines = result.stdout.splitlines()
+    assert result.exit_code == 0
+    assert lines[0].startswith("deploy of shop started (deployment ")
+    assert lines[1:] == [
+        "web1 Web web: deploying",
+        "2026-01-01T00:00:03.000000Z info web1: deploying web",
+        "web1 Web web: deployed",
+        "2026-01-01T00:00:04.000000Z info web1: web deployed",
+        "environment shop: ready",
+        "ID   TYPE NAME STATE",
+        "web1 Web  web  deployed",
+        "output count: 1",
+    ]
+
+
+def test_workdir_after_the_command_name(wiring: Wiring, tmp_path: Path) -> None:
+    path = write_blueprint(tmp_path, "shop", components=[WEB])
+    assert run(wiring, "deploy", str(path), "--json", "--workdir", str(tmp_path / "a")
+               ).exit_code == 0
+    listed = run(wiring, "environments", "--json", "--workdir", str(tmp_path / "a"))
+    assert [e["name"] for e in json.loads(listed.stdout)] == ["shop"]
+    assert (tmp_path / "a" / ".laguna" / "laguna.sqlite").is_file()
+
+
+def test_laguna_workdir_variable_and_the_option_wins(wiring: Wiring, tmp_path: Path) -> None:
+    path = write_blueprint(tmp_path, "shop", components=[WEB])
+    env = {"LAGUNA_WORKDIR": str(tmp_path / "from-env")}
+    assert run(wiring, "deploy", str(path), "--json", env=env).exit_code == 0
+    assert (tmp_path / "from-env" / ".laguna").is_dir()
+    other = run(wiring, "--workdir", str(tmp_path / "other"), "environments", "--json",
+                env=env)
+    assert json.loads(other.stdout) == []
+    assert not (tmp_path / "other" / ".laguna").exists()
+
+
+def test_default_workdir_is_the_current_directory(wiring: Wiring, tmp_path: Path,
+                                                  monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.delenv("LAGUNA_WORKDIR", raising=False)
+    path = write_blueprint(tmp_path, "shop", components=[WEB])
+    assert run(wiring, "deploy", path.name, "--json").exit_code == 0
+    assert (tmp_path / ".laguna" / "laguna.sqlite").is_file()
+
+
+def test_two_workdirs_do_not_interfere(wiring: Wiring, tmp_path: Path) -> None:
+    first = write_blueprint(tmp_path, "shop", components=[WEB])
+    second = write_blueprint(tmp_path, "lab", name="shop", components=[DB])
+    run(wiring, "deploy", str(first), "--workdir", str(tmp_path / "a"), "--json")
+    run(wiring, "deploy", str(second), "--workdir", str(tmp_path / "b"), "--json")
+    a = json.loads(run(wiring, "status", "shop", "--json", "--workdir", str(tmp_path / "a")
+                       ).stdout)
+    b = json.loads(run(wiring, "status", "shop", "--json", "--workdir", str(tmp_path / "b")
+                       ).stdout)
+    assert (list(a["components"]), list(b["components"])) == (["web1"], ["db1"])
+
+
+def test_status_json_is_the_deploy_json(wiring: Wiring, tmp_path: Path) -> None:
+    path = write_blueprint(tmp_path, "shop", components=[WEB])
+    deployed = run(wiring, "deploy", str(path), "--json", "--workdir", str(tmp_path)).stdout
+    status = run(wiring, "status", "shop", "--json", "--workdir", str(tmp_path)).stdout
+    assert status == deployed
+
+
+def test_status_of_an_unknown_environment_is_one_line(wiring: Wiring, tmp_path: Path) -> None:
+    result = run(wiring, "status", "nope", "--workdir", str(tmp_path))
+    assert (result.exit_code, result.stdout, result.stderr) == (
+        2, "", "error[environment_not_found]: no environment named 'nope'\n")
+
+
+def test_rejected_deploy_is_one_line_and_exit_2(wiring: Wiring, tmp_path: Path) -> None:
+    path = write_blueprint(tmp_path, "shop", reject={"kind": "contract_violation",
+                                                     "message": "port: 70000 is not a port"})
+    result = run(wiring, "deploy", str(path), "--workdir", str(tmp_path))
+    assert (result.exit_code, result.stdout, result.stderr) == (
+        2, "", "error[contract_violation]: port: 70000 is not a port\n")
+
+
+def test_unknown_language_is_said_clearly(tmp_path: Path) -> None:
+    path = tmp_path / "model.yaml"
+    path.write_text("Objects: {}\n")
+    result = run(Wiring(FrontendRegistry()), "deploy", str(path), "--workdir", str(tmp_path))
+    assert (result.exit_code, result.stderr) == (
+        2, f"error[model_invalid]: no blueprint language recognises {path}\n")
+
+
+def test_failed_deploy_shows_object_method_trace_and_output(wiring: Wiring,
+                                                            tmp_path: Path) -> None:
+    path = write_blueprint(tmp_path, "shop", components=[WEB], fail={
+        "at": "web1", "kind": "script_failed", "message": "deploy.sh exited with 3"})
+    result = run(wiring, "deploy", str(path), "--workdir", str(tmp_path))
+    assert result.exit_code == 1
+    assert result.stdout.splitlines()[-8:] == [
+        "environment shop: deploy failure (failed)",
+        "ID   TYPE NAME STATE",
+        "web1 Web  web  failed",
+        "error[script_failed]: deploy.sh exited with 3",
+        "object: web1",
+        "method: deploy",
+        "trace: Web::deploy @ fake:1",
+        "output: exit 1",
+    ]
+
+
+def test_deployments_json_lists_history_with_reports(wiring: Wiring, tmp_path: Path) -> None:
+    path = write_blueprint(tmp_path, "shop", components=[WEB])
+    run(wiring, "deploy", str(path), "--json", "--workdir", str(tmp_path))
+    run(wiring, "undeploy", "shop", "--json", "--workdir", str(tmp_path))
+    history = json.loads(run(wiring, "deployments", "shop", "--json", "--workdir",
+                             str(tmp_path)).stdout)
+    assert [len(d.pop("id")) for d in history] == [32, 32]
+    assert history == [
+        {"operation": "deploy", "state": "success", "started": "2026-01-01T00:00:01.000000Z",
+         "finished": "2026-01-01T00:00:05.000000Z", "action": None, "error": None,
+         "reports": [
+             {"level": "info", "text": "deploying web", "time": "2026-01-01T00:00:03.000000Z",
+              "object": "web1"},
+             {"level": "info", "text": "web deployed", "time": "2026-01-01T00:00:04.000000Z",
+              "object": "web1"}]},
+        {"operation": "undeploy", "state": "success",
+         "started": "2026-01-01T00:00:07.000000Z", "finished": "2026-01-01T00:00:10.000000Z",
+         "action": None, "error": None,
+         "reports": [{"level": "info", "text": "destroying web",
+                      "time": "2026-01-01T00:00:09.000000Z", "object": "web1"}]},
+    ]
+
+
+def test_environments_table_and_json(wiring: Wiring, tmp_path: Path) -> None:
+    assert run(wiring, "environments", "--workdir", str(tmp_path)).stdout == "no environments\n"
+    path = write_blueprint(tmp_path, "shop", components=[WEB])
+    run(wiring, "deploy", str(path), "--json", "--workdir", str(tmp_path))
+    assert run(wiring, "environments", "--workdir", str(tmp_path)).stdout.splitlines() == [
+        "NAME LANGUAGE STATE VERSION UPDATED",
+        "shop fake     ready 1       2026-01-01T00:00:05.000000Z"]
+    listed = json.loads(run(wiring, "environments", "--json", "--workdir",
+                            str(tmp_path)).stdout)
+    assert len(listed[0].pop("id")) == 32
+    assert listed == [{"name": "shop", "project": "local", "language": "fake",
+                       "state": "ready", "version": 1,
+                       "created": "2026-01-01T00:00:01.000000Z",
+                       "updated": "2026-01-01T00:00:05.000000Z", "acquired_by": None}]
+
+
+def test_action_with_arguments(wiring: Wiring, tmp_path: Path) -> None:
+    path = write_blueprint(tmp_path, "shop", components=[WEB])
+    run(wiring, "deploy", str(path), "--json", "--workdir", str(tmp_path))
+    result = run(wiring, "action", "shop", "web1", "scale", "--arg", "count=3", "--json",
+                 "--workdir", str(tmp_path))
+    data = json.loads(result.stdout)
+    assert (result.exit_code, data["status"], data["outputs"]) == (
+        0, "ok", {"method": "scale", "count": "3"})
+    assert data["model"] == {"components": [WEB]}
+
+
+def test_bad_key_value_is_a_usage_error(wiring: Wiring, tmp_path: Path) -> None:
+    path = write_blueprint(tmp_path, "shop", components=[WEB])
+    result = run(wiring, "deploy", str(path), "--set", "novalue", "--workdir", str(tmp_path))
+    assert result.exit_code == 2
+    assert "Invalid value for --set: expected key=value, got 'novalue'" in result.stderr
+
+
+def test_dry_run_prints_the_plan_and_keeps_nothing(wiring: Wiring, tmp_path: Path) -> None:
+    path = write_blueprint(tmp_path, "shop", components=[WEB])
+    result = run(wiring, "deploy", str(path), "--dry-run", "--json", "--workdir",
+                 str(tmp_path))
+    data = json.loads(result.stdout)
+    assert (result.exit_code, data["status"], data["plan"]) == (0, "ok", [
+        {"kind": "stack", "template": {"resources": {"web1": "Web"}}},
+        {"kind": "agent", "host": "web", "plan": {"Body": "deploy"}}])
+    assert not (tmp_path / ".laguna").exists()
+    text = run(wiring, "deploy", str(path), "--dry-run", "--workdir", str(tmp_path)).stdout
+    assert text.splitlines()[-10:] == [
+        "--- 1: stack template",
+        "{",
+        '  "resources": {',
+        '    "web1": "Web"',
+        "  }",
+        "}",
+        "--- 2: agent plan for web",
+        "{",
+        '  "Body": "deploy"',
+        "}",
+    ]
+    assert not (tmp_path / ".laguna").exists()
+
+
+def test_workdir_after_the_command_wins_over_the_one_before(wiring: Wiring,
+                                                            tmp_path: Path) -> None:
+    path = write_blueprint(tmp_path, "shop", components=[WEB])
+    result = run(wiring, "--workdir", str(tmp_path / "before"), "deploy", str(path), "--json",
+                 "--workdir", str(tmp_path / "after"))
+    assert result.exit_code == 0
+    assert sorted(p.name for p in tmp_path.iterdir() if p.is_dir()) == ["after"]
