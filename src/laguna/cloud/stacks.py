@@ -1,0 +1,115 @@
+"""Bringing a stack's records in line with a template, for any :class:`Realm`.
+
+:func:`apply` parses the template, then removes the resources the template no
+longer has (newest first), creates the new ones in dependency order and
+updates in place those whose evaluated properties changed. Records not
+``complete`` at the start (a push that died halfway) are removed and created
+again. After each step the realm saves its state.
+"""
+
+from __future__ import annotations
+
+import typing as t
+from pathlib import Path
+
+from laguna.cloud import hot
+from laguna.cloud.base import Host
+from laguna.cloud.resources import TYPES, Realm
+from laguna.cloud.state import COMPLETE, ResourceRecord
+
+
+class _Resolver:
+    def __init__(self, realm: Realm) -> None:
+        self.realm = realm
+
+    def resource_id(self, name: str) -> str:
+        return self.realm.state.records[name].id
+
+    def attribute(self, name: str, attribute: str) -> t.Any:
+        record = self.realm.state.records[name]
+        attrs = TYPES[record.type].attributes(self.realm, record)
+        if attribute not in attrs:
+            raise KeyError(attribute)
+        return attrs[attribute]
+
+
+class _Evaluator(hot.Evaluator):
+    def _fn_get_attr(self, arg: t.Any, path: str) -> t.Any:
+        try:
+            return super()._fn_get_attr(arg, path)
+        except KeyError as exc:
+            self.fail(path, f"resource {arg[0]!r} of type "
+                      f"{self.template.resources[arg[0]].type!r} has no attribute {exc.args[0]!r}")
+
+
+def delete_record(realm: Realm, record: ResourceRecord) -> None:
+    """Undo a resource and forget it."""
+    TYPES[record.type].delete(realm, record)
+    del realm.state.records[record.name]
+    realm.save()
+
+
+def delete_all(realm: Realm) -> None:
+    for record in reversed(list(realm.state.records.values())):
+        delete_record(realm, record)
+
+
+def apply(realm: Realm, template: t.Mapping[str, t.Any],
+          parameters: t.Mapping[str, t.Any], files: t.Mapping[str, str],
+          settle: t.Callable[[], None] = lambda: None) -> hot.Diff:
+    """Realise ``template``; ``settle`` waits for what creation started."""
+    state = realm.state
+    parsed = hot.parse(dict(template), state.stack, known_types=TYPES)
+    values = hot.resolve_parameters(parsed, parameters)
+    evaluator = _Evaluator(parsed, values, _Resolver(realm), files)
+
+    for record in reversed(list(state.records.values())):
+        if record.status != COMPLETE:
+            delete_record(realm, record)
+    removed = [r for r in reversed(list(state.records.values()))
+               if r.name not in parsed.resources
+               or r.type != parsed.resources[r.name].type]
+    for record in removed:
+        delete_record(realm, record)
+
+    added: list[str] = []
+    changed: list[str] = []
+    for name in parsed.order():
+        resource = parsed.resources[name]
+        path = f"resources.{name}.properties"
+        properties = evaluator.evaluate(dict(resource.properties), path)
+        record = state.records.get(name)
+        rtype = TYPES[resource.type]
+        if record is None:
+            new = ResourceRecord(name, resource.type, realm.new_id(name),
+                                 dict(resource.definition), properties)
+            state.records[name] = new
+            realm.save()
+            rtype.create(realm, new)
+            new.status = COMPLETE
+            realm.save()
+            added.append(name)
+        elif record.properties != properties or record.definition != resource.definition:
+            rtype.update(realm, record, properties)
+            record.definition = dict(resource.definition)
+            realm.save()
+            changed.append(name)
+    settle()
+
+    outputs = {name: evaluator.evaluate(output.value, f"outputs.{name}.value")
+               for name, output in parsed.outputs.items()}
+    state.template = dict(template)
+    state.parameters = dict(parameters)
+    state.outputs = outputs
+    realm.save()
+    return hot.Diff(tuple(added), tuple(r.name for r in removed), tuple(changed))
+
+
+def host(stack: str, record: ResourceRecord, root: Path | None) -> Host:
+    """The engine's view of a server record."""
+    return Host(stack=stack, name=record.name,
+                server_name=str(record.properties.get("name") or record.name),
+                addresses=tuple(a["addr"] for a in record.data.get("addresses", [])),
+                agent_url=record.data.get("url"), root=root,
+                user_data=record.data.get("user_data"),
+                metadata=record.properties.get("metadata") or {}, resource_id=record.id)
