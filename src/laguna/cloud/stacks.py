@@ -63,14 +63,13 @@ def apply(realm: Realm, template: t.Mapping[str, t.Any],
     values = hot.resolve_parameters(parsed, parameters)
     evaluator = _Evaluator(parsed, values, _Resolver(realm), files)
 
-    for record in reversed(list(state.records.values())):
-        if record.status != COMPLETE:
-            delete_record(realm, record)
-    removed = [r for r in reversed(list(state.records.values()))
-               if r.name not in parsed.resources
-               or r.type != parsed.resources[r.name].type]
-    for record in removed:
-        delete_record(realm, record)
+    unfinished = [r for r in state.records.values() if r.status != COMPLETE]
+    removed = [r for r in state.records.values()
+               if r.status == COMPLETE and (r.name not in parsed.resources
+                                            or r.type != parsed.resources[r.name].type)]
+    doomed = {r.name for r in [*unfinished, *removed]}
+    for old in reversed([r for r in state.records.values() if r.name in doomed]):
+        delete_record(realm, old)
 
     added: list[str] = []
     changed: list[str] = []
