@@ -8,6 +8,7 @@ what its attributes are is the same for every driver, so a dry run answers
 
 from __future__ import annotations
 
+import email.charset
 import hashlib
 import ipaddress
 import typing as t
@@ -351,13 +352,21 @@ class MultipartMime(SoftwareConfig):
     name = "OS::Heat::MultipartMime"
 
     def config(self, realm: Realm, record: ResourceRecord) -> t.Any:
-        message = MIMEMultipart()
-        for i, part in enumerate(record.properties.get("parts") or []):
-            ref = part.get("config") if isinstance(part, dict) else None
-            config = realm.state.by_id(ref)
-            text = str(config.data.get("config", "")) if config is not None else str(ref)
-            subtype = part.get("subtype", "x-shellscript") if isinstance(part, dict) else ""
-            sub = MIMEText(text, subtype or "x-shellscript", "utf-8")
+        parts = []
+        for part in record.properties.get("parts") or []:
+            part = part if isinstance(part, dict) else {"config": part}
+            config = realm.state.by_id(part.get("config"))
+            text = (str(config.data.get("config", "")) if config is not None
+                    else str(part.get("config", "")))
+            guess = "cloud-config" if text.startswith("#cloud-config") else "x-shellscript"
+            parts.append((text, str(part.get("subtype") or guess)))
+        # A boundary from the content keeps dry-run output the same run after run.
+        digest = hashlib.sha256(repr(parts).encode()).hexdigest()[:24]
+        message = MIMEMultipart(boundary=f"==============={digest}==")
+        for i, (text, subtype) in enumerate(parts):
+            charset = email.charset.Charset("utf-8")
+            charset.body_encoding = None  # type: ignore[assignment]  # text, not base64
+            sub = MIMEText(text, subtype, charset)  # type: ignore[arg-type]
             sub.add_header("Content-Disposition", "attachment", filename=f"part-{i}")
             message.attach(sub)
         return message.as_string()
