@@ -4,7 +4,8 @@
 write FILE atomically as {"name", "url", "pid"}; ``GET /v1/health`` answers
 {"name", "status": "ready"}. Test-only extras, given before the contract's
 options: ``--daemon`` double-forks a detached ``sleep`` whose pid goes to
-``DIR/daemon.pid``; ``--fail`` exits at once with a message.
+``DIR/daemon.pid``; ``--fail`` exits at once with a message; ``--hang-on NAME``
+never becomes ready when its name is NAME.
 """
 
 from __future__ import annotations
@@ -23,6 +24,7 @@ def main() -> None:
         parser.add_argument(option, required=True)
     parser.add_argument("--daemon", action="store_true")
     parser.add_argument("--fail", action="store_true")
+    parser.add_argument("--hang-on", default=None)
     args = parser.parse_args()
     if args.fail:
         sys.exit("stand-in agent: told to fail")
@@ -44,14 +46,15 @@ def main() -> None:
     if args.daemon:
         if os.fork() == 0:
             os.setsid()
-            if os.fork() == 0:
-                with open(os.path.join(args.root, "daemon.pid.tmp"), "w") as f:
-                    f.write(str(os.getpid()))
-                os.rename(os.path.join(args.root, "daemon.pid.tmp"),
-                          os.path.join(args.root, "daemon.pid"))
+            daemon = os.fork()
+            if daemon == 0:
                 os.execvp("sleep", ["sleep", "1000"])
+            with open(os.path.join(args.root, "daemon.pid"), "w") as f:
+                f.write(str(daemon))
             os._exit(0)
         os.wait()
+    if args.name == args.hang_on:
+        server.serve_forever()
     url = f"http://{host}:{server.server_address[1]}"
     fd, tmp = tempfile.mkstemp(dir=os.path.dirname(args.ready_file))
     with os.fdopen(fd, "w") as f:

@@ -183,8 +183,10 @@ class _Realm:
         self.cloud.pool.release(address)
 
     def launched(self, record: ResourceRecord) -> bool:
+        """True if the host's agent was ready and still runs."""
         launch = _launch(record)
-        return launch is not None and processes.alive(launch.pid, launch.start_time)
+        return (launch is not None and record.data.get("url") is not None
+                and processes.alive(launch.pid, launch.start_time))
 
     # -- hosts ---------------------------------------------------------------
 
