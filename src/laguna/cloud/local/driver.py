@@ -205,10 +205,9 @@ class _Realm:
             namespace = netns.PREFIX + digest.hexdigest()[:12]
             record.data["netns"] = namespace
             self.save()
-            netns.ensure_bridge(cloud.bridge, cloud.network,
-                                cloud.registry / ".bridge.lock")
             netns.delete(namespace)
-            netns.create(namespace, addresses, cloud.network, cloud.bridge)
+            netns.create(namespace, addresses, cloud.network, cloud.bridge,
+                         cloud.registry / ".bridge.lock")
         marker = f"{cloud._marker_prefix(stack)}{record.name}:{uuid.uuid4().hex[:12]}"
         record.data.update(marker=marker, url=None)
         record.data.pop("launch", None)

@@ -5,7 +5,8 @@ whose other end is enslaved to a bridge in the root namespace. The bridge
 holds the range's first address, so this machine (the engine) and the hosts
 reach each other, and hosts reach each other, with no routing or forwarding.
 The bridge is made when the first host needs it and removed by
-:func:`remove_bridge` once no namespace of ours is left.
+:func:`remove_bridge` once no namespace of ours is left; both happen under one
+lock file, with the namespace's creation.
 """
 
 from __future__ import annotations
@@ -45,15 +46,13 @@ def gateway(network: str) -> str:
     return str(ipaddress.ip_network(network).network_address + 1)
 
 
-def ensure_bridge(bridge: str, network: str, lock: Path) -> None:
-    with open(lock, "a") as f:
-        fcntl.flock(f, fcntl.LOCK_EX)
-        if _ip("link", "show", bridge, check=False):
-            return
-        prefix = ipaddress.ip_network(network).prefixlen
-        _ip(batch=[f"link add {bridge} type bridge",
-                   f"addr add {gateway(network)}/{prefix} dev {bridge}",
-                   f"link set {bridge} up"])
+def _ensure_bridge(bridge: str, network: str) -> None:
+    if _ip("link", "show", bridge, check=False):
+        return
+    prefix = ipaddress.ip_network(network).prefixlen
+    _ip(batch=[f"link add {bridge} type bridge",
+               f"addr add {gateway(network)}/{prefix} dev {bridge}",
+               f"link set {bridge} up"])
 
 
 def remove_bridge(bridge: str, lock: Path) -> None:
@@ -65,14 +64,19 @@ def remove_bridge(bridge: str, lock: Path) -> None:
             _ip("link", "del", bridge, check=False)
 
 
-def create(name: str, addresses: t.Sequence[str], network: str, bridge: str) -> None:
-    """A namespace ``name`` whose eth0 holds ``addresses``."""
+def create(name: str, addresses: t.Sequence[str], network: str, bridge: str,
+           lock: Path) -> None:
+    """A namespace ``name`` whose eth0 holds ``addresses``, on the bridge (made
+    if missing; under the lock, so no one removes it meanwhile)."""
     veth = "lgv" + name[len(PREFIX):][:12]
     prefix = ipaddress.ip_network(network).prefixlen
-    _ip(batch=[f"netns add {name}",
-               f"link add {veth} type veth peer name eth0 netns {name}",
-               f"link set {veth} master {bridge}",
-               f"link set {veth} up"])
+    with open(lock, "a") as f:
+        fcntl.flock(f, fcntl.LOCK_EX)
+        _ensure_bridge(bridge, network)
+        _ip(batch=[f"netns add {name}",
+                   f"link add {veth} type veth peer name eth0 netns {name}",
+                   f"link set {veth} master {bridge}",
+                   f"link set {veth} up"])
     _ip("-n", name, batch=[*(f"addr add {a}/{prefix} dev eth0" for a in addresses),
                            "link set lo up", "link set eth0 up",
                            f"route add default via {gateway(network)}"])
