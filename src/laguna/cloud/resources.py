@@ -116,7 +116,6 @@ class Server(ResourceType):
                               "addr": address, "port": None})
         record.data.update(addresses=addresses, own_addresses=own,
                            user_data=self.user_data(realm, record))
-        realm.save()
         realm.start_host(record)
 
     @staticmethod

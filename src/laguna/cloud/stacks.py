@@ -4,7 +4,9 @@
 longer has (newest first), creates the new ones in dependency order and
 updates in place those whose evaluated properties changed. Records not
 ``complete`` at the start (a push that died halfway) are removed and created
-again. After each step the realm saves its state.
+again. The realm saves its state before it starts anything (a host) and at
+the end; addresses and processes it made meanwhile carry their owner, so a
+crash in between leaves nothing the next operation cannot find.
 """
 
 from __future__ import annotations
@@ -43,15 +45,15 @@ class _Evaluator(hot.Evaluator):
 
 
 def delete_record(realm: Realm, record: ResourceRecord) -> None:
-    """Undo a resource and forget it."""
+    """Undo a resource and forget it (the caller saves)."""
     TYPES[record.type].delete(realm, record)
     del realm.state.records[record.name]
-    realm.save()
 
 
 def delete_all(realm: Realm) -> None:
     for record in reversed(list(realm.state.records.values())):
         delete_record(realm, record)
+    realm.save()
 
 
 def apply(realm: Realm, template: t.Mapping[str, t.Any],
@@ -83,15 +85,12 @@ def apply(realm: Realm, template: t.Mapping[str, t.Any],
             new = ResourceRecord(name, resource.type, realm.new_id(name),
                                  dict(resource.definition), properties)
             state.records[name] = new
-            realm.save()
             rtype.create(realm, new)
             new.status = COMPLETE
-            realm.save()
             added.append(name)
         elif record.properties != properties or record.definition != resource.definition:
             rtype.update(realm, record, properties)
             record.definition = dict(resource.definition)
-            realm.save()
             changed.append(name)
     settle()
 

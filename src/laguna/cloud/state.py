@@ -25,7 +25,10 @@ class ResourceRecord:
     data: dict[str, t.Any] = dataclasses.field(default_factory=dict)  # driver's own
 
     def to_json(self) -> dict[str, t.Any]:
-        return dataclasses.asdict(self)
+        # Not dataclasses.asdict: it deep-copies, and states are saved often.
+        return {"name": self.name, "type": self.type, "id": self.id,
+                "definition": self.definition, "properties": self.properties,
+                "status": self.status, "data": self.data}
 
     @classmethod
     def from_json(cls, data: t.Mapping[str, t.Any]) -> ResourceRecord:

@@ -76,52 +76,44 @@ cloud.push_stack("env-1", {"resources": {n: {"type": "OS::Nova::Server"}
 """
 
 
-def push_and_kill_halfway(directory: Path) -> list[int]:
+def push_and_kill_halfway(cloud: LocalCloud) -> list[int]:
     """Run a push in a subprocess, SIGKILL it once a and b are ready and while
-    it waits for c; the pids of the agents it started."""
+    it waits for c; the pids of the processes it started."""
     env = {**os.environ, "PYTHONPATH": os.pathsep.join(sys.path)}
-    child = subprocess.Popen([sys.executable, "-c", PUSH, str(directory), STANDIN], env=env)
-    state_file = directory / "stacks" / "env-1.json"
+    child = subprocess.Popen([sys.executable, "-c", PUSH, str(cloud.directory), STANDIN],
+                             env=env)
 
-    def c_started() -> bool:
+    def halfway() -> bool:
         if child.poll() is not None:
             raise AssertionError(f"the push ended by itself: {child.returncode}")
-        try:
-            records = json.loads(state_file.read_text())["records"]
-        except (OSError, ValueError):
-            return False
-        return (len(records) == 3 and "launch" in records[2]["data"]
-                and all(r["data"].get("url") for r in records[:2]))
+        ready = [(cloud.run_dir("env-1", n) / "ready.json").exists() for n in "abc"]
+        hosts = {m.split(":")[2] for m in processes.marked(cloud.id).values()}
+        return ready == [True, True, False] and hosts == {"a", "b", "c"}
 
     try:
-        wait_for(c_started)
+        wait_for(halfway)
     finally:
         child.kill()
         child.wait()
-    records = json.loads(state_file.read_text())["records"]
-    return [r["data"]["launch"]["pid"] for r in records]
+    return sorted(processes.marked(cloud.id))
 
 
-def test_push_after_a_killed_push_recovers(make_cloud: MakeCloud, tmp_path: Path) -> None:
-    directory = tmp_path / ".laguna" / "cloud"
-    old = push_and_kill_halfway(directory)
-    cloud = make_cloud(directory)
+def test_push_after_a_killed_push_recovers(make_cloud: MakeCloud) -> None:
+    cloud = make_cloud()
+    old = push_and_kill_halfway(cloud)
     result = cloud.push_stack("env-1", TEMPLATE)
     assert [h.name for h in result.hosts] == ["a", "b", "c"]
     assert [health(str(h.agent_url))["status"] for h in result.hosts] == ["ready"] * 3
-    # a and b were ready and are kept; c never was and is started again
-    assert [pid_alive(p) for p in old] == [True, True, False]
+    assert [p for p in old if pid_alive(p)] == []     # none was recorded as ready
     marked, owned = leftovers(cloud)
     assert sorted(owned) == sorted(h.address for h in result.hosts)
     assert sorted({m.split(":")[2] for m in marked.values()}) == ["a", "b", "c"]
 
 
-def test_delete_after_a_killed_push_leaves_nothing(make_cloud: MakeCloud,
-                                                   tmp_path: Path) -> None:
-    directory = tmp_path / ".laguna" / "cloud"
-    old = push_and_kill_halfway(directory)
-    assert all(pid_alive(p) for p in old)
-    cloud = make_cloud(directory)
+def test_delete_after_a_killed_push_leaves_nothing(make_cloud: MakeCloud) -> None:
+    cloud = make_cloud()
+    old = push_and_kill_halfway(cloud)
+    assert old and all(pid_alive(p) for p in old)
     cloud.delete_stack("env-1")
-    assert [pid_alive(p) for p in old] == [False, False, False]
+    assert [p for p in old if pid_alive(p)] == []
     assert leftovers(cloud) == ({}, [])

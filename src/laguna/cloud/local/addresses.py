@@ -99,10 +99,11 @@ class AddressPool:
             leftover.unlink(missing_ok=True)
         return True
 
-    def release(self, address: str) -> None:
+    def release(self, address: str, stack: str) -> None:
+        """Free an address if this cloud holds it for ``stack``."""
         path = self.registry / address
         data = self._read(path)
-        if data is not None and data.get("owner") == self.owner:
+        if data is not None and (data.get("owner"), data.get("stack")) == (self.owner, stack):
             path.unlink(missing_ok=True)
 
     def owned(self, stack: str) -> dict[str, str]:

@@ -83,6 +83,8 @@ class LocalCloud:
                                     settle=realm.settle)
             finally:
                 realm.abandon()
+                if realm.state.records or self.files.path(stack).exists():
+                    realm.save()
             return StackResult(stack, dict(realm.state.outputs),
                                tuple(self._hosts(realm.state)), diff)
 
@@ -102,7 +104,7 @@ class LocalCloud:
             self._kill_strays(realm)
             stacks.delete_all(realm)
             for address in self.pool.owned(stack):
-                self.pool.release(address)
+                self.pool.release(address, stack)
             for part in ("hosts", "run", "volumes"):
                 shutil.rmtree(self.directory / part / stack, ignore_errors=True)
             self.files.remove(stack)
@@ -150,7 +152,7 @@ class LocalCloud:
                     for a in [*r.data.get("own_addresses", []), r.data.get("address")] if a}
         for address in self.pool.owned(realm.state.stack):
             if address not in recorded:
-                self.pool.release(address)
+                self.pool.release(address, realm.state.stack)
         for record in realm.state.of_type(Server.name):
             if record.status == COMPLETE and not realm.launched(record):
                 realm.stop_host(record, keep_root=True)
@@ -180,7 +182,7 @@ class _Realm:
         return self.cloud.pool.allocate(self.state.stack, record.name)
 
     def release_address(self, address: str) -> None:
-        self.cloud.pool.release(address)
+        self.cloud.pool.release(address, self.state.stack)
 
     def launched(self, record: ResourceRecord) -> bool:
         """True if the host's agent was ready and still runs."""
@@ -204,14 +206,14 @@ class _Realm:
             digest = hashlib.sha256(f"{cloud.id}:{stack}:{record.name}".encode())
             namespace = netns.PREFIX + digest.hexdigest()[:12]
             record.data["netns"] = namespace
-            self.save()
-            netns.delete(namespace)
-            netns.create(namespace, addresses, cloud.network, cloud.bridge,
-                         cloud.registry / ".bridge.lock")
         marker = f"{cloud._marker_prefix(stack)}{record.name}:{uuid.uuid4().hex[:12]}"
         record.data.update(marker=marker, url=None)
         record.data.pop("launch", None)
         self.save()      # before the process exists, so a crash leaves a trace
+        if namespace is not None:
+            netns.delete(namespace)
+            netns.create(namespace, addresses, cloud.network, cloud.bridge,
+                         cloud.registry / ".bridge.lock")
         server_name = str(record.properties.get("name") or record.name)
         command = [*cloud.agent_command, "--name", server_name,
                    "--listen", f"{addresses[0]}:0", "--root", str(root),
@@ -222,7 +224,6 @@ class _Realm:
                                         netns=namespace)
         cloud._children[marker] = child
         record.data["launch"] = dataclasses.asdict(launch)
-        self.save()
         self.pending.append(record)
 
     def settle(self) -> None:
@@ -242,7 +243,6 @@ class _Realm:
                                 path=f"resources.{record.name}")
             record.data.update(url=ready.get("url"), agent_pid=ready.get("pid"))
             self.pending.pop(0)
-            self.save()
 
     def abandon(self) -> None:
         """Forget agents not waited for (a push failed); their records stay

@@ -45,7 +45,7 @@ class StateFiles:
         path = self.path(state.stack)
         fd, tmp = tempfile.mkstemp(dir=self.directory, prefix=f".{state.stack}.")
         with os.fdopen(fd, "w") as f:
-            json.dump(state.to_json(), f, indent=1, sort_keys=True)
+            f.write(json.dumps(state.to_json(), separators=(",", ":")))
         os.replace(tmp, path)
 
     def remove(self, stack: str) -> None:
