@@ -15,7 +15,7 @@ from laguna.cloud import Cloud, CloudError, HostError, StackNotFound, TemplateEr
 from laguna.cloud.hot import Diff
 from laguna.cloud.local.driver import LocalCloud
 
-from .helpers import AGENT, health, leftovers, pid_alive
+from .helpers import AGENT, health, leftovers, pid_alive, wait_for
 
 MakeCloud = t.Callable[..., LocalCloud]
 
@@ -109,9 +109,12 @@ def test_delete_kills_agents_and_frees_everything(cloud: LocalCloud) -> None:
 
 def test_dead_agent_is_restarted_by_the_next_push(cloud: LocalCloud) -> None:
     [before] = cloud.push_stack("env-1", servers("web")).hosts
-    os.kill(agent_pid(cloud, "env-1", "web"), signal.SIGKILL)
+    pid = agent_pid(cloud, "env-1", "web")
+    os.kill(pid, signal.SIGKILL)
+    wait_for(lambda: not pid_alive(pid))
     [after] = cloud.push_stack("env-1", servers("web")).hosts
     assert after.address == before.address
+    assert agent_pid(cloud, "env-1", "web") != pid
     assert health(str(after.agent_url))["status"] == "ready"
 
 

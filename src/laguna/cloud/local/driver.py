@@ -77,14 +77,17 @@ class LocalCloud:
                    files: t.Mapping[str, str] | None = None) -> StackResult:
         with self.files.locked(stack):
             realm = _Realm(self, self.files.load(stack) or StackState(stack))
+            unfinished = self.files.begin(stack)
             try:
-                self._recover(realm)
+                self._recover(realm, unfinished)
                 diff = stacks.apply(realm, template, parameters or {}, files or {},
                                     settle=realm.settle)
             finally:
                 realm.abandon()
                 if realm.state.records or self.files.path(stack).exists():
                     realm.save()
+            # Left in place when the push failed: the next operation looks for leftovers.
+            self.files.end(stack)
             return StackResult(stack, dict(realm.state.outputs),
                                tuple(self._hosts(realm.state)), diff)
 
@@ -101,6 +104,7 @@ class LocalCloud:
     def delete_stack(self, stack: str) -> None:
         with self.files.locked(stack):
             realm = _Realm(self, self.files.load(stack) or StackState(stack))
+            self.files.begin(stack)
             self._kill_strays(realm)
             stacks.delete_all(realm)
             for address in self.pool.owned(stack):
@@ -108,6 +112,7 @@ class LocalCloud:
             for part in ("hosts", "run", "volumes"):
                 shutil.rmtree(self.directory / part / stack, ignore_errors=True)
             self.files.remove(stack)
+            self.files.end(stack)
             if self.isolation == "netns":
                 netns.remove_bridge(self.bridge, self.registry / ".bridge.lock")
 
@@ -145,14 +150,17 @@ class LocalCloud:
         for marker in markers - live:
             processes.kill(None, marker)
 
-    def _recover(self, realm: _Realm) -> None:
-        """After a crash: kill strays, free unrecorded addresses, restart dead agents."""
-        self._kill_strays(realm)
-        recorded = {a for r in realm.state.records.values()
-                    for a in [*r.data.get("own_addresses", []), r.data.get("address")] if a}
-        for address in self.pool.owned(realm.state.stack):
-            if address not in recorded:
-                self.pool.release(address, realm.state.stack)
+    def _recover(self, realm: _Realm, unfinished: bool) -> None:
+        """Restart dead agents; after a crash (``unfinished``) first kill stray
+        processes and free addresses no record holds."""
+        if unfinished:
+            self._kill_strays(realm)
+            recorded = {a for r in realm.state.records.values()
+                        for a in [*r.data.get("own_addresses", []), r.data.get("address")]
+                        if a}
+            for address in self.pool.owned(realm.state.stack):
+                if address not in recorded:
+                    self.pool.release(address, realm.state.stack)
         for record in realm.state.of_type(Server.name):
             if record.status == COMPLETE and not realm.launched(record):
                 realm.stop_host(record, keep_root=True)

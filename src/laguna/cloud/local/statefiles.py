@@ -34,6 +34,17 @@ class StateFiles:
             fcntl.flock(f, fcntl.LOCK_EX)
             yield
 
+    def begin(self, stack: str) -> bool:
+        """Mark an operation on ``stack`` as running; True if the last one never
+        ended (the engine died), so that the caller looks for what it left."""
+        busy = self.path(stack).with_suffix(".busy")
+        unfinished = busy.exists()
+        busy.touch()
+        return unfinished
+
+    def end(self, stack: str) -> None:
+        self.path(stack).with_suffix(".busy").unlink(missing_ok=True)
+
     def load(self, stack: str) -> StackState | None:
         try:
             data = json.loads(self.path(stack).read_text())
