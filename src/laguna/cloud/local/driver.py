@@ -105,7 +105,11 @@ class LocalCloud:
         with self.files.locked(stack):
             realm = _Realm(self, self.files.load(stack) or StackState(stack))
             self.files.begin(stack)
-            self._kill_strays(realm)
+            # Every process of the stack in one sweep, rather than a sweep a host.
+            launches = [_launch(r) for r in realm.state.of_type(Server.name)]
+            if not processes.kill(launches, self._marker_prefix(stack)):
+                raise HostError("processes of the stack did not die", stack=stack)
+            realm.killed = True
             stacks.delete_all(realm)
             for address in self.pool.owned(stack):
                 self.pool.release(address, stack)
@@ -148,7 +152,7 @@ class LocalCloud:
                 if r.status == COMPLETE and "marker" in r.data and realm.launched(r)}
         markers = set(processes.marked(self._marker_prefix(realm.state.stack)).values())
         for marker in markers - live:
-            processes.kill(None, marker)
+            processes.kill([], marker)
 
     def _recover(self, realm: _Realm, unfinished: bool) -> None:
         """Restart dead agents; after a crash (``unfinished``) first kill stray
@@ -179,6 +183,7 @@ class _Realm:
         self.cloud = cloud
         self.state = state
         self.pending: list[ResourceRecord] = []
+        self.killed = False      # every process of the stack is known to be dead
 
     def save(self) -> None:
         self.cloud.files.save(self.state)
@@ -260,13 +265,13 @@ class _Realm:
     def stop_host(self, record: ResourceRecord, keep_root: bool = False) -> None:
         cloud = self.cloud
         marker = record.data.get("marker")
-        if marker is not None:
-            if not processes.kill(_launch(record), marker):
+        if marker is not None and not self.killed:
+            if not processes.kill([_launch(record)], marker):
                 raise HostError(f"processes of host {record.name!r} did not die",
                                 stack=self.state.stack, resource=record.name)
-            child = cloud._children.pop(marker, None)
-            if child is not None:
-                child.wait()
+        child = cloud._children.pop(str(marker), None)
+        if child is not None:
+            child.wait()
         if record.data.get("netns"):
             netns.delete(record.data["netns"])
         shutil.rmtree(cloud.run_dir(self.state.stack, record.name), ignore_errors=True)

@@ -116,9 +116,9 @@ def _children() -> dict[int, list[int]]:
     return tree
 
 
-def descendants(pid: int) -> set[int]:
-    """Live processes below ``pid``."""
-    tree = _children()
+def descendants(pid: int, tree: dict[int, list[int]] | None = None) -> set[int]:
+    """Live processes below ``pid`` (in ``tree``, parent -> children, if given)."""
+    tree = _children() if tree is None else tree
     found: set[int] = set()
     todo = [pid]
     while todo:
@@ -136,48 +136,56 @@ def pid_namespace(pid: int) -> str | None:
         return None
 
 
-def in_namespace(namespace: str) -> set[int]:
-    """Live processes of a PID namespace."""
+def in_namespaces(namespaces: t.Collection[str | None]) -> set[int]:
+    """Live processes of some PID namespaces."""
     return {int(e) for e in os.listdir("/proc")
-            if e.isdigit() and pid_namespace(int(e)) == namespace and alive(int(e))}
+            if e.isdigit() and pid_namespace(int(e)) in namespaces and alive(int(e))}
 
 
 def marked(prefix: str) -> dict[int, str]:
     """Live processes whose marker starts with ``prefix``: pid -> marker."""
-    needle = f"{MARKER}={prefix}".encode()
+    needle = f"\0{MARKER}={prefix}".encode()
     found = {}
     for entry in os.listdir("/proc"):
         if not entry.isdigit() or int(entry) == os.getpid():
             continue
         try:
             with open(f"/proc/{entry}/environ", "rb") as f:
-                environ = f.read()
+                environ = b"\0" + f.read()
         except OSError:
             continue
-        for item in environ.split(b"\0"):
-            if item.startswith(needle) and alive(int(entry)):
-                found[int(entry)] = item.split(b"=", 1)[1].decode()
-                break
+        at = environ.find(needle)
+        if at >= 0 and alive(int(entry)):
+            end = environ.find(b"\0", at + 1)
+            item = environ[at + 1:end if end >= 0 else len(environ)]
+            found[int(entry)] = item.split(b"=", 1)[1].decode()
     return found
 
 
-def kill(launch: Launch | None, marker: str, timeout: float = 10.0) -> bool:
-    """Kill a host's processes: the launcher, what it contains, what carries the
-    marker. True once none is left (bounded by ``timeout``)."""
+def kill(launches: t.Sequence[Launch | None], marker: str,
+         timeout: float = 10.0) -> bool:
+    """Kill hosts' processes: the launchers, what they contain, what carries a
+    marker starting with ``marker``. True once none is left (bounded by
+    ``timeout``)."""
     deadline = time.monotonic() + timeout
-    namespace = None
-    if launch is not None and alive(launch.pid, launch.start_time) \
-            and launch.containment == "pidns":
-        inner = [p for p in descendants(launch.pid)
-                 if pid_namespace(p) != pid_namespace(launch.pid)]
-        namespace = pid_namespace(inner[0]) if inner else None
+    running = [launch for launch in launches
+               if launch is not None and alive(launch.pid, launch.start_time)]
+    namespaces = set()
+    tree = _children()
+    for launch in running:
+        if launch.containment == "pidns":
+            namespaces |= {pid_namespace(p) for p in descendants(launch.pid, tree)
+                           if pid_namespace(p) != pid_namespace(launch.pid)}
+    namespaces.discard(None)
     while True:
         victims = set(marked(marker))
-        if namespace is not None:
-            victims |= in_namespace(namespace)
-        if launch is not None and alive(launch.pid, launch.start_time):
-            victims.add(launch.pid)
-            victims |= descendants(launch.pid)
+        if namespaces:
+            victims |= in_namespaces(namespaces)
+        tree = _children()
+        for launch in running:
+            if alive(launch.pid, launch.start_time):
+                victims.add(launch.pid)
+                victims |= descendants(launch.pid, tree)
         victims.discard(os.getpid())
         if not victims:
             return True
