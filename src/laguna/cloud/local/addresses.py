@@ -42,12 +42,17 @@ class AddressPool:
         self.owner = str(owner)
         self.reserved = {*reserved, "127.0.0.1"}
         self.registry.mkdir(parents=True, exist_ok=True)
+        # Where the next search starts: after the last address handed out, so a
+        # run of allocations does not walk over its own entries again.
+        self._cursor = int.from_bytes(hashlib.sha256(self.owner.encode()).digest()[:4],
+                                      "big")
 
     def _candidates(self) -> t.Iterator[str]:
         size = self.network.num_addresses
-        start = int.from_bytes(hashlib.sha256(self.owner.encode()).digest()[:4], "big")
         base = int(self.network.network_address)
+        start = self._cursor
         for i in range(size):
+            self._cursor = start + i + 1
             address = ipaddress.ip_address(base + (start + i) % size)
             last = int(address) & 0xFF
             text = str(address)

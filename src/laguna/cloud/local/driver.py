@@ -206,6 +206,17 @@ class _Realm:
     # -- hosts ---------------------------------------------------------------
 
     def start_host(self, record: ResourceRecord) -> None:
+        """Prepare a host; its agent starts in :meth:`settle`, with the others."""
+        cloud, stack = self.cloud, self.state.stack
+        if cloud.isolation == "netns":
+            digest = hashlib.sha256(f"{cloud.id}:{stack}:{record.name}".encode())
+            record.data["netns"] = netns.PREFIX + digest.hexdigest()[:12]
+        marker = f"{cloud._marker_prefix(stack)}{record.name}:{uuid.uuid4().hex[:12]}"
+        record.data.update(marker=marker, url=None)
+        record.data.pop("launch", None)
+        self.pending.append(record)
+
+    def _spawn(self, record: ResourceRecord) -> None:
         cloud, stack = self.cloud, self.state.stack
         root = cloud.host_root(stack, record.name)
         run = cloud.run_dir(stack, record.name)
@@ -214,15 +225,7 @@ class _Realm:
         ready = run / "ready.json"
         ready.unlink(missing_ok=True)
         addresses = [a["addr"] for a in record.data["addresses"]]
-        namespace = None
-        if cloud.isolation == "netns":
-            digest = hashlib.sha256(f"{cloud.id}:{stack}:{record.name}".encode())
-            namespace = netns.PREFIX + digest.hexdigest()[:12]
-            record.data["netns"] = namespace
-        marker = f"{cloud._marker_prefix(stack)}{record.name}:{uuid.uuid4().hex[:12]}"
-        record.data.update(marker=marker, url=None)
-        record.data.pop("launch", None)
-        self.save()      # before the process exists, so a crash leaves a trace
+        namespace = record.data.get("netns")
         if namespace is not None:
             netns.delete(namespace)
             netns.create(namespace, addresses, cloud.network, cloud.bridge,
@@ -232,15 +235,20 @@ class _Realm:
                    "--listen", f"{addresses[0]}:0", "--root", str(root),
                    "--ready-file", str(ready)]
         env = {**cloud.environ, "HOME": str(root)}
+        marker = record.data["marker"]
         launch, child = processes.spawn(command, env=env, cwd=root, log=run / "agent.log",
                                         marker=marker, containment=cloud.containment,
                                         netns=namespace)
         cloud._children[marker] = child
         record.data["launch"] = dataclasses.asdict(launch)
-        self.pending.append(record)
 
     def settle(self) -> None:
-        """Wait until every agent started by this operation is ready."""
+        """Start the agents of the hosts prepared, then wait until each is ready."""
+        if not self.pending:
+            return
+        self.save()      # before any process exists, so a crash leaves a trace
+        for record in self.pending:
+            self._spawn(record)
         while self.pending:
             record = self.pending[0]
             launch = _launch(record)
