@@ -181,3 +181,26 @@ def test_volume_is_a_directory_linked_into_the_host(cloud: LocalCloud) -> None:
     cloud.push_stack("env-1", {"resources": {"web": {"type": "OS::Nova::Server"}}})
     assert not (host.root / "dev" / "vdb").exists()
     assert not volume.exists()
+
+
+def test_changed_server_is_updated_in_place(cloud: LocalCloud) -> None:
+    [before] = cloud.push_stack("env-1", servers("web")).hosts
+    pid = agent_pid(cloud, "env-1", "web")
+    template = servers("web")
+    template["resources"]["web"]["properties"]["metadata"] = {"role": "web"}
+    result = cloud.push_stack("env-1", template)
+    assert result.diff == Diff(added=(), removed=(), changed=("web",))
+    [after] = result.hosts
+    assert (after.address, after.agent_url, after.metadata) == (
+        before.address, before.agent_url, {"role": "web"})
+    assert agent_pid(cloud, "env-1", "web") == pid
+
+
+def test_two_stacks_of_one_cloud_have_their_own_hosts(cloud: LocalCloud) -> None:
+    one = cloud.push_stack("env-1", servers("web")).hosts
+    two = cloud.push_stack("env-2", servers("web")).hosts
+    assert one[0].address != two[0].address
+    assert cloud.stacks() == ["env-1", "env-2"]
+    cloud.delete_stack("env-1")
+    assert cloud.hosts("env-2") == list(two)
+    assert health(str(two[0].agent_url))["status"] == "ready"

@@ -110,6 +110,8 @@ class LocalCloud:
             if not processes.kill(launches, self._marker_prefix(stack)):
                 raise HostError("processes of the stack did not die", stack=stack)
             realm.killed = True
+            netns.delete(*(r.data["netns"] for r in realm.state.of_type(Server.name)
+                           if r.data.get("netns")))
             stacks.delete_all(realm)
             for address in self.pool.owned(stack):
                 self.pool.release(address, stack)
@@ -226,10 +228,6 @@ class _Realm:
         ready.unlink(missing_ok=True)
         addresses = [a["addr"] for a in record.data["addresses"]]
         namespace = record.data.get("netns")
-        if namespace is not None:
-            netns.delete(namespace)
-            netns.create(namespace, addresses, cloud.network, cloud.bridge,
-                         cloud.registry / ".bridge.lock")
         server_name = str(record.properties.get("name") or record.name)
         command = [*cloud.agent_command, "--name", server_name,
                    "--listen", f"{addresses[0]}:0", "--root", str(root),
@@ -247,6 +245,12 @@ class _Realm:
         if not self.pending:
             return
         self.save()      # before any process exists, so a crash leaves a trace
+        namespaces = [(r.data["netns"], [a["addr"] for a in r.data["addresses"]])
+                      for r in self.pending if r.data.get("netns")]
+        if namespaces:
+            netns.delete(*(name for name, _ in namespaces))
+            netns.create(namespaces, self.cloud.network, self.cloud.bridge,
+                         self.cloud.registry / ".bridge.lock")
         for record in self.pending:
             self._spawn(record)
         while self.pending:

@@ -64,25 +64,30 @@ def remove_bridge(bridge: str, lock: Path) -> None:
             _ip("link", "del", bridge, check=False)
 
 
-def create(name: str, addresses: t.Sequence[str], network: str, bridge: str,
+def create(hosts: t.Sequence[tuple[str, t.Sequence[str]]], network: str, bridge: str,
            lock: Path) -> None:
-    """A namespace ``name`` whose eth0 holds ``addresses``, on the bridge (made
-    if missing; under the lock, so no one removes it meanwhile)."""
-    veth = "lgv" + name[len(PREFIX):][:12]
+    """A namespace per ``(name, addresses)`` whose eth0 holds the addresses, on
+    the bridge (made if missing; under the lock, so no one removes it meanwhile).
+    One ``ip`` process does the root side of all of them."""
     prefix = ipaddress.ip_network(network).prefixlen
+    root_side = []
+    for name, _ in hosts:
+        veth = "lgv" + name[len(PREFIX):][:12]
+        root_side += [f"netns add {name}",
+                      f"link add {veth} type veth peer name eth0 netns {name}",
+                      f"link set {veth} master {bridge}", f"link set {veth} up"]
     with open(lock, "a") as f:
         fcntl.flock(f, fcntl.LOCK_EX)
         _ensure_bridge(bridge, network)
-        _ip(batch=[f"netns add {name}",
-                   f"link add {veth} type veth peer name eth0 netns {name}",
-                   f"link set {veth} master {bridge}",
-                   f"link set {veth} up"])
-    _ip("-n", name, batch=[*(f"addr add {a}/{prefix} dev eth0" for a in addresses),
-                           "link set lo up", "link set eth0 up",
-                           f"route add default via {gateway(network)}"])
+        _ip(batch=root_side)
+    for name, addresses in hosts:
+        _ip("-n", name, batch=[*(f"addr add {a}/{prefix} dev eth0" for a in addresses),
+                               "link set lo up", "link set eth0 up",
+                               f"route add default via {gateway(network)}"])
 
 
-def delete(name: str) -> None:
-    """Remove a namespace (and its veth pair); a missing one is fine."""
-    if os.path.exists(f"/run/netns/{name}"):
-        _ip("netns", "del", name)
+def delete(*names: str) -> None:
+    """Remove namespaces (and their veth pairs); missing ones are fine."""
+    present = [n for n in names if os.path.exists(f"/run/netns/{n}")]
+    if present:
+        _ip(batch=[f"netns del {n}" for n in present])
