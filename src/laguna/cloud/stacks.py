@@ -11,6 +11,7 @@ crash in between leaves nothing the next operation cannot find.
 
 from __future__ import annotations
 
+import copy
 import typing as t
 from pathlib import Path
 
@@ -61,7 +62,10 @@ def apply(realm: Realm, template: t.Mapping[str, t.Any],
           settle: t.Callable[[], None] = lambda: None) -> hot.Diff:
     """Realise ``template``; ``settle`` waits for what creation started."""
     state = realm.state
-    parsed = hot.parse(dict(template), state.stack, known_types=TYPES)
+    # A copy: the caller may change its template in place before the next push,
+    # and the records must keep what was realised to see what changed.
+    own = copy.deepcopy(dict(template))
+    parsed = hot.parse(own, state.stack, known_types=TYPES)
     values = hot.resolve_parameters(parsed, parameters)
     evaluator = _Evaluator(parsed, values, _Resolver(realm), files)
 
@@ -96,7 +100,7 @@ def apply(realm: Realm, template: t.Mapping[str, t.Any],
 
     outputs = {name: evaluator.evaluate(output.value, f"outputs.{name}.value")
                for name, output in parsed.outputs.items()}
-    state.template = dict(template)
+    state.template = own
     state.parameters = dict(parameters)
     state.outputs = outputs
     realm.save()

@@ -174,3 +174,11 @@ def test_attachment_to_something_not_a_server(cloud: RecordingCloud) -> None:
                                    "volume_id": {"get_resource": "vol"}, "mountpoint": "/d"}}}})
     assert str(info.value) == ("stack 'env-1': resources.att.properties.instance_uuid: "
                                "no server of that id in the stack")
+
+
+def test_changing_the_pushed_template_in_place_is_seen_as_a_change(cloud: RecordingCloud) -> None:
+    template = {"resources": {"vm": {"type": "OS::Nova::Server", "properties": {"name": "a"}}}}
+    cloud.push_stack("env-1", template)
+    template["resources"]["vm"]["properties"]["name"] = "b"
+    assert cloud.push_stack("env-1", template).diff == Diff((), (), ("vm",))
+    assert cloud.hosts("env-1")[0].server_name == "b"
