@@ -59,10 +59,7 @@ class LocalCloud:
         self.registry = registry or default_registry()
         reserved = [netns.gateway(self.network)] if isolation == "netns" else []
         self.pool = AddressPool(self.network, self.registry, self.directory, reserved)
-        if containment is None:
-            root = os.geteuid() == 0 and shutil.which("unshare") is not None
-            containment = "pidns" if root else "subreaper"
-        self.containment: processes.Containment = containment
+        self.containment = containment or processes.default_containment()
         self.bridge = bridge
         self.ready_timeout = ready_timeout
         self.environ = dict(os.environ if environ is None else environ)

@@ -21,8 +21,10 @@ from __future__ import annotations
 
 import ctypes
 import dataclasses
+import functools
 import json
 import os
+import shutil
 import signal
 import subprocess
 import time
@@ -63,6 +65,17 @@ def alive(pid: int, started: int | None = None) -> bool:
     if fields is None or fields[2] in ("Z", "X"):
         return False
     return started is None or int(fields[21]) == started
+
+
+@functools.cache
+def default_containment() -> Containment:
+    """``pidns`` where a PID namespace can be made here (root, util-linux's
+    unshare, not forbidden by a container), else ``subreaper``."""
+    if os.geteuid() != 0 or shutil.which("unshare") is None:
+        return "subreaper"
+    probe = subprocess.run(["unshare", "--pid", "--fork", "--kill-child", "true"],
+                           capture_output=True)
+    return "pidns" if probe.returncode == 0 else "subreaper"
 
 
 def _set_subreaper() -> None:
