@@ -204,3 +204,12 @@ def test_two_stacks_of_one_cloud_have_their_own_hosts(cloud: LocalCloud) -> None
     cloud.delete_stack("env-1")
     assert cloud.hosts("env-2") == list(two)
     assert health(str(two[0].agent_url))["status"] == "ready"
+
+
+def test_agent_that_never_gets_ready_fails_after_the_timeout(make_cloud: MakeCloud) -> None:
+    cloud = make_cloud(agent_command=(*AGENT, "--hang-on", "web-1"), ready_timeout=1.0)
+    with pytest.raises(HostError, match=r"^stack 'env-1': resources.web: the agent of host "
+                                        r"'web' did not become ready:\n$"):
+        cloud.push_stack("env-1", servers("web"))
+    [host] = cloud.hosts("env-1")
+    assert host.agent_url is None

@@ -21,6 +21,7 @@ import os
 import shutil
 import subprocess
 import sys
+import time
 import typing as t
 import uuid
 from pathlib import Path
@@ -250,13 +251,14 @@ class _Realm:
                          self.cloud.registry / ".bridge.lock")
         for record in self.pending:
             self._spawn(record)
+        deadline = time.monotonic() + self.cloud.ready_timeout     # for all of them
         while self.pending:
             record = self.pending[0]
             launch = _launch(record)
             assert launch is not None
             run = self.cloud.run_dir(self.state.stack, record.name)
             ready = processes.wait_ready(run / "ready.json", launch,
-                                         self.cloud.ready_timeout)
+                                         max(0.0, deadline - time.monotonic()))
             if ready is None:
                 log = (run / "agent.log").read_text(errors="replace")[-2000:]
                 raise HostError(f"the agent of host {record.name!r} did not become "
