@@ -44,7 +44,7 @@ def main() -> None:
         finally:
             waited += time.perf_counter() - start
 
-    processes.wait_ready = timed_wait  # type: ignore[assignment]
+    processes.wait_ready = timed_wait
     with tempfile.TemporaryDirectory() as tmp:
         agent = Path(tmp) / "agent.sh"
         agent.write_text(AGENT)

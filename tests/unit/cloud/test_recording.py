@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import typing as t
+
 import pytest
 
 from laguna.cloud import Cloud, RecordingCloud
@@ -9,7 +11,7 @@ from laguna.cloud.errors import CloudError, StackNotFound, TemplateError
 from laguna.cloud.hot import Diff
 from laguna.cloud.recording import Push
 
-ENV = {
+ENV: dict[str, t.Any] = {
     "heat_template_version": "2013-05-23",
     "resources": {
         "net": {"type": "OS::Neutron::Net", "properties": {"name": "env-net"}},
@@ -82,7 +84,7 @@ def test_pushes_are_recorded_in_order(cloud: RecordingCloud) -> None:
 
 def test_update_adds_removes_and_changes(cloud: RecordingCloud) -> None:
     cloud.push_stack("env-1", ENV)
-    resources = dict(ENV["resources"])  # type: ignore[call-overload]
+    resources: dict[str, t.Any] = dict(ENV["resources"])
     del resources["fip"]
     resources["web"] = {"type": "OS::Nova::Server",
                         "properties": {"name": "web-1", "metadata": {"role": "db"},
@@ -177,7 +179,8 @@ def test_attachment_to_something_not_a_server(cloud: RecordingCloud) -> None:
 
 
 def test_changing_the_pushed_template_in_place_is_seen_as_a_change(cloud: RecordingCloud) -> None:
-    template = {"resources": {"vm": {"type": "OS::Nova::Server", "properties": {"name": "a"}}}}
+    template: dict[str, t.Any] = {
+        "resources": {"vm": {"type": "OS::Nova::Server", "properties": {"name": "a"}}}}
     cloud.push_stack("env-1", template)
     template["resources"]["vm"]["properties"]["name"] = "b"
     assert cloud.push_stack("env-1", template).diff == Diff((), (), ("vm",))
