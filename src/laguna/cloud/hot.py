@@ -1,0 +1,471 @@
+"""HOT templates: the model, validation, intrinsic functions, ordering and diffs.
+
+A template is parsed once (:func:`parse`): sections, parameters, resources and
+outputs are checked, and every ``get_resource``/``get_attr``/``depends_on``
+must name a resource of the template, every ``get_param`` a parameter. Errors
+carry the stack name and a path such as
+``resources.web.properties.networks[0].port``.
+
+Values are computed by :func:`evaluate` against a :class:`Resolver`, which a
+cloud driver implements to give resource ids and attributes. Supported
+functions: ``get_param``, ``get_resource``, ``get_attr`` (with a path into the
+attribute), ``str_replace``, ``list_join``, ``str_split``, ``map_merge``,
+``repeat`` and ``get_file``. Other one-key maps (``get_input`` inside software
+configs) are data and pass through unchanged, as Heat leaves them to the
+deployment that reads them.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import datetime
+import graphlib
+import itertools
+import json
+import typing as t
+
+from laguna.cloud import errors
+from laguna.cloud.errors import TemplateError
+
+SECTIONS = frozenset({"heat_template_version", "description", "parameter_groups",
+                      "parameters", "resources", "outputs", "conditions"})
+RESOURCE_KEYS = frozenset({"type", "properties", "depends_on", "metadata",
+                           "deletion_policy", "update_policy", "condition",
+                           "external_id"})
+PARAMETER_KEYS = frozenset({"type", "default", "description", "label", "hidden",
+                            "constraints", "immutable", "tags"})
+PARAMETER_TYPES = frozenset({"string", "number", "json", "comma_delimited_list",
+                             "boolean"})
+FUNCTIONS = frozenset({"get_param", "get_resource", "get_attr", "str_replace",
+                       "list_join", "str_split", "map_merge", "repeat", "get_file"})
+DEFAULT_VERSION = "2013-05-23"
+
+
+@dataclasses.dataclass(frozen=True, slots=True)
+class Parameter:
+    name: str
+    type: str
+    default: t.Any = None
+    has_default: bool = False
+
+
+@dataclasses.dataclass(frozen=True, slots=True)
+class Resource:
+    name: str
+    type: str
+    properties: t.Mapping[str, t.Any]
+    metadata: t.Mapping[str, t.Any]
+    depends_on: tuple[str, ...]
+    definition: t.Mapping[str, t.Any]
+
+
+@dataclasses.dataclass(frozen=True, slots=True)
+class Output:
+    name: str
+    value: t.Any
+    description: str | None = None
+
+
+@dataclasses.dataclass(frozen=True, slots=True)
+class Diff:
+    """What an update changes: resource names, each list in template order."""
+
+    added: tuple[str, ...]
+    removed: tuple[str, ...]
+    changed: tuple[str, ...]
+
+
+@dataclasses.dataclass(frozen=True, slots=True)
+class Template:
+    """A parsed, validated HOT template."""
+
+    stack: str
+    version: str
+    parameters: t.Mapping[str, Parameter]
+    resources: t.Mapping[str, Resource]
+    outputs: t.Mapping[str, Output]
+    raw: t.Mapping[str, t.Any]
+
+    def dependencies(self, name: str) -> set[str]:
+        """The resources ``name`` refers to or explicitly depends on."""
+        resource = self.resources[name]
+        found = set(resource.depends_on)
+        for call, arg, _ in _calls(resource.properties, ""):
+            target = _target(call, arg)
+            if target is not None:
+                found.add(target)
+        for call, arg, _ in _calls(resource.metadata, ""):
+            target = _target(call, arg)
+            if target is not None:
+                found.add(target)
+        return found
+
+    def order(self) -> list[str]:
+        """Resource names, each after what it depends on; ties in template order."""
+        position = {name: i for i, name in enumerate(self.resources)}
+        sorter: graphlib.TopologicalSorter[str] = graphlib.TopologicalSorter()
+        for name in self.resources:
+            sorter.add(name, *self.dependencies(name))
+        try:
+            sorter.prepare()
+        except graphlib.CycleError as exc:
+            cycle = " -> ".join(exc.args[1])
+            raise TemplateError(f"dependency cycle: {cycle}", stack=self.stack,
+                                path="resources", code=errors.CYCLE) from None
+        result: list[str] = []
+        while sorter.is_active():
+            ready = sorted(sorter.get_ready(), key=position.__getitem__)
+            result.extend(ready)
+            sorter.done(*ready)
+        return result
+
+
+def _target(call: str, arg: t.Any) -> str | None:
+    if call == "get_resource" and isinstance(arg, str):
+        return arg
+    if call == "get_attr" and isinstance(arg, list) and arg and isinstance(arg[0], str):
+        return arg[0]
+    return None
+
+
+def _calls(value: t.Any, path: str) -> t.Iterator[tuple[str, t.Any, str]]:
+    """Every intrinsic function call inside ``value``: (name, argument, path)."""
+    if isinstance(value, dict):
+        if len(value) == 1:
+            (key, arg), = value.items()
+            if key in FUNCTIONS:
+                yield key, arg, path
+                yield from _calls(arg, f"{path}.{key}")
+                return
+        for key, item in value.items():
+            yield from _calls(item, f"{path}.{key}" if path else str(key))
+    elif isinstance(value, list):
+        for i, item in enumerate(value):
+            yield from _calls(item, f"{path}[{i}]")
+
+
+def parse(data: t.Any, stack: str,
+          known_types: t.Container[str] | None = None) -> Template:
+    """Check a template document and build its model.
+
+    ``known_types``, when given, is the set of resource types the driver can
+    realise; any other type fails with the resource's name and path.
+    """
+    def fail(path: str, message: str, code: str | None = None,
+             resource: str | None = None) -> t.NoReturn:
+        raise TemplateError(message, stack=stack, path=path, code=code,
+                            resource=resource)
+
+    if not isinstance(data, dict):
+        fail("", "a template must be a mapping")
+    for key in data:
+        if key not in SECTIONS:
+            fail(str(key), f"unknown section {key!r}")
+    version = data.get("heat_template_version", DEFAULT_VERSION)
+    if isinstance(version, datetime.date):
+        version = version.isoformat()
+    if not isinstance(version, str):
+        fail("heat_template_version", "must be a date or a release name")
+
+    parameters: dict[str, Parameter] = {}
+    for name, spec in _section(data, "parameters", fail).items():
+        path = f"parameters.{name}"
+        if not isinstance(spec, dict):
+            fail(path, "a parameter must be a mapping")
+        for key in spec:
+            if key not in PARAMETER_KEYS:
+                fail(f"{path}.{key}", f"unknown parameter key {key!r}")
+        ptype = spec.get("type")
+        if ptype not in PARAMETER_TYPES:
+            fail(f"{path}.type", f"type must be one of {', '.join(sorted(PARAMETER_TYPES))}",
+                 errors.PARAMETER)
+        parameters[name] = Parameter(name, ptype, spec.get("default"), "default" in spec)
+
+    resources: dict[str, Resource] = {}
+    for name, spec in _section(data, "resources", fail).items():
+        path = f"resources.{name}"
+        if not isinstance(spec, dict):
+            fail(path, "a resource must be a mapping", resource=name)
+        for key in spec:
+            if key not in RESOURCE_KEYS:
+                fail(f"{path}.{key}", f"unknown resource key {key!r}", resource=name)
+        rtype = spec.get("type")
+        if not isinstance(rtype, str) or not rtype:
+            fail(f"{path}.type", "a resource needs a type", resource=name)
+        if known_types is not None and rtype not in known_types:
+            fail(f"{path}.type", f"unknown resource type {rtype!r}",
+                 errors.UNKNOWN_TYPE, name)
+        properties = spec.get("properties") or {}
+        metadata = spec.get("metadata") or {}
+        if not isinstance(properties, dict):
+            fail(f"{path}.properties", "properties must be a mapping", resource=name)
+        depends = spec.get("depends_on") or []
+        if isinstance(depends, str):
+            depends = [depends]
+        if not isinstance(depends, list) or not all(isinstance(d, str) for d in depends):
+            fail(f"{path}.depends_on", "must be a resource name or a list of them",
+                 resource=name)
+        resources[name] = Resource(name, rtype, properties, metadata,
+                                   tuple(depends), spec)
+
+    outputs: dict[str, Output] = {}
+    for name, spec in _section(data, "outputs", fail).items():
+        if not isinstance(spec, dict) or "value" not in spec:
+            fail(f"outputs.{name}", "an output must be a mapping with a value")
+        outputs[name] = Output(name, spec["value"], spec.get("description"))
+
+    def check(value: t.Any, base: str, resource: str | None) -> None:
+        for call, arg, path in _calls(value, base):
+            where = f"{path}.{call}" if path else call
+            if call in ("get_resource", "get_attr"):
+                target = _target(call, arg)
+                if target is None:
+                    fail(where, f"{call} needs a resource name", errors.BAD_FUNCTION,
+                         resource)
+                if target not in resources:
+                    fail(path, f"reference to missing resource {target!r}",
+                         errors.MISSING_RESOURCE, resource)
+                if call == "get_attr" and len(arg) < 2:
+                    fail(where, "get_attr needs a resource name and an attribute",
+                         errors.BAD_FUNCTION, resource)
+            elif call == "get_param":
+                pname = arg[0] if isinstance(arg, list) and arg else arg
+                if not isinstance(pname, str):
+                    fail(where, "get_param needs a parameter name", errors.BAD_FUNCTION,
+                         resource)
+                if pname not in parameters and not pname.startswith("OS::"):
+                    fail(path, f"reference to missing parameter {pname!r}",
+                         errors.PARAMETER, resource)
+
+    for name, res in resources.items():
+        check(res.properties, f"resources.{name}.properties", name)
+        check(res.metadata, f"resources.{name}.metadata", name)
+        for i, dep in enumerate(res.depends_on):
+            if dep not in resources:
+                fail(f"resources.{name}.depends_on[{i}]",
+                     f"reference to missing resource {dep!r}", errors.MISSING_RESOURCE, name)
+    for name, out in outputs.items():
+        check(out.value, f"outputs.{name}.value", None)
+
+    template = Template(stack, version, parameters, resources, outputs, data)
+    template.order()   # a cycle fails at parse time
+    return template
+
+
+def _section(data: t.Mapping[str, t.Any], name: str,
+             fail: t.Callable[[str, str], t.NoReturn]) -> dict[str, t.Any]:
+    section = data.get(name) or {}
+    if not isinstance(section, dict):
+        fail(name, f"{name} must be a mapping")
+    for key in section:
+        if not isinstance(key, str):
+            fail(f"{name}.{key}", "names must be strings")
+    return section
+
+
+def resolve_parameters(template: Template,
+                       given: t.Mapping[str, t.Any]) -> dict[str, t.Any]:
+    """Parameter values: those given, else defaults, converted to their types."""
+    values: dict[str, t.Any] = {}
+    for name in given:
+        if name not in template.parameters:
+            raise TemplateError(f"no parameter {name!r} in the template",
+                                stack=template.stack, path=f"parameters.{name}",
+                                code=errors.PARAMETER)
+    for name, param in template.parameters.items():
+        path = f"parameters.{name}"
+        if name in given:
+            value = given[name]
+        elif param.has_default:
+            value = param.default
+        else:
+            raise TemplateError("no value given and no default", stack=template.stack,
+                                path=path, code=errors.PARAMETER)
+        try:
+            values[name] = _convert(param.type, value)
+        except (ValueError, TypeError) as exc:
+            raise TemplateError(f"{value!r} is not a valid {param.type}: {exc}",
+                                stack=template.stack, path=path,
+                                code=errors.PARAMETER) from None
+    return values
+
+
+def _convert(ptype: str, value: t.Any) -> t.Any:
+    if value is None:
+        return None
+    if ptype == "string":
+        if isinstance(value, (dict, list)):
+            raise TypeError("a string parameter cannot take a collection")
+        return value if isinstance(value, str) else json.dumps(value)
+    if ptype == "number":
+        if isinstance(value, bool):
+            raise TypeError("a boolean is not a number")
+        if isinstance(value, (int, float)):
+            return value
+        text = str(value)
+        return float(text) if any(c in text for c in ".eE") else int(text)
+    if ptype == "boolean":
+        if isinstance(value, bool):
+            return value
+        text = str(value).lower()
+        if text in ("true", "t", "on", "y", "yes", "1"):
+            return True
+        if text in ("false", "f", "off", "n", "no", "0"):
+            return False
+        raise ValueError("not a boolean word")
+    if ptype == "comma_delimited_list":
+        if isinstance(value, list):
+            return [str(v) for v in value]
+        return [part.strip() for part in str(value).split(",")] if value != "" else []
+    return json.loads(value) if isinstance(value, str) else value   # json
+
+
+class Resolver(t.Protocol):
+    """What a driver provides to compute template values."""
+
+    def resource_id(self, name: str) -> str: ...
+
+    def attribute(self, name: str, attribute: str) -> t.Any: ...
+
+
+@dataclasses.dataclass(slots=True)
+class Evaluator:
+    """Computes intrinsic functions of one template against one resolver."""
+
+    template: Template
+    parameters: t.Mapping[str, t.Any]
+    resolver: Resolver
+    files: t.Mapping[str, str] = dataclasses.field(default_factory=dict)
+
+    def fail(self, path: str, message: str) -> t.NoReturn:
+        raise TemplateError(message, stack=self.template.stack, path=path,
+                            code=errors.BAD_FUNCTION)
+
+    def evaluate(self, value: t.Any, path: str) -> t.Any:
+        if isinstance(value, dict):
+            if len(value) == 1:
+                (key, arg), = value.items()
+                if key in FUNCTIONS:
+                    method = getattr(self, f"_fn_{key}")
+                    return method(arg, f"{path}.{key}")
+            return {k: self.evaluate(v, f"{path}.{k}") for k, v in value.items()}
+        if isinstance(value, list):
+            return [self.evaluate(v, f"{path}[{i}]") for i, v in enumerate(value)]
+        return value
+
+    def _fn_get_param(self, arg: t.Any, path: str) -> t.Any:
+        keys = list(arg) if isinstance(arg, list) else [arg]
+        keys = [self.evaluate(k, path) for k in keys]
+        name = keys[0]
+        if name == "OS::stack_name":
+            return self.template.stack
+        if name not in self.parameters:
+            self.fail(path, f"reference to missing parameter {name!r}")
+        return _index(self.parameters[name], keys[1:])
+
+    def _fn_get_resource(self, arg: t.Any, path: str) -> t.Any:
+        return self.resolver.resource_id(self.evaluate(arg, path))
+
+    def _fn_get_attr(self, arg: t.Any, path: str) -> t.Any:
+        args = [self.evaluate(a, path) for a in arg]
+        return _index(self.resolver.attribute(args[0], args[1]), args[2:])
+
+    def _fn_str_replace(self, arg: t.Any, path: str) -> t.Any:
+        arg = self.evaluate(arg, path)
+        if not isinstance(arg, dict) or not isinstance(arg.get("template"), str) \
+                or not isinstance(arg.get("params"), dict):
+            self.fail(path, "str_replace needs a template string and a params mapping")
+        text: str = arg["template"]
+        # Longest keys first, as Heat does, so that "$var1" is not eaten by "$var".
+        for key in sorted(arg["params"], key=lambda k: -len(str(k))):
+            text = text.replace(str(key), _text(arg["params"][key]))
+        return text
+
+    def _fn_list_join(self, arg: t.Any, path: str) -> t.Any:
+        arg = self.evaluate(arg, path)
+        if not isinstance(arg, list) or len(arg) < 2 or not isinstance(arg[0], str) \
+                or not all(isinstance(a, list) for a in arg[1:]):
+            self.fail(path, "list_join needs a delimiter and one or more lists")
+        return arg[0].join(_text(item) for items in arg[1:] for item in items)
+
+    def _fn_str_split(self, arg: t.Any, path: str) -> t.Any:
+        arg = self.evaluate(arg, path)
+        if not isinstance(arg, list) or len(arg) not in (2, 3) \
+                or not isinstance(arg[0], str) or not isinstance(arg[1], str):
+            self.fail(path, "str_split needs a delimiter, a string and maybe an index")
+        parts = arg[1].split(arg[0])
+        if len(arg) == 3:
+            if not isinstance(arg[2], int) or not -len(parts) <= arg[2] < len(parts):
+                self.fail(path, f"index {arg[2]!r} out of range")
+            return parts[arg[2]]
+        return parts
+
+    def _fn_map_merge(self, arg: t.Any, path: str) -> t.Any:
+        arg = self.evaluate(arg, path)
+        if not isinstance(arg, list) or not all(isinstance(m, dict) for m in arg):
+            self.fail(path, "map_merge needs a list of mappings")
+        merged: dict[str, t.Any] = {}
+        for mapping in arg:
+            merged.update(mapping)
+        return merged
+
+    def _fn_repeat(self, arg: t.Any, path: str) -> t.Any:
+        if not isinstance(arg, dict) or set(arg) != {"for_each", "template"}:
+            self.fail(path, "repeat needs for_each and template")
+        loops = self.evaluate(arg["for_each"], f"{path}.for_each")
+        if not isinstance(loops, dict) or not all(isinstance(v, list) for v in loops.values()):
+            self.fail(path, "repeat: for_each must map placeholders to lists")
+        keys = list(loops)
+        body = self.evaluate(arg["template"], f"{path}.template")
+        return [_substitute(body, dict(zip(keys, combo)))
+                for combo in itertools.product(*(loops[k] for k in keys))]
+
+    def _fn_get_file(self, arg: t.Any, path: str) -> t.Any:
+        name = self.evaluate(arg, path)
+        if name not in self.files:
+            self.fail(path, f"no file {name!r} was given with the template")
+        return self.files[name]
+
+
+def _text(value: t.Any) -> str:
+    if isinstance(value, str):
+        return value
+    if isinstance(value, (dict, list, bool)) or value is None:
+        return json.dumps(value)
+    return str(value)
+
+
+def _substitute(value: t.Any, values: t.Mapping[str, t.Any]) -> t.Any:
+    if isinstance(value, str):
+        for key in sorted(values, key=lambda k: -len(k)):
+            if value == key:
+                return values[key]
+            value = value.replace(key, _text(values[key]))
+        return value
+    if isinstance(value, dict):
+        return {_substitute(k, values): _substitute(v, values) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_substitute(v, values) for v in value]
+    return value
+
+
+def _index(value: t.Any, keys: t.Sequence[t.Any]) -> t.Any:
+    """Follow a get_attr/get_param path; a missing key gives None, as in Heat."""
+    for key in keys:
+        if isinstance(value, dict):
+            value = value.get(key if isinstance(key, str) else str(key))
+        elif isinstance(value, list) and isinstance(key, int) and -len(value) <= key < len(value):
+            value = value[key]
+        else:
+            return None
+    return value
+
+
+def diff(old: Template | None, new: Template) -> Diff:
+    """Resources an update adds, removes and changes (by definition)."""
+    before = old.resources if old is not None else {}
+    return Diff(
+        added=tuple(n for n in new.resources if n not in before),
+        removed=tuple(n for n in before if n not in new.resources),
+        changed=tuple(n for n, r in new.resources.items()
+                      if n in before and before[n].definition != r.definition))

@@ -1,0 +1,120 @@
+"""A cloud for dry runs: it records every push and starts nothing.
+
+Servers, ports and floating IPs get placeholder addresses from the
+documentation range 192.0.2.0/24 (never contacted); volumes get a placeholder
+path. Templates are validated and outputs computed exactly as the local cloud
+does, so the engine's workflow runs unchanged. Nothing outlives the object.
+"""
+
+from __future__ import annotations
+
+import copy
+import dataclasses
+import typing as t
+import uuid
+
+from laguna.cloud import stacks
+from laguna.cloud.base import Host, StackResult
+from laguna.cloud.errors import CloudError, StackNotFound
+from laguna.cloud.resources import Server
+from laguna.cloud.state import ResourceRecord, StackState
+
+PLACEHOLDER_NETWORK = "192.0.2."
+
+
+@dataclasses.dataclass(frozen=True, slots=True)
+class Push:
+    """One recorded push, or a delete (``template`` None)."""
+
+    stack: str
+    template: dict[str, t.Any] | None
+    parameters: dict[str, t.Any]
+
+
+class _Realm:
+    def __init__(self, cloud: RecordingCloud, state: StackState) -> None:
+        self.cloud = cloud
+        self.state = state
+
+    def save(self) -> None:
+        pass
+
+    def new_id(self, record_name: str) -> str:
+        return str(uuid.uuid5(uuid.NAMESPACE_URL,
+                              f"laguna-dry-run:{self.state.stack}/{record_name}"))
+
+    def allocate_address(self, record: ResourceRecord) -> str:
+        self.cloud._next_address += 1
+        number = self.cloud._next_address
+        if number > 254:
+            raise CloudError("no placeholder address left", stack=self.state.stack,
+                             resource=record.name)
+        return f"{PLACEHOLDER_NETWORK}{number}"
+
+    def release_address(self, address: str) -> None:
+        pass
+
+    def start_host(self, record: ResourceRecord) -> None:
+        pass
+
+    def stop_host(self, record: ResourceRecord) -> None:
+        pass
+
+    def create_volume(self, record: ResourceRecord) -> str:
+        return f"/dry-run/volumes/{self.state.stack}/{record.name}"
+
+    def delete_volume(self, record: ResourceRecord) -> None:
+        pass
+
+    def attach_volume(self, record: ResourceRecord, server: ResourceRecord,
+                      volume: ResourceRecord) -> None:
+        pass
+
+    def detach_volume(self, record: ResourceRecord) -> None:
+        pass
+
+
+class RecordingCloud:
+    """Implements :class:`laguna.cloud.base.Cloud`; ``pushes`` lists what was sent."""
+
+    def __init__(self) -> None:
+        self.pushes: list[Push] = []
+        self._stacks: dict[str, StackState] = {}
+        self._next_address = 0
+
+    def push_stack(self, stack: str, template: t.Mapping[str, t.Any],
+                   parameters: t.Mapping[str, t.Any] | None = None,
+                   files: t.Mapping[str, str] | None = None) -> StackResult:
+        self.pushes.append(Push(stack, copy.deepcopy(dict(template)),
+                                copy.deepcopy(dict(parameters or {}))))
+        state = self._stacks.setdefault(stack, StackState(stack))
+        diff = stacks.apply(_Realm(self, state), template, parameters or {}, files or {})
+        return StackResult(stack, dict(state.outputs), tuple(self.hosts(stack)), diff)
+
+    def get_template(self, stack: str) -> dict[str, t.Any] | None:
+        state = self._stacks.get(stack)
+        return copy.deepcopy(state.template) if state is not None else None
+
+    def stack_outputs(self, stack: str) -> dict[str, t.Any]:
+        if stack not in self._stacks:
+            raise StackNotFound("no such stack", stack=stack)
+        return dict(self._stacks[stack].outputs)
+
+    def delete_stack(self, stack: str) -> None:
+        state = self._stacks.pop(stack, None)
+        if state is not None:
+            self.pushes.append(Push(stack, None, {}))
+            stacks.delete_all(_Realm(self, state))
+
+    def stacks(self) -> list[str]:
+        return list(self._stacks)
+
+    def hosts(self, stack: str) -> list[Host]:
+        state = self._stacks.get(stack)
+        if state is None:
+            return []
+        return [stacks.host(stack, r, None) for r in state.of_type(Server.name)]
+
+    def find_host(self, stack: str, name: str) -> Host | None:
+        return next((h for h in self.hosts(stack)
+                     if name in (h.name, h.server_name)), None)

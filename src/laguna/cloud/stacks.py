@@ -1,0 +1,117 @@
+"""Bringing a stack's records in line with a template, for any :class:`Realm`.
+
+:func:`apply` parses the template, then removes the resources the template no
+longer has (newest first), creates the new ones in dependency order and
+updates in place those whose evaluated properties changed. Records not
+``complete`` at the start (a push that died halfway) are removed and created
+again. The realm saves its state before it starts anything (a host) and at
+the end; addresses and processes it made meanwhile carry their owner, so a
+crash in between leaves nothing the next operation cannot find.
+"""
+
+from __future__ import annotations
+
+import copy
+import typing as t
+from pathlib import Path
+
+from laguna.cloud import hot
+from laguna.cloud.base import Host
+from laguna.cloud.resources import TYPES, Realm
+from laguna.cloud.state import COMPLETE, ResourceRecord
+
+
+class _Resolver:
+    def __init__(self, realm: Realm) -> None:
+        self.realm = realm
+
+    def resource_id(self, name: str) -> str:
+        return self.realm.state.records[name].id
+
+    def attribute(self, name: str, attribute: str) -> t.Any:
+        record = self.realm.state.records[name]
+        attrs = TYPES[record.type].attributes(self.realm, record)
+        if attribute not in attrs:
+            raise KeyError(attribute)
+        return attrs[attribute]
+
+
+class _Evaluator(hot.Evaluator):
+    def _fn_get_attr(self, arg: t.Any, path: str) -> t.Any:
+        try:
+            return super()._fn_get_attr(arg, path)
+        except KeyError as exc:
+            self.fail(path, f"resource {arg[0]!r} of type "
+                      f"{self.template.resources[arg[0]].type!r} has no attribute {exc.args[0]!r}")
+
+
+def delete_record(realm: Realm, record: ResourceRecord) -> None:
+    """Undo a resource and forget it (the caller saves)."""
+    TYPES[record.type].delete(realm, record)
+    del realm.state.records[record.name]
+
+
+def delete_all(realm: Realm) -> None:
+    for record in reversed(list(realm.state.records.values())):
+        delete_record(realm, record)
+    realm.save()
+
+
+def apply(realm: Realm, template: t.Mapping[str, t.Any],
+          parameters: t.Mapping[str, t.Any], files: t.Mapping[str, str],
+          settle: t.Callable[[], None] = lambda: None) -> hot.Diff:
+    """Realise ``template``; ``settle`` waits for what creation started."""
+    state = realm.state
+    # A copy: the caller may change its template in place before the next push,
+    # and the records must keep what was realised to see what changed.
+    own = copy.deepcopy(dict(template))
+    parsed = hot.parse(own, state.stack, known_types=TYPES)
+    values = hot.resolve_parameters(parsed, parameters)
+    evaluator = _Evaluator(parsed, values, _Resolver(realm), files)
+
+    unfinished = [r for r in state.records.values() if r.status != COMPLETE]
+    removed = [r for r in state.records.values()
+               if r.status == COMPLETE and (r.name not in parsed.resources
+                                            or r.type != parsed.resources[r.name].type)]
+    doomed = {r.name for r in [*unfinished, *removed]}
+    for old in reversed([r for r in state.records.values() if r.name in doomed]):
+        delete_record(realm, old)
+
+    added: list[str] = []
+    changed: list[str] = []
+    for name in parsed.order():
+        resource = parsed.resources[name]
+        path = f"resources.{name}.properties"
+        properties = evaluator.evaluate(dict(resource.properties), path)
+        record = state.records.get(name)
+        rtype = TYPES[resource.type]
+        if record is None:
+            new = ResourceRecord(name, resource.type, realm.new_id(name),
+                                 dict(resource.definition), properties)
+            state.records[name] = new
+            rtype.create(realm, new)
+            new.status = COMPLETE
+            added.append(name)
+        elif record.properties != properties or record.definition != resource.definition:
+            rtype.update(realm, record, properties)
+            record.definition = dict(resource.definition)
+            changed.append(name)
+    settle()
+
+    outputs = {name: evaluator.evaluate(output.value, f"outputs.{name}.value")
+               for name, output in parsed.outputs.items()}
+    state.template = own
+    state.parameters = dict(parameters)
+    state.outputs = outputs
+    realm.save()
+    return hot.Diff(tuple(added), tuple(r.name for r in removed), tuple(changed))
+
+
+def host(stack: str, record: ResourceRecord, root: Path | None) -> Host:
+    """The engine's view of a server record."""
+    return Host(stack=stack, name=record.name,
+                server_name=str(record.properties.get("name") or record.name),
+                addresses=tuple(a["addr"] for a in record.data.get("addresses", [])),
+                agent_url=record.data.get("url"), root=root,
+                user_data=record.data.get("user_data"),
+                metadata=record.properties.get("metadata") or {}, resource_id=record.id)
