@@ -16,6 +16,7 @@
           +-- NoObjectFoundError, ObjectDestroyedError, MethodNotExposed
           +-- DslInvalidOperationError (InvalidAssignmentError, RethrowOutsideCatchError),
           |   LimitExceededError
+          +-- InvalidTypeName, NoSuchSetting, DecryptionUnavailable, SecretNotFound
 
 The names MuranoPL code catches (``Catch: With: ...``) are those the original
 engine used, so packages written for it keep working.
@@ -211,6 +212,44 @@ class LimitExceededError(DslError):
 class ValueIsMissingError(DslError):
     code = "LAG-E0319"
     murano_name = MURANO_EXC + "ValueIsMissingError"
+
+
+class InvalidTypeName(DslError):
+    """A type name that is not one, e.g. `=:Name` (`=` only declares the
+    default namespace); named as the original engine raised it."""
+
+    code = "LAG-E0320"
+    murano_name = "ValueError"
+
+    def __init__(self, name: str) -> None:
+        super().__init__(f'Invalid type name "{name}"')
+        self.name = name
+
+
+class NoSuchSetting(DslError):
+    """`config()` asked for a setting the host does not have."""
+
+    code = "LAG-E0321"
+    murano_name = "oslo_config.cfg.NoSuchOptError"
+
+    def __init__(self, setting: str, group: str) -> None:
+        super().__init__(f"no such option {setting} in group [{group}]")
+        self.setting = setting
+        self.group = group
+
+
+class DecryptionUnavailable(DslError):
+    """`decryptData()` without a key manager; the original engine's error then."""
+
+    code = "LAG-E0322"
+    murano_name = "castellan.common.exception.AuthTypeInvalidError"
+
+
+class SecretNotFound(DslError):
+    """`decryptData()` of a reference the key manager does not know."""
+
+    code = "LAG-E0323"
+    murano_name = "castellan.common.exception.ManagedObjectNotFoundError"
 
 
 class StackFrame(t.NamedTuple):
