@@ -186,6 +186,8 @@ def _class_references(doc: t.Any, resolver: NamespaceResolver, package: RuntimeP
             except errors.NoClassFound as exc:
                 yield Diagnostic(value.span or fallback, UNKNOWN_CLASS,
                                  f"class {written} in {value.text!r} does not resolve: {exc}")
+            except errors.InvalidTypeName as exc:
+                yield Diagnostic(value.span or fallback, exc.code, f"{exc} in {value.text!r}")
             except SourceError as exc:
                 # the name resolves; the class (often of another package) fails to
                 # build, which only matters when this code runs

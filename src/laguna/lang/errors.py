@@ -5,6 +5,8 @@
     LagunaError
      +-- SourceError
      |    +-- ClassLoadError           a class definition is malformed
+     |         +-- MissingClassReference   Extends/Import name no class
+     |         +-- InvalidClassReference   Extends/Import write no type name
      +-- MuranoPlError                 a MuranoPL exception (user-visible)
      +-- DslError                      an engine-detected fault at run time;
           |                            surfaces in MuranoPL as an exception whose
@@ -36,6 +38,22 @@ class ClassLoadError(SourceError):
     """A class definition that cannot be loaded (wrong key, bad value)."""
 
     code = "LAG-E0200"
+
+
+class MissingClassReference(ClassLoadError):
+    """`Extends` or `Import` names a class that is not found; MuranoPL code that
+    uses the class sees the original engine's `NoClassFound`."""
+
+    code = "LAG-E0242"
+    murano_name = "murano.dsl.exceptions.NoClassFound"
+
+
+class InvalidClassReference(ClassLoadError):
+    """`Extends` or `Import` writes something that is not a type name (`=:Name`);
+    named `ValueError` in MuranoPL, as the original engine raised it."""
+
+    code = "LAG-E0243"
+    murano_name = "ValueError"
 
 
 class DslError(LagunaError):

@@ -3,6 +3,11 @@
 A test is a method whose name starts with ``test`` of a class that extends
 io.murano.test.TestFixture. Each test gets a fresh executor and a fresh
 fixture object; ``setUp`` runs before and ``tearDown`` after it.
+
+A class of the package that cannot be loaded (a missing parent, a version
+conflict between the packages it inherits from) does not stop the run: tests
+that use it fail there with its MuranoPL error, and its own ``test*`` methods,
+read from its document, are reported failed with the error.
 """
 
 from __future__ import annotations
@@ -16,7 +21,7 @@ import xml.etree.ElementTree as ET
 from laguna.classconfig import ClassConfigFolder
 from laguna.errors import LagunaError
 from laguna.lang.classes import ClassRegistry, PackageClasses
-from laguna.lang.errors import MuranoPlError
+from laguna.lang.errors import MuranoPlError, murano_names
 from laguna.lang.executor import Executor
 from laguna.lang.types import MuranoClass
 from laguna.packages.source import PackageSource
@@ -25,6 +30,8 @@ from laguna.testing.packages import core_registry, library_source, read_package_
 FIXTURE_CLASS = "io.murano.test.TestFixture"
 # a folder of class configuration files a tested package may bring for its tests
 PACKAGE_CLASS_CONFIGS = "ClassConfigs"
+# the case reporting a class whose file cannot be read (its tests are unknown)
+LOAD_CASE = "<load>"
 
 
 @dataclasses.dataclass
@@ -39,6 +46,24 @@ class TestResult:
     @property
     def name(self) -> str:
         return f"{self.class_name}.{self.method}"
+
+
+@dataclasses.dataclass(frozen=True)
+class UnloadableClass:
+    """A class of the tested package that failed to load, in place of its MuranoClass."""
+
+    name: str
+    error: LagunaError
+
+    def result(self, method: str) -> TestResult:
+        message = getattr(self.error, "message", None) or str(self.error)
+        # the laguna error in full: its position and code
+        trace = f"  class {self.name} cannot be loaded: {self.error}"
+        return TestResult(self.name, method, False, 0.0,
+                          f"{', '.join(murano_names(self.error))}: {message}", trace)
+
+
+Case = tuple[MuranoClass | UnloadableClass, str]
 
 
 def library_packages(lib_dir: pathlib.Path) -> list[PackageClasses]:
@@ -67,26 +92,49 @@ class TestRunner:
         self.package = read_package_dir(package_dir)
         self.registry.add(self.package)
 
-    def fixtures(self) -> list[MuranoClass]:
+    def fixtures(self) -> list[MuranoClass | UnloadableClass]:
+        """The fixture classes, and the classes that fail to load (in file order)."""
         fixture = self.registry.find(FIXTURE_CLASS)
-        result = []
+        result: list[MuranoClass | UnloadableClass] = []
         for name in self.package.class_names():
-            cls = self.registry.find(name, self.package.package)
+            try:
+                cls = self.registry.find(name, self.package.package)
+            except LagunaError as error:
+                result.append(UnloadableClass(name, error))
+                continue
             if cls is not fixture and fixture in cls.ancestry:
                 result.append(cls)
         return result
 
-    def select(self, patterns: t.Sequence[str]) -> list[tuple[MuranoClass, str]]:
-        cases = []
+    def _declared_tests(self, name: str) -> list[str]:
+        """The ``test*`` methods a class document declares (for a class that does
+        not load); when the document itself cannot be read, one case named
+        :data:`LOAD_CASE` reports that."""
+        try:
+            doc = self.package.document(name)
+        except LagunaError:
+            return [LOAD_CASE]
+        methods = doc.get("Methods") if isinstance(doc, dict) else None
+        if not isinstance(methods, dict):
+            return []
+        return sorted(str(m) for m in methods if str(m).startswith("test"))
+
+    def select(self, patterns: t.Sequence[str]) -> list[Case]:
+        cases: list[Case] = []
         for cls in self.fixtures():
-            methods = sorted(name for c in cls.mro for name in c.methods
-                             if name.startswith("test"))
+            if isinstance(cls, UnloadableClass):
+                methods = self._declared_tests(cls.name)
+            else:
+                methods = sorted(name for c in cls.mro for name in c.methods
+                                 if name.startswith("test"))
             for method in dict.fromkeys(methods):
                 if not patterns or any(_matches(p, cls.name, method) for p in patterns):
                     cases.append((cls, method))
         return cases
 
-    def run_one(self, cls: MuranoClass, method: str) -> TestResult:
+    def run_one(self, cls: MuranoClass | UnloadableClass, method: str) -> TestResult:
+        if isinstance(cls, UnloadableClass):
+            return cls.result(method)
         started = time.perf_counter()
         executor = Executor(self.registry, class_configs=self.class_configs)
         try:
