@@ -7,7 +7,10 @@ resolved through the package's requirements), then looks at what only runs
 later: plain scalars that look like YAQL (they start with ``$``) but do not
 parse, and class names written in expressions (``ns:Name``, ``:Name``, the
 first argument of ``class()``, ``template()`` and ``new()``) that do not
-resolve. It reports every problem it finds instead of stopping at the first.
+resolve, and the meta attached to the class and its members (meta classes
+that exist, are `Usage: Meta`, apply to the entity, and Cardinality One
+classes attached once), as reading that meta would check it. It reports every
+problem it finds instead of stopping at the first.
 
 The registry it resolves against comes from a factory, so the caller decides
 where required packages come from (``-l`` folders, the catalog store).
@@ -21,7 +24,7 @@ from yaql.language import exceptions as yaql_exceptions
 from yaql.language import expressions as yaql_expressions
 
 from laguna.errors import LagunaError, SourceError
-from laguna.lang import errors
+from laguna.lang import errors, meta
 from laguna.lang.classes import ClassRegistry, PackageClasses, SourcePackageClasses
 from laguna.lang.types import NamespaceResolver, RuntimePackage
 from laguna.packages.package import Package
@@ -71,11 +74,15 @@ class MuranoPlChecker:
             yield _located(exc.span, exc.code, exc.message, start, files)
             return
         try:
-            registry.class_of(holder, name)
+            cls = registry.class_of(holder, name)
         except SourceError as exc:
             yield _located(exc.span, exc.code, exc.message, start, files)
         except LagunaError as exc:
             yield Diagnostic(start, exc.code, f"class {name}: {exc}")
+        else:
+            for span, problem in meta.class_problems(cls, registry):
+                text = getattr(problem, "message", None) or str(problem)
+                yield _located(span, problem.code, text, start, files)
         # expressions are checked even when the class does not load; Extends and
         # Import name classes, which building the class has checked
         code = [doc.get(key) for key in _CODE_KEYS if isinstance(doc, dict)]
