@@ -34,6 +34,9 @@ Methods:
   manySquares:
     Body:
       - Return: range(200).pselect($ * $).len()
+  tooMany:
+    Body:
+      - Return: range(2000).pselect($)
 """
 
 SETTINGS = {"home_region": "north", "DEFAULT": {"file_server": "fs.local"},
@@ -126,7 +129,7 @@ def test_pselect_threads_honour_the_time_limit(make):
 def test_pselect_honours_the_collection_limit(make):
     executor, user = make(limits=Limits(iterators=1000))
     with pytest.raises(MuranoPlError) as info:
-        executor.call(user, "manySquares")
+        executor.call(user, "tooMany")
     assert info.value.names == ["LimitExceededError"]
     assert info.value.message == "Collection length exceeds 1000 elements"
 
