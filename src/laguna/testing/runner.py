@@ -23,6 +23,7 @@ from laguna.errors import LagunaError
 from laguna.lang.classes import ClassRegistry, PackageClasses
 from laguna.lang.errors import MuranoPlError, murano_names
 from laguna.lang.executor import Executor
+from laguna.lang.functions import Host
 from laguna.lang.types import MuranoClass
 from laguna.packages.source import PackageSource
 from laguna.testing.packages import core_registry, library_source, read_package_dir
@@ -78,11 +79,14 @@ class TestRunner:
     def __init__(self, package_dir: pathlib.Path,
                  lib_dirs: t.Sequence[pathlib.Path] = (),
                  class_configs: pathlib.Path | None = None,
-                 sources: t.Sequence[PackageSource] = ()) -> None:
+                 sources: t.Sequence[PackageSource] = (),
+                 host: Host | None = None) -> None:
         """``class_configs``: the folder of class configuration files; by
         default the package's own ``ClassConfigs/`` folder, if it has one.
         Packages the tested one requires come from the ``lib_dirs`` (folders
-        of packages, or packages) and then from ``sources`` (the catalog)."""
+        of packages, or packages) and then from ``sources`` (the catalog).
+        ``host`` answers config() and decryptData() (default: nothing)."""
+        self.host = host
         if class_configs is None and (package_dir / PACKAGE_CLASS_CONFIGS).is_dir():
             class_configs = package_dir / PACKAGE_CLASS_CONFIGS
         self.class_configs = (ClassConfigFolder(class_configs)
@@ -136,7 +140,7 @@ class TestRunner:
         if isinstance(cls, UnloadableClass):
             return cls.result(method)
         started = time.perf_counter()
-        executor = Executor(self.registry, class_configs=self.class_configs)
+        executor = Executor(self.registry, class_configs=self.class_configs, host=self.host)
         try:
             fixture = executor.new_object(cls, None, {})
             executor.call(fixture, "setUp")

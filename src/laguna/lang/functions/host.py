@@ -79,13 +79,13 @@ def _setting(scope: t.Any, group: str | None, setting: str) -> t.Any:
         # other packages never had config(): it is not a function for them
         raise yaql_exceptions.NoFunctionRegisteredException("config")
     settings = _host(scope).settings
-    if group is None:
-        default = settings.get(DEFAULT_GROUP)
-        values = default if isinstance(default, abc.Mapping) else settings
+    found = settings.get(DEFAULT_GROUP if group is None else group)
+    if isinstance(found, abc.Mapping):
+        values: abc.Mapping[str, t.Any] = found
+    elif group is None:
+        values = settings
     else:
-        values = settings.get(group)
-        if not isinstance(values, abc.Mapping):
-            raise errors.NoSuchSetting(setting, group)
+        raise errors.NoSuchSetting(setting, group)
     if setting not in values:
         raise errors.NoSuchSetting(setting, group or DEFAULT_GROUP)
     return freeze(values[setting])
