@@ -38,6 +38,8 @@ DEPRECATED_ACTION_USAGE = "LAG-W0235"
 UNKNOWN_CLASS = "LAG-E0705"
 # The keys of a class document that hold contracts, defaults and code.
 _CODE_KEYS = ("Properties", "Methods", "Workflow", "Meta")
+# Keys whose values name exceptions, not classes (`Catch: With: py:ValueError`).
+_EXCEPTION_NAME_KEYS = frozenset({"With", "Throw"})
 # Functions whose first argument, when written as a constant, names a class.
 _CLASS_ARGUMENT_FUNCTIONS = frozenset({"class", "template", "new"})
 
@@ -117,15 +119,17 @@ def _located(span: Span | None, code: str, message: str, fallback: Span,
     return Diagnostic(fallback, code, f"{message}{where}")
 
 
-def _walk(value: t.Any) -> t.Iterator[t.Any]:
+def _walk(value: t.Any, skip: frozenset[str] = frozenset()) -> t.Iterator[t.Any]:
+    """Every key and value under ``value``; values of keys in ``skip`` left out."""
     yield value
     if isinstance(value, dict):
         for key, item in value.items():
-            yield from _walk(key)
-            yield from _walk(item)
+            yield from _walk(key, skip)
+            if str(key) not in skip:
+                yield from _walk(item, skip)
     elif isinstance(value, list):
         for item in value:
-            yield from _walk(item)
+            yield from _walk(item, skip)
 
 
 def _scalars(doc: t.Any, legacy: bool) -> t.Iterator[Diagnostic]:
@@ -183,7 +187,7 @@ def _namespaces(doc: t.Any) -> dict[str, str]:
 
 def _class_references(doc: t.Any, resolver: NamespaceResolver, package: RuntimePackage,
                       registry: ClassRegistry, fallback: Span) -> t.Iterator[Diagnostic]:
-    for value in _walk(doc):
+    for value in _walk(doc, _EXCEPTION_NAME_KEYS):
         if not isinstance(value, YaqlExpression):
             continue
         for written in _written_names(value.parsed):

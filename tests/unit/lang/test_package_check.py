@@ -64,3 +64,10 @@ def test_meta_rules_are_checked_without_running_code():
         "Classes/Broken.yaml:57:7 error LAG-E0704 Class \"conformance.meta.NoSuchMeta\" is not "
         "found in conformance.meta/0.0.0, io.murano/0.2.0",
     ]
+
+
+def test_exception_names_in_catch_and_throw_are_not_class_names():
+    # `With: py:ValueError` names an exception through a prefix for the empty
+    # namespace; it is no class and must not be reported as an unknown one
+    assert diagnostics("exceptions") == []
+    assert [d for d in diagnostics("errornames") if "ValueError" in d] == []
