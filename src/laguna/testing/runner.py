@@ -7,7 +7,8 @@ fixture object; ``setUp`` runs before and ``tearDown`` after it.
 A class of the package that cannot be loaded (a missing parent, a version
 conflict between the packages it inherits from) does not stop the run: tests
 that use it fail there with its MuranoPL error, and its own ``test*`` methods,
-read from its document, are reported failed with the error.
+read from its document, are reported failed with the error (a document that
+cannot be read at all is one failed case, :data:`LOAD_CASE`).
 """
 
 from __future__ import annotations
