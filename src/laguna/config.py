@@ -14,6 +14,7 @@ from pathlib import Path
 
 DATABASE_URL_VAR = "LAGUNA_DATABASE_URL"
 CLASS_CONFIGS_VAR = "LAGUNA_CLASS_CONFIGS"
+ENGINE_SETTINGS_VAR = "LAGUNA_ENGINE_SETTINGS"
 
 
 def default_data_dir(environ: t.Mapping[str, str]) -> Path:
@@ -36,6 +37,9 @@ class Config:
     #: the folder of per-class configuration files (values of `Usage: Config`
     #: properties, see :mod:`laguna.classconfig`); None: no such files
     class_configs: Path | None = None
+    #: a YAML/JSON file of the settings MuranoPL's config() reads (groups of
+    #: settings, see laguna.lang.functions.host); None: no settings
+    engine_settings: Path | None = None
 
     @classmethod
     def from_environ(cls, environ: t.Mapping[str, str]) -> Config:
@@ -43,6 +47,8 @@ class Config:
         url = environ.get(DATABASE_URL_VAR) or sqlite_url(
             default_data_dir(environ) / "catalog.sqlite")
         configs = environ.get(CLASS_CONFIGS_VAR)
+        settings = environ.get(ENGINE_SETTINGS_VAR)
         return cls(database_url=url,
                    class_configs=Path(configs) if configs
-                   else default_data_dir(environ) / "class-configs")
+                   else default_data_dir(environ) / "class-configs",
+                   engine_settings=Path(settings) if settings else None)

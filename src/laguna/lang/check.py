@@ -7,7 +7,10 @@ resolved through the package's requirements), then looks at what only runs
 later: plain scalars that look like YAQL (they start with ``$``) but do not
 parse, and class names written in expressions (``ns:Name``, ``:Name``, the
 first argument of ``class()``, ``template()`` and ``new()``) that do not
-resolve. It reports every problem it finds instead of stopping at the first.
+resolve, and the meta attached to the class and its members (meta classes
+that exist, are `Usage: Meta`, apply to the entity, and Cardinality One
+classes attached once), as reading that meta would check it. It reports every
+problem it finds instead of stopping at the first.
 
 The registry it resolves against comes from a factory, so the caller decides
 where required packages come from (``-l`` folders, the catalog store).
@@ -21,7 +24,7 @@ from yaql.language import exceptions as yaql_exceptions
 from yaql.language import expressions as yaql_expressions
 
 from laguna.errors import LagunaError, SourceError
-from laguna.lang import errors
+from laguna.lang import errors, meta
 from laguna.lang.classes import ClassRegistry, PackageClasses, SourcePackageClasses
 from laguna.lang.types import NamespaceResolver, RuntimePackage
 from laguna.packages.package import Package
@@ -35,6 +38,8 @@ DEPRECATED_ACTION_USAGE = "LAG-W0235"
 UNKNOWN_CLASS = "LAG-E0705"
 # The keys of a class document that hold contracts, defaults and code.
 _CODE_KEYS = ("Properties", "Methods", "Workflow", "Meta")
+# Keys whose values name exceptions, not classes (`Catch: With: py:ValueError`).
+_EXCEPTION_NAME_KEYS = frozenset({"With", "Throw"})
 # Functions whose first argument, when written as a constant, names a class.
 _CLASS_ARGUMENT_FUNCTIONS = frozenset({"class", "template", "new"})
 
@@ -71,11 +76,15 @@ class MuranoPlChecker:
             yield _located(exc.span, exc.code, exc.message, start, files)
             return
         try:
-            registry.class_of(holder, name)
+            cls = registry.class_of(holder, name)
         except SourceError as exc:
             yield _located(exc.span, exc.code, exc.message, start, files)
         except LagunaError as exc:
             yield Diagnostic(start, exc.code, f"class {name}: {exc}")
+        else:
+            for span, problem in meta.class_problems(cls, registry):
+                text = getattr(problem, "message", None) or str(problem)
+                yield _located(span, problem.code, text, start, files)
         # expressions are checked even when the class does not load; Extends and
         # Import name classes, which building the class has checked
         code = [doc.get(key) for key in _CODE_KEYS if isinstance(doc, dict)]
@@ -110,15 +119,17 @@ def _located(span: Span | None, code: str, message: str, fallback: Span,
     return Diagnostic(fallback, code, f"{message}{where}")
 
 
-def _walk(value: t.Any) -> t.Iterator[t.Any]:
+def _walk(value: t.Any, skip: frozenset[str] = frozenset()) -> t.Iterator[t.Any]:
+    """Every key and value under ``value``; values of keys in ``skip`` left out."""
     yield value
     if isinstance(value, dict):
         for key, item in value.items():
-            yield from _walk(key)
-            yield from _walk(item)
+            yield from _walk(key, skip)
+            if str(key) not in skip:
+                yield from _walk(item, skip)
     elif isinstance(value, list):
         for item in value:
-            yield from _walk(item)
+            yield from _walk(item, skip)
 
 
 def _scalars(doc: t.Any, legacy: bool) -> t.Iterator[Diagnostic]:
@@ -176,7 +187,7 @@ def _namespaces(doc: t.Any) -> dict[str, str]:
 
 def _class_references(doc: t.Any, resolver: NamespaceResolver, package: RuntimePackage,
                       registry: ClassRegistry, fallback: Span) -> t.Iterator[Diagnostic]:
-    for value in _walk(doc):
+    for value in _walk(doc, _EXCEPTION_NAME_KEYS):
         if not isinstance(value, YaqlExpression):
             continue
         for written in _written_names(value.parsed):
@@ -186,6 +197,8 @@ def _class_references(doc: t.Any, resolver: NamespaceResolver, package: RuntimeP
             except errors.NoClassFound as exc:
                 yield Diagnostic(value.span or fallback, UNKNOWN_CLASS,
                                  f"class {written} in {value.text!r} does not resolve: {exc}")
+            except errors.InvalidTypeName as exc:
+                yield Diagnostic(value.span or fallback, exc.code, f"{exc} in {value.text!r}")
             except SourceError as exc:
                 # the name resolves; the class (often of another package) fails to
                 # build, which only matters when this code runs

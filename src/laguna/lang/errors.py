@@ -5,6 +5,8 @@
     LagunaError
      +-- SourceError
      |    +-- ClassLoadError           a class definition is malformed
+     |         +-- MissingClassReference   Extends/Import name no class
+     |         +-- InvalidClassReference   Extends/Import write no type name
      +-- MuranoPlError                 a MuranoPL exception (user-visible)
      +-- DslError                      an engine-detected fault at run time;
           |                            surfaces in MuranoPL as an exception whose
@@ -16,6 +18,7 @@
           +-- NoObjectFoundError, ObjectDestroyedError, MethodNotExposed
           +-- DslInvalidOperationError (InvalidAssignmentError, RethrowOutsideCatchError),
           |   LimitExceededError
+          +-- InvalidTypeName, NoSuchSetting, DecryptionUnavailable, SecretNotFound
 
 The names MuranoPL code catches (``Catch: With: ...``) are those the original
 engine used, so packages written for it keep working.
@@ -35,6 +38,22 @@ class ClassLoadError(SourceError):
     """A class definition that cannot be loaded (wrong key, bad value)."""
 
     code = "LAG-E0200"
+
+
+class MissingClassReference(ClassLoadError):
+    """`Extends` or `Import` names a class that is not found; MuranoPL code that
+    uses the class sees the original engine's `NoClassFound`."""
+
+    code = "LAG-E0242"
+    murano_name = "murano.dsl.exceptions.NoClassFound"
+
+
+class InvalidClassReference(ClassLoadError):
+    """`Extends` or `Import` writes something that is not a type name (`=:Name`);
+    named `ValueError` in MuranoPL, as the original engine raised it."""
+
+    code = "LAG-E0243"
+    murano_name = "ValueError"
 
 
 class DslError(LagunaError):
@@ -211,6 +230,44 @@ class LimitExceededError(DslError):
 class ValueIsMissingError(DslError):
     code = "LAG-E0319"
     murano_name = MURANO_EXC + "ValueIsMissingError"
+
+
+class InvalidTypeName(DslError):
+    """A type name that is not one, e.g. `=:Name` (`=` only declares the
+    default namespace); named as the original engine raised it."""
+
+    code = "LAG-E0320"
+    murano_name = "ValueError"
+
+    def __init__(self, name: str) -> None:
+        super().__init__(f'Invalid type name "{name}"')
+        self.name = name
+
+
+class NoSuchSetting(DslError):
+    """`config()` asked for a setting the host does not have."""
+
+    code = "LAG-E0321"
+    murano_name = "oslo_config.cfg.NoSuchOptError"
+
+    def __init__(self, setting: str, group: str) -> None:
+        super().__init__(f"no such option {setting} in group [{group}]")
+        self.setting = setting
+        self.group = group
+
+
+class DecryptionUnavailable(DslError):
+    """`decryptData()` without a key manager; the original engine's error then."""
+
+    code = "LAG-E0322"
+    murano_name = "castellan.common.exception.AuthTypeInvalidError"
+
+
+class SecretNotFound(DslError):
+    """`decryptData()` of a reference the key manager does not know."""
+
+    code = "LAG-E0323"
+    murano_name = "castellan.common.exception.ManagedObjectNotFoundError"
 
 
 class StackFrame(t.NamedTuple):

@@ -21,7 +21,7 @@ from yaql.language import utils
 
 from laguna.classconfig import ClassConfigFolder
 from laguna.lang import builtins as _builtins  # noqa: F401  (registers the functions)
-from laguna.lang import errors
+from laguna.lang import errors, functions
 from laguna.lang.contracts import ObjRef
 from laguna.lang.dispatch import freeze, thaw
 from laguna.lang.lifecycle import Lifecycle
@@ -45,9 +45,11 @@ class Executor:
 
     def __init__(self, classes: ClassRegistry,
                  limits: yaql_engine.Limits = yaql_engine.DEFAULT_LIMITS,
-                 class_configs: ClassConfigFolder | str | os.PathLike[str] | None = None
-                 ) -> None:
+                 class_configs: ClassConfigFolder | str | os.PathLike[str] | None = None,
+                 host: functions.Host | None = None) -> None:
         self.classes = classes
+        # what config() and decryptData() answer (lang/functions/host.py)
+        self.host = host if host is not None else functions.Host()
         self.limits = limits
         # where `Usage: Config` values come from (laguna.config's class_configs
         # at the program's edge); None: every property keeps its Default
@@ -64,8 +66,8 @@ class Executor:
         self.loading = False
         self.yaql_engines = {legacy: yaql_engine.create_engine(legacy, limits)
                              for legacy in (True, False)}
-        self._roots = {True: yaql_engine.create_root_context(True),
-                       False: yaql_engine.create_root_context(False)}
+        self._roots = {legacy: functions.register(yaql_engine.create_root_context(legacy), legacy)
+                       for legacy in (True, False)}
         self._deadline: float | None = None
         self._lock = threading.RLock()
         self._pending_init: list[MuranoObject] | None = None

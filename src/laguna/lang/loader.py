@@ -14,7 +14,9 @@ from yaql.language import exceptions as yaql_exceptions
 
 from laguna.lang import macros, meta
 from laguna.lang.contracts import Contract
-from laguna.lang.errors import ClassLoadError, NoClassFound
+from laguna.lang.errors import (
+    ClassLoadError, InvalidClassReference, InvalidTypeName, MissingClassReference, NoClassFound,
+)
 from laguna.lang.types import (
     OBJECT_CLASS, Argument, ArgumentUsage, Method, MethodScope, MethodUsage, MuranoClass,
     NamespaceResolver, Property, PropertyUsage, RuntimePackage,
@@ -71,6 +73,16 @@ def class_name_of(doc: dict[str, t.Any]) -> str | None:
     if name is None:
         return None
     return NamespaceResolver(_namespaces(doc)).resolve(str(name))
+
+
+def _resolve(resolver: NamespaceResolver, written: t.Any, doc: dict[str, t.Any],
+             key: str) -> str:
+    """A class name written under ``key`` (`Extends`, `Import`), in full."""
+    try:
+        return resolver.resolve(str(written))
+    except InvalidTypeName as exc:
+        raise InvalidClassReference(f"{key}: {exc}", span_of(written) or _key_span(doc, key)
+                                    ) from None
 
 
 def _namespaces(doc: dict[str, t.Any]) -> dict[str, str]:
@@ -149,7 +161,7 @@ class ClassBuilder:
         resolver = NamespaceResolver(namespaces)
         parents: list[MuranoClass] = []
         extends = doc.get("Extends")
-        parent_names = [resolver.resolve(str(p)) for p in _list_value(extends)]
+        parent_names = [_resolve(resolver, p, doc, "Extends") for p in _list_value(extends)]
         if not parent_names and name != OBJECT_CLASS:
             parent_names = [OBJECT_CLASS]
         for parent_name in parent_names:
@@ -184,8 +196,8 @@ class ClassBuilder:
             cls.methods[str(method_name)] = self._method(cls, str(method_name), decl,
                                                          _key_span(methods, method_name))
         for imported in _list_value(doc.get("Import")):
-            cls.imports.append(self._referenced(name, "Import", resolver.resolve(str(imported)),
-                                                doc))
+            cls.imports.append(self._referenced(name, "Import",
+                                                _resolve(resolver, imported, doc, "Import"), doc))
         return cls
 
     def _referenced(self, name: str, key: str, target: str,
@@ -195,8 +207,8 @@ class ClassBuilder:
         try:
             return self.find_class(target)
         except NoClassFound:
-            raise ClassLoadError(f"class {name}: {key} names class {target}, which is not "
-                                 "found", _key_span(doc, key), code="LAG-E0242") from None
+            raise MissingClassReference(f"class {name}: {key} names class {target}, which "
+                                        "is not found", _key_span(doc, key)) from None
 
     def _meta_attributes(self, cls: MuranoClass, doc: dict[str, t.Any]) -> None:
         cardinality = str(doc.get("Cardinality") or "One")

@@ -38,6 +38,7 @@ from __future__ import annotations
 import typing as t
 import weakref
 
+from laguna.errors import LagunaError
 from laguna.lang import errors
 from laguna.lang.scope import Frame
 from laguna.lang.types import (
@@ -47,6 +48,7 @@ from laguna.source import Span
 from laguna.yaql.expressions import YaqlExpression
 
 if t.TYPE_CHECKING:
+    from laguna.lang.classes import ClassRegistry
     from laguna.lang.executor import Executor
     from laguna.lang.objects import MuranoObject
 
@@ -60,6 +62,8 @@ class MetaError(errors.DslError):
 
     code = "LAG-E0800"
     murano_name = "ValueError"
+    #: the entry of the `Meta` value at fault, when known
+    span: Span | None = None
 
 
 class InvalidMetaFormat(MetaError):
@@ -157,6 +161,39 @@ def _applies(meta_class: MuranoClass, target: str) -> bool:
     return target in applies or "All" in applies
 
 
+def _resolved(classes: ClassRegistry, raw: t.Any, target: str, what: str,
+              scope_class: MuranoClass | None, package: RuntimePackage
+              ) -> list[tuple[MuranoClass, t.Any, Span | None]]:
+    """The meta classes (with raw property values and spans) of one entity's
+    `Meta`, checked: meta classes that apply to ``target``, Cardinality One
+    classes once."""
+    entries = _entries(raw)
+    if isinstance(entries, tuple):
+        raise InvalidMetaFormat(f"invalid Meta of {what}: {entries[0]}")
+    resolver = scope_class.resolver if scope_class is not None else NamespaceResolver({})
+    resolved: list[tuple[MuranoClass, t.Any, Span | None]] = []
+    for entry in entries:
+        meta_class = classes.find(resolver.resolve(entry.name), package)
+        problem: MetaError | None = None
+        if meta_class.usage != "Meta":
+            problem = NotAMetaClass(f"class {meta_class.name} cannot be attached to {what} as "
+                                    "meta: it is not declared with Usage: Meta")
+        elif not _applies(meta_class, target):
+            problem = MetaNotApplicable(
+                f"meta class {meta_class.name} cannot be attached to {what}: it applies "
+                f"to {', '.join(sorted(meta_class.meta_applies))}")
+        elif meta_class.meta_cardinality == "One" and any(
+                m is meta_class for m, _, _ in resolved):
+            problem = MetaCardinalityError(
+                f"meta class {meta_class.name} has Cardinality One but is attached more "
+                f"than once to {what}")
+        if problem is not None:
+            problem.span = entry.span
+            raise problem
+        resolved.append((meta_class, entry.properties, entry.span))
+    return resolved
+
+
 def _own(frame: Frame, key: tuple[str, t.Any], raw: t.Any, target: str, what: str,
          scope_class: MuranoClass | None, package: RuntimePackage) -> Objects:
     """The meta objects declared on one entity (nothing inherited)."""
@@ -167,27 +204,9 @@ def _own(frame: Frame, key: tuple[str, t.Any], raw: t.Any, target: str, what: st
     found = _cached(cache, key)
     if found is not None:
         return found
-    entries = _entries(raw)
-    if isinstance(entries, tuple):
-        raise InvalidMetaFormat(f"invalid Meta of {what}: {entries[0]}")
-    resolver = scope_class.resolver if scope_class is not None else NamespaceResolver({})
-    resolved: list[tuple[MuranoClass, t.Any]] = []
-    for entry in entries:
-        meta_class = executor.classes.find(resolver.resolve(entry.name), package)
-        if meta_class.usage != "Meta":
-            raise NotAMetaClass(f"class {meta_class.name} cannot be attached to {what} as "
-                                "meta: it is not declared with Usage: Meta")
-        if not _applies(meta_class, target):
-            raise MetaNotApplicable(
-                f"meta class {meta_class.name} cannot be attached to {what}: it applies "
-                f"to {', '.join(sorted(meta_class.meta_applies))}")
-        if meta_class.meta_cardinality == "One" and any(m is meta_class for m, _ in resolved):
-            raise MetaCardinalityError(
-                f"meta class {meta_class.name} has Cardinality One but is attached more "
-                f"than once to {what}")
-        resolved.append((meta_class, entry.properties))
+    resolved = _resolved(executor.classes, raw, target, what, scope_class, package)
     objects = []
-    for meta_class, properties in resolved:
+    for meta_class, properties, _ in resolved:
         # values are written in the declaring class: its namespaces, `$` its type
         home = scope_class or meta_class
         this = scope_class.ref if scope_class is not None else None
@@ -310,6 +329,35 @@ def package_meta(package: RuntimePackage, frame: Frame) -> Objects:
                 f"package {package.name}", None, package)
 
 
-__all__ = ["InheritedMetaConflict", "InvalidMetaFormat", "MetaCardinalityError", "MetaError",
+# -- checks without running code (laguna package check) ---------------------------------
+def _raw_span(raw: t.Any) -> Span | None:
+    first = raw[0] if isinstance(raw, list) and raw else raw
+    return getattr(first, "span", None) or getattr(raw, "span", None)
+
+
+def class_problems(cls: MuranoClass, classes: ClassRegistry
+                   ) -> t.Iterator[tuple[Span | None, LagunaError]]:
+    """What reading the own meta of a class, its methods, their arguments and
+    its properties would raise (unknown or non-meta classes, `Applies`,
+    `Cardinality`), each with the position of the `Meta` value; nothing is
+    evaluated or created."""
+    entities: list[tuple[t.Any, str, str]] = [(cls.meta, "Type", f"class {cls.name}")]
+    for prop in cls.properties.values():
+        entities.append((prop.meta, "Property", f"property {cls.name}.{prop.name}"))
+    for method in cls.methods.values():
+        entities.append((method.meta, "Method", f"method {cls.name}::{method.name}"))
+        for argument in method.arguments:
+            entities.append((argument.meta, "Argument", f"argument {argument.name} of method "
+                             f"{cls.name}::{method.name}"))
+    for raw, target, what in entities:
+        if raw is None:
+            continue
+        try:
+            _resolved(classes, raw, target, what, cls, cls.package)
+        except LagunaError as exc:   # meta errors, classes that do not resolve or load
+            yield getattr(exc, "span", None) or _raw_span(raw), exc
+
+
+__all__ = ["class_problems", "InheritedMetaConflict", "InvalidMetaFormat", "MetaCardinalityError", "MetaError",
            "MetaNotApplicable", "NotAMetaClass", "argument_meta", "class_meta",
            "format_problem", "method_meta", "package_meta", "property_meta"]

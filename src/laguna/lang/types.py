@@ -198,6 +198,8 @@ class NamespaceResolver:
             prefix, short = "=", name
         else:
             prefix, short = name.split(":", 1)
+            if prefix == "=":   # `=` only declares the default namespace
+                raise errors.InvalidTypeName(name)
             prefix = prefix or "="
         if prefix not in self.namespaces:
             if prefix == "=":

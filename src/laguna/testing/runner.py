@@ -3,6 +3,12 @@
 A test is a method whose name starts with ``test`` of a class that extends
 io.murano.test.TestFixture. Each test gets a fresh executor and a fresh
 fixture object; ``setUp`` runs before and ``tearDown`` after it.
+
+A class of the package that cannot be loaded (a missing parent, a version
+conflict between the packages it inherits from) does not stop the run: tests
+that use it fail there with its MuranoPL error, and its own ``test*`` methods,
+read from its document, are reported failed with the error (a document that
+cannot be read at all is one failed case, :data:`LOAD_CASE`).
 """
 
 from __future__ import annotations
@@ -16,8 +22,9 @@ import xml.etree.ElementTree as ET
 from laguna.classconfig import ClassConfigFolder
 from laguna.errors import LagunaError
 from laguna.lang.classes import ClassRegistry, PackageClasses
-from laguna.lang.errors import MuranoPlError
+from laguna.lang.errors import MuranoPlError, murano_names
 from laguna.lang.executor import Executor
+from laguna.lang.functions import Host
 from laguna.lang.types import MuranoClass
 from laguna.packages.source import PackageSource
 from laguna.testing.packages import core_registry, library_source, read_package_dir
@@ -25,6 +32,8 @@ from laguna.testing.packages import core_registry, library_source, read_package_
 FIXTURE_CLASS = "io.murano.test.TestFixture"
 # a folder of class configuration files a tested package may bring for its tests
 PACKAGE_CLASS_CONFIGS = "ClassConfigs"
+# the case reporting a class whose file cannot be read (its tests are unknown)
+LOAD_CASE = "<load>"
 
 
 @dataclasses.dataclass
@@ -41,6 +50,24 @@ class TestResult:
         return f"{self.class_name}.{self.method}"
 
 
+@dataclasses.dataclass(frozen=True)
+class UnloadableClass:
+    """A class of the tested package that failed to load, in place of its MuranoClass."""
+
+    name: str
+    error: LagunaError
+
+    def result(self, method: str) -> TestResult:
+        message = getattr(self.error, "message", None) or str(self.error)
+        # the laguna error in full: its position and code
+        trace = f"  class {self.name} cannot be loaded: {self.error}"
+        return TestResult(self.name, method, False, 0.0,
+                          f"{', '.join(murano_names(self.error))}: {message}", trace)
+
+
+Case = tuple[MuranoClass | UnloadableClass, str]
+
+
 def library_packages(lib_dir: pathlib.Path) -> list[PackageClasses]:
     """Packages under a -l folder: the folder itself or each sub-folder with a manifest."""
     if (lib_dir / "manifest.yaml").is_file():
@@ -53,11 +80,14 @@ class TestRunner:
     def __init__(self, package_dir: pathlib.Path,
                  lib_dirs: t.Sequence[pathlib.Path] = (),
                  class_configs: pathlib.Path | None = None,
-                 sources: t.Sequence[PackageSource] = ()) -> None:
+                 sources: t.Sequence[PackageSource] = (),
+                 host: Host | None = None) -> None:
         """``class_configs``: the folder of class configuration files; by
         default the package's own ``ClassConfigs/`` folder, if it has one.
         Packages the tested one requires come from the ``lib_dirs`` (folders
-        of packages, or packages) and then from ``sources`` (the catalog)."""
+        of packages, or packages) and then from ``sources`` (the catalog).
+        ``host`` answers config() and decryptData() (default: nothing)."""
+        self.host = host
         if class_configs is None and (package_dir / PACKAGE_CLASS_CONFIGS).is_dir():
             class_configs = package_dir / PACKAGE_CLASS_CONFIGS
         self.class_configs = (ClassConfigFolder(class_configs)
@@ -67,28 +97,51 @@ class TestRunner:
         self.package = read_package_dir(package_dir)
         self.registry.add(self.package)
 
-    def fixtures(self) -> list[MuranoClass]:
+    def fixtures(self) -> list[MuranoClass | UnloadableClass]:
+        """The fixture classes, and the classes that fail to load (in file order)."""
         fixture = self.registry.find(FIXTURE_CLASS)
-        result = []
+        result: list[MuranoClass | UnloadableClass] = []
         for name in self.package.class_names():
-            cls = self.registry.find(name, self.package.package)
+            try:
+                cls = self.registry.find(name, self.package.package)
+            except LagunaError as error:
+                result.append(UnloadableClass(name, error))
+                continue
             if cls is not fixture and fixture in cls.ancestry:
                 result.append(cls)
         return result
 
-    def select(self, patterns: t.Sequence[str]) -> list[tuple[MuranoClass, str]]:
-        cases = []
+    def _declared_tests(self, name: str) -> list[str]:
+        """The ``test*`` methods a class document declares (for a class that does
+        not load); when the document itself cannot be read, one case named
+        :data:`LOAD_CASE` reports that."""
+        try:
+            doc = self.package.document(name)
+        except LagunaError:
+            return [LOAD_CASE]
+        methods = doc.get("Methods") if isinstance(doc, dict) else None
+        if not isinstance(methods, dict):
+            return []
+        return sorted(str(m) for m in methods if str(m).startswith("test"))
+
+    def select(self, patterns: t.Sequence[str]) -> list[Case]:
+        cases: list[Case] = []
         for cls in self.fixtures():
-            methods = sorted(name for c in cls.mro for name in c.methods
-                             if name.startswith("test"))
+            if isinstance(cls, UnloadableClass):
+                methods = self._declared_tests(cls.name)
+            else:
+                methods = sorted(name for c in cls.mro for name in c.methods
+                                 if name.startswith("test"))
             for method in dict.fromkeys(methods):
                 if not patterns or any(_matches(p, cls.name, method) for p in patterns):
                     cases.append((cls, method))
         return cases
 
-    def run_one(self, cls: MuranoClass, method: str) -> TestResult:
+    def run_one(self, cls: MuranoClass | UnloadableClass, method: str) -> TestResult:
+        if isinstance(cls, UnloadableClass):
+            return cls.result(method)
         started = time.perf_counter()
-        executor = Executor(self.registry, class_configs=self.class_configs)
+        executor = Executor(self.registry, class_configs=self.class_configs, host=self.host)
         try:
             fixture = executor.new_object(cls, None, {})
             executor.call(fixture, "setUp")

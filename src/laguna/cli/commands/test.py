@@ -5,12 +5,16 @@ from __future__ import annotations
 import os
 import pathlib
 import sys
+import typing as t
 
 import click
+import yaml  # type: ignore[import-untyped]
 
 from laguna.cli.sources import catalog_sources, db_url_option, warn_skipped
 from laguna.config import Config
 from laguna.errors import LagunaError
+from laguna.lang.functions import Host
+from laguna.lang.functions.host import Decryptor, MappingDecryptor, NoDecryptor
 from laguna.testing.runner import PACKAGE_CLASS_CONFIGS, TestRunner, junit_xml
 
 
@@ -28,10 +32,20 @@ from laguna.testing.runner import PACKAGE_CLASS_CONFIGS, TestRunner, junit_xml
               help="The folder of class configuration files (values of `Usage: Config` "
                    "properties). Default: the package's ClassConfigs/ folder if it has "
                    "one, else $LAGUNA_CLASS_CONFIGS or ~/.local/share/laguna/class-configs.")
+@click.option("--engine-settings", "engine_settings",
+              type=click.Path(exists=True, dir_okay=False, path_type=pathlib.Path),
+              help="A YAML/JSON file of the settings config() gives the core library: "
+                   "a mapping of groups to mappings of settings. Default: "
+                   "$LAGUNA_ENGINE_SETTINGS, else none.")
+@click.option("--secrets", "secrets",
+              type=click.Path(exists=True, dir_okay=False, path_type=pathlib.Path),
+              help="A YAML/JSON mapping of references to secrets, what decryptData() "
+                   "answers. Default: no key manager (decryptData() fails).")
 @click.option("--junit-xml", "junit", type=click.Path(dir_okay=False, path_type=pathlib.Path),
               help="Write the results as JUnit XML to this file.")
 def test(package_dir: pathlib.Path, tests: tuple[str, ...], libs: tuple[pathlib.Path, ...],
          db_url: str | None, class_configs: pathlib.Path | None,
+         engine_settings: pathlib.Path | None, secrets: pathlib.Path | None,
          junit: pathlib.Path | None) -> None:
     """Run every test method of every TestFixture class in PACKAGE_DIR.
 
@@ -40,9 +54,12 @@ def test(package_dir: pathlib.Path, tests: tuple[str, ...], libs: tuple[pathlib.
     """
     try:
         catalog = click.get_current_context().with_resource(catalog_sources(db_url))
+        config = Config.from_environ(os.environ)
         if class_configs is None and not (package_dir / PACKAGE_CLASS_CONFIGS).is_dir():
-            class_configs = Config.from_environ(os.environ).class_configs
-        runner = TestRunner(package_dir, libs, class_configs=class_configs, sources=catalog)
+            class_configs = config.class_configs
+        host = _host(engine_settings or config.engine_settings, secrets)
+        runner = TestRunner(package_dir, libs, class_configs=class_configs, sources=catalog,
+                            host=host)
         warn_skipped(runner.libraries)
         cases = runner.select(tests)
     except LagunaError as error:
@@ -64,3 +81,25 @@ def test(package_dir: pathlib.Path, tests: tuple[str, ...], libs: tuple[pathlib.
     failed = len(results) - passed
     click.echo(f"{passed} passed, {failed} failed")
     sys.exit(0 if failed == 0 and results else 1)
+
+
+def _mapping_file(path: pathlib.Path, what: str) -> dict[str, t.Any]:
+    try:
+        data = yaml.safe_load(path.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, yaml.YAMLError) as exc:
+        raise click.ClickException(f"{what} {path} cannot be read: {exc}") from None
+    if data is None:
+        return {}
+    if not isinstance(data, dict):
+        raise click.ClickException(f"{what} {path} is not a mapping")
+    return data
+
+
+def _host(settings: pathlib.Path | None, secrets: pathlib.Path | None) -> Host:
+    """What config() and decryptData() of the tested code answer."""
+    decryptor: Decryptor = NoDecryptor()
+    if secrets is not None:
+        decryptor = MappingDecryptor({str(k): str(v) for k, v in
+                                      _mapping_file(secrets, "secrets file").items()})
+    values = _mapping_file(settings, "engine settings file") if settings is not None else {}
+    return Host(settings=values, decryptor=decryptor)

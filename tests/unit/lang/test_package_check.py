@@ -1,0 +1,73 @@
+"""`laguna package check` (the MuranoPL checker): classes that cannot be loaded
+and meta that cannot be attached are listed among the problems, with positions."""
+
+import pathlib
+
+from laguna.packages.package import load_package
+from laguna.testing.packages import library_source, muranopl_checker
+
+CONFORMANCE = pathlib.Path(__file__).resolve().parents[2] / "conformance" / "muranopl"
+PACKAGES = CONFORMANCE / "packages"
+
+
+def diagnostics(name: str) -> list[str]:
+    checker = muranopl_checker(library_source([CONFORMANCE / "libs"]))
+    found = sorted(checker(load_package(PACKAGES / name)), key=lambda d: d.sort_key())
+    return [f"{d.span.source}:{d.span.line}:{d.span.col} {d.severity} {d.code} {d.message}"
+            for d in found]
+
+
+def test_classes_that_do_not_load_are_listed():
+    found = [d for d in diagnostics("errornames")
+             if "Classes/Orphan" in d or "Classes/Conflict" in d or "Classes/BadPrefix" in d]
+    assert found == [
+        "Classes/BadPrefix.yaml:6:10 error LAG-E0243 Extends: Invalid type name \"=:Other\"",
+        "Classes/Conflict.yaml:8:1 error LAG-E0701 class conformance.errornames.Conflict "
+        "inherits conformance.versioning.z.D from versions 1.2.0 and 1.3.0 of package "
+        "conformance.versioning.z, and no version of conformance.versioning.z satisfies every "
+        "requirement: conformance.versioning.x 1.0.0 requires '1.2.0' (==1.2.0); "
+        "conformance.versioning.y 1.0.0 requires '1.3.0' (==1.3.0)",
+        "Classes/Orphan.yaml:6:1 error LAG-E0242 class conformance.errornames.Orphan: "
+        "Extends names class conformance.errornames.Missing, which is not found",
+    ]
+
+
+def test_equals_prefix_in_expressions_is_listed():
+    found = [d for d in diagnostics("errornames") if "LAG-E0320" in d]
+    assert found == [
+        "Classes/NameTests.yaml:76:13 error LAG-E0320 Invalid type name \"=:Other\" in "
+        "\"new('=:Other')\"",
+        "Classes/Taker.yaml:11:21 error LAG-E0320 Invalid type name \"=:Other\" in "
+        "\"$.class('=:Other')\"",
+    ]
+
+
+def test_meta_rules_are_checked_without_running_code():
+    found = [d for d in diagnostics("meta") if " LAG-E080" in d or "NoSuchMeta" in d]
+    assert found == [
+        "Classes/Broken.yaml:12:7 error LAG-E0803 meta class conformance.meta.Feature cannot "
+        "be attached to property conformance.meta.Broken.typeOnly: it applies to Type",
+        "Classes/Broken.yaml:21:11 error LAG-E0803 meta class conformance.meta.PackageNote "
+        "cannot be attached to method conformance.meta.Broken::packageOnly: it applies to "
+        "Package",
+        "Classes/Broken.yaml:28:17 error LAG-E0803 meta class conformance.meta.Note cannot be "
+        "attached to argument value of method conformance.meta.Broken::withArgument: it "
+        "applies to Method, Property",
+        # the second Label, where the Cardinality One meta is attached again
+        "Classes/Broken.yaml:36:5 error LAG-E0804 meta class conformance.meta.Label has "
+        "Cardinality One but is attached more than once to class conformance.meta.TwiceLabelled",
+        "Classes/Broken.yaml:42:3 error LAG-E0803 meta class conformance.meta.ArgHint cannot be "
+        "attached to class conformance.meta.ArgHintOnClass: it applies to Argument",
+        "Classes/Broken.yaml:47:7 error LAG-E0802 class conformance.meta.NotMeta cannot be "
+        "attached to class conformance.meta.PlainAsMeta as meta: it is not declared with "
+        "Usage: Meta",
+        "Classes/Broken.yaml:57:7 error LAG-E0704 Class \"conformance.meta.NoSuchMeta\" is not "
+        "found in conformance.meta/0.0.0, io.murano/0.2.0",
+    ]
+
+
+def test_exception_names_in_catch_and_throw_are_not_class_names():
+    # `With: py:ValueError` names an exception through a prefix for the empty
+    # namespace; it is no class and must not be reported as an unknown one
+    assert diagnostics("exceptions") == []
+    assert [d for d in diagnostics("errornames") if "ValueError" in d] == []
