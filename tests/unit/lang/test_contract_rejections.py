@@ -40,6 +40,7 @@ CLASS = """\
           - holder: {Contract: $.class(Holder)}
           - other: {Contract: $.class(Other)}
           - owned: {Contract: $.class(Holder).owned()}
+          - template: {Contract: $.template(Holder)}
     --- # an unrelated class
     Name: Other
     """
@@ -104,6 +105,20 @@ TRANSFORMED: dict[str, dict[str, t.Any]] = {
     "other": {"null": None, "other": OBJECT,
               "object": Rejects("t.c.Holder"),
               "int": Rejects("Value 7 cannot be represented as class t.c.Other")},
+    # a new object from a dict has no owner here, so owned() refuses it too
+    "owned": {"null": None,
+              **{kind: Rejects("cannot be represented as class t.c.Holder")
+                 for kind in ["true", "zero", "int", "float", "empty list", "list"]},
+              **{kind: Rejects("violates owned() contract")
+                 for kind in ["object", "empty dict", "dict"]},
+              "other": Rejects("Object of type t.c.Other is not compatible with requested "
+                               "type t.c.Holder")},
+    "template": {"null": None, "empty dict": OBJECT, "dict": OBJECT,
+                 **{kind: Rejects("cannot be represented as class t.c.Holder")
+                    for kind in ["true", "false", "zero", "int", "negative", "float",
+                                 "empty string", "digits", "word", "empty list", "list"]},
+                 "other": Rejects("Object of type t.c.Other is not compatible with requested "
+                                  "type t.c.Holder")},
 }
 
 # contract -> the kinds check mode accepts (it converts nothing)
@@ -116,6 +131,8 @@ CHECKED: dict[str, set[str]] = {
     "positive": {"int"},
     "holder": {"null", "object"},
     "other": {"null", "other"},
+    "owned": {"null"},
+    "template": {"null", "empty dict", "dict", "object"},
 }
 
 
@@ -176,8 +193,9 @@ def test_check(world: t.Any, contract: str, kind: str, accepted: bool) -> None:
     c = _contract(method, contract)
     assert c.check(value, executor=executor, this=holder) is accepted
     if accepted:
-        # check mode converts nothing
-        assert _unchanged(c.apply(value, executor=executor, this=holder, mode=CHECK), value)
+        result = c.apply(value, executor=executor, this=holder, mode=CHECK)
+        # check mode converts nothing (template() gives an object's model)
+        assert _unchanged(result, value) or contract == "template" and kind == "object"
     else:
         with pytest.raises(errors.ContractViolationException):
             c.apply(value, executor=executor, this=holder, mode=CHECK)
