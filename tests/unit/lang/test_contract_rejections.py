@@ -213,3 +213,12 @@ def test_class_contract_of_an_unknown_id_is_no_object_found(world: t.Any, kind: 
     with pytest.raises(errors.NoObjectFoundError):
         _contract(method, "holder").apply(_value(kind, holder, other), executor=executor,
                                           this=holder, mode=TRANSFORM)
+
+
+def test_template_refuses_a_model_of_another_class(world: t.Any) -> None:
+    executor, method, holder, other = world
+    model = utils.FrozenDict({"?": utils.FrozenDict({"type": "t.c.Other"})})
+    with pytest.raises(errors.ContractViolationException) as info:
+        _contract(method, "template").apply(model, executor=executor, this=holder)
+    assert "Object of type t.c.Other is not compatible with requested type t.c.Holder" in str(
+        info.value)
