@@ -296,7 +296,7 @@ def c_string(state: ContractState, value: t.Any) -> t.Any:
             f"Value {format_scalar(value)} violates string() contract")
     if value is None or isinstance(value, str):
         return None if value is None else str(value)
-    if isinstance(value, (int, float)):
+    if isinstance(value, int):   # bool too (`True`), but not float: the original engine's rule
         return str(value)
     if isinstance(value, MuranoObject):
         return value.id

@@ -602,3 +602,53 @@ def test_pinned_versions_serve_global_lookups_too() -> None:
     reg.fix({"lib": ["1.0.0"]})
     root = Executor(reg).load_model({"Objects": {"?": {"type": "lib.Thing", "id": "t"}}})
     assert root is not None and str(root.type.version) == "1.0.0"
+
+
+# -- among several loaded versions, the highest that fits ------------------------------------
+
+SEVERAL = [versioned("lib", v) for v in ["1.0.0", "1.1.0", "1.2.0", "1.3.0", "2.0.0"]]
+
+
+def several_loaded(*more: Package) -> ClassRegistry:
+    """lib 1.1.0, 1.0.0 and 1.2.0 loaded, in that order; 1.3.0 and 2.0.0 only offered."""
+    reg = registry(*SEVERAL, *more)
+    for version in ["1.1.0", "1.0.0", "1.2.0"]:
+        reg.load_package("lib", version)
+    return reg
+
+
+@pytest.mark.parametrize(("requirement", "expected"), [
+    ("1", "1.2.0"),          # not 1.3.0: a loaded version fits
+    ("<1.2", "1.1.0"),
+    ("1.0", "1.0.0"),
+    ("<=1.1.0", "1.1.0"),
+    (">=1.0.0", "1.2.0"),    # 2.0.0 fits too, but is not loaded
+    ("2", "2.0.0"),          # nothing loaded fits: the highest offered
+])
+def test_a_requirement_takes_the_highest_loaded_version_that_fits(requirement: str,
+                                                                  expected: str) -> None:
+    reg = several_loaded()
+    assert str(reg.load_package("lib", requirement).version) == expected
+
+
+def test_a_requiring_package_gets_the_highest_loaded_version() -> None:
+    app = user({"lib": "1"})
+    reg = several_loaded(app)
+    assert version_seen_by(reg, app, "lib.Thing") == "1.2.0"
+    cls = reg.find("lib.Thing", reg.package_version(app.name, app.version).package)
+    assert call(reg, cls, "version") == "1.2.0"
+
+
+def test_a_global_lookup_takes_the_highest_loaded_version() -> None:
+    reg = several_loaded()
+    assert str(reg.find("lib.Thing").version) == "1.2.0"
+    assert str(reg.load_class_package("lib.Thing", "<1.2").version) == "1.1.0"
+    assert str(reg.load_class_package("lib.Thing", "2").version) == "2.0.0"
+
+
+def test_the_highest_of_several_pinned_versions_is_taken() -> None:
+    app = user({"lib": "1"})
+    reg = registry(*SEVERAL, app)
+    reg.fix({"lib": ["1.0.0", "1.1.0"]})
+    assert version_seen_by(reg, app, "lib.Thing") == "1.1.0"
+    assert str(registry(*SEVERAL).load_package("lib", "1").version) == "1.3.0"

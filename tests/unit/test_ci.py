@@ -1,0 +1,71 @@
+"""The CI entry point (.ci/run): PostgreSQL must not silently go missing in CI,
+skip reasons are printed, and README's test command is the one CI runs.
+
+.ci/run runs here on a copy whose postgres.sh fails and whose `python3` only
+prints its arguments, so nothing is installed or started.
+"""
+
+from __future__ import annotations
+
+import os
+import pathlib
+import shutil
+import subprocess
+import tomllib
+
+import pytest
+
+ROOT = pathlib.Path(__file__).resolve().parents[2]
+
+
+@pytest.fixture()
+def ci_copy(tmp_path: pathlib.Path) -> pathlib.Path:
+    (tmp_path / ".ci").mkdir()
+    shutil.copy(ROOT / ".ci" / "run", tmp_path / ".ci" / "run")
+    (tmp_path / ".ci" / "postgres.sh").write_text(
+        'echo "postgres.sh: no server here" >&2\nreturn 1\n')
+    bin_dir = tmp_path / "bin"
+    bin_dir.mkdir()
+    fake = bin_dir / "python3"
+    fake.write_text('#!/bin/sh\necho "python3 $*"\n')
+    fake.chmod(0o755)
+    return tmp_path
+
+
+def run_ci(copy: pathlib.Path, **env: str) -> subprocess.CompletedProcess[str]:
+    environ = {k: v for k, v in os.environ.items() if k != "CI"}
+    environ["PATH"] = f"{copy / 'bin'}:{environ['PATH']}"
+    return subprocess.run(["bash", str(copy / ".ci" / "run")], capture_output=True, text=True,
+                          env={**environ, **env}, check=False)
+
+
+def test_ci_fails_when_postgresql_cannot_be_set_up(ci_copy: pathlib.Path) -> None:
+    result = run_ci(ci_copy, CI="true")
+    assert result.returncode != 0
+    assert "error: no PostgreSQL server" in result.stderr
+    assert "pytest" not in result.stdout
+
+
+def test_outside_ci_a_missing_postgresql_only_warns(ci_copy: pathlib.Path) -> None:
+    result = run_ci(ci_copy)
+    assert result.returncode == 0
+    assert "warning: no PostgreSQL server" in result.stderr
+    assert result.stdout.splitlines()[-1] == "python3 -m pytest -n 2"
+
+
+def test_readme_runs_the_tests_as_ci_does() -> None:
+    readme = (ROOT / "README.md").read_text()
+    command = "python3 -m pip install -e '.[test]' && python3 -m pytest -n 2"
+    assert f"    {command}\n" in readme
+    assert command in (ROOT / ".ci" / "run").read_text()
+
+
+def test_skip_reasons_are_printed() -> None:
+    options = tomllib.loads((ROOT / "pyproject.toml").read_text())["tool"]["pytest"]["ini_options"]
+    assert "-rs" in options["addopts"].split()
+
+
+def test_readme_says_how_to_run_the_postgresql_tests() -> None:
+    readme = (ROOT / "README.md").read_text()
+    assert "LAGUNA_TEST_PG_URL" in readme
+    assert "sudo bash -c '. .ci/postgres.sh" in readme
