@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import click
 
-from laguna import __version__
+from laguna import __version__, process
 from laguna.cli.commands import test as test_command
 
 
@@ -19,4 +19,5 @@ cli.add_command(__import__("laguna.cli.commands.package", fromlist=["package"]).
 
 
 def main() -> None:
+    process.prepare()
     cli()

@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import os
 import re
-import sys
 import threading
 import time
 import typing as t
@@ -36,9 +35,6 @@ from laguna.yaql import engine as yaql_engine
 
 if t.TYPE_CHECKING:
     from laguna.lang.classes import ClassRegistry
-
-_RECURSION_FLOOR = 20000
-
 
 class Executor:
     """Runs MuranoPL code of the classes a :class:`ClassRegistry` provides."""
@@ -69,8 +65,6 @@ class Executor:
         self._deadline: float | None = None
         self._lock = threading.RLock()
         self._pending_init: list[MuranoObject] | None = None
-        if sys.getrecursionlimit() < _RECURSION_FLOOR:
-            sys.setrecursionlimit(_RECURSION_FLOOR)
 
     # -- classes ------------------------------------------------------------------------
     def find_class(self, name: str, requester: MuranoClass | None = None) -> MuranoClass:
