@@ -110,9 +110,8 @@ class Contract:
         scope = frame.executor.new_scope(self.declaring_type)
         scope.frame = frame
         scope.contract = state
-        data_dict = scope._data
-        data_dict["$1"] = data
-        data_dict["$this"] = state.this
+        scope.set_local("$1", data)
+        scope.set_local("$this", state.this)
         try:
             return fn(scope)
         except errors.ContractViolationException as exc:

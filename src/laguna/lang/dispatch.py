@@ -211,9 +211,8 @@ def builtin(name: str, *, lazy: t.Iterable[int] = (), function: bool = True,
 def _lazy(fn: Fn, scope: t.Any) -> t.Callable[..., t.Any]:
     def evaluate(*values: t.Any) -> t.Any:
         child = Scope(scope)
-        data = child._data
         for index, value in enumerate(values, 1):
-            data[f"${index}"] = value
+            child.set_local(f"${index}", value)
         return freeze(fn(child))
     return evaluate
 
@@ -261,7 +260,7 @@ def compile_contract_method(compiler: Compiler, receiver: Fn, node: t.Any) -> Fn
             if isinstance(value, contracts.ObjRef):
                 return value
             child = Scope(scope)
-            child._data["$1"] = value
+            child.set_local("$1", value)
             passed = predicate(child)
             text = message(scope) if message is not None else None
             return contracts.c_check(scope.contract, value, bool(passed), text)

@@ -123,11 +123,9 @@ class Executor:
         scope = Scope(self._roots[method.declaring_type.package.legacy])
         scope.frame = frame
         frame.locals = scope
-        data = scope._data
-        data["$1"] = this
-        data["$this"] = this
+        scope.set_this(this)
         for name, value in values.items():
-            data["$" + name] = value
+            scope.set_local("$" + name, value)
         body = method.body
         return None if body is None else body.run(scope)
 
@@ -284,8 +282,7 @@ class Executor:
             return value
         scope = Scope(self._roots[frame.cls.package.legacy])
         scope.frame = frame
-        scope._data["$1"] = frame.this
-        scope._data["$this"] = frame.this
+        scope.set_this(frame.this)
         return compile_data(value, frame.cls.package.legacy)(scope)
 
     # -- objects ----------------------------------------------------------------------

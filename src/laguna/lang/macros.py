@@ -100,7 +100,7 @@ def compile_target(expr: YaqlExpression) -> Target:
             def set_variable(scope: t.Any, value: t.Any) -> None:
                 if name in ("$1", "$this"):
                     raise errors.InvalidAssignmentError(f"Cannot assign to {node.path.value}")
-                scope.frame.locals._data[name] = value
+                scope.frame.locals.set_local(name, value)
             return Target(lambda scope: lookup(scope, name), set_variable)
         if isinstance(node, ast.BinaryOperator) and node.operator == "." and isinstance(
                 node.args[1], ast.KeywordConstant):
@@ -240,7 +240,7 @@ class Assignment(Instruction):
     def execute(self, scope: t.Any) -> None:
         value = self.value(scope)
         if self._variable is not None:
-            scope.frame.locals._data[self._variable] = value
+            scope.frame.locals.set_local(self._variable, value)
         else:
             self.target.set(scope, value)
 
@@ -393,10 +393,10 @@ class For(Block):
         collection = self.collection(scope)
         if isinstance(collection, (dict, utils.FrozenDict)):
             collection = tuple(collection)
-        variables = scope.frame.locals._data
+        set_local = scope.frame.locals.set_local
         for item in collection:
             executor.tick()
-            variables[self.variable] = item
+            set_local(self.variable, item)
             if not _loop_body(self.body, scope):
                 break
 
@@ -618,8 +618,8 @@ class Try(Block):
                     if name is None:
                         continue
                     if catch.variable is not None:
-                        frame.locals._data[catch.variable] = frame.executor.exception_object(
-                            error, name, frame)
+                        frame.locals.set_local(catch.variable, frame.executor.exception_object(
+                            error, name, frame))
                     if catch.body is not None:
                         catch.body.execute(scope)
                     break
