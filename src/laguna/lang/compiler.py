@@ -14,6 +14,7 @@ from int.
 
 from __future__ import annotations
 
+import functools
 import operator
 import typing as t
 
@@ -360,15 +361,14 @@ class Compiler:
         return lambda scope: slow(scope)
 
 
-# Keyed by the parsed statement itself: yaql's parse cache shares one statement
-# per text, and holding it here keeps it (and so the key) alive.
-_cache: dict[tuple[t.Any, bool, bool], Fn] = {}
+# Keyed by the parsed statement itself: yaql_engine.parse shares one statement
+# per text, and an entry here keeps its statement (and so its key) alive. Bounded
+# like the parse cache, so a long-running process that loads ever new packages
+# does not keep every expression it ever saw.
+COMPILE_CACHE_SIZE = 65536
 
 
+@functools.lru_cache(maxsize=COMPILE_CACHE_SIZE)
 def compile_statement(parsed: t.Any, legacy: bool, contract: bool = False) -> Fn:
     """Compiled form of a parsed statement, built once per statement object."""
-    key = (parsed, legacy, contract)
-    fn = _cache.get(key)
-    if fn is None:
-        fn = _cache[key] = Compiler(legacy, contract).statement(parsed)
-    return fn
+    return Compiler(legacy, contract).statement(parsed)

@@ -20,7 +20,7 @@ from laguna.lang.types import (
     NamespaceResolver, Property, PropertyUsage, RuntimePackage,
 )
 from laguna.source import Span
-from laguna.yamlio import YamlError, load_all, span_of
+from laguna.yamlio import YamlError, load_all, plain, span_of
 from laguna.yaql.expressions import YaqlExpression, is_expression
 
 CLASS_KEYS = frozenset({"Name", "Namespaces", "Extends", "Properties", "Methods", "Import",
@@ -226,7 +226,7 @@ class ClassBuilder:
             raise ClassLoadError(f"property {name} has no Contract", span, code="LAG-E0208")
         usage = _choice(decl, "Usage", PropertyUsage, "In", f"property {name}", "LAG-E0209")
         return Property(name, Contract(decl["Contract"], cls), "Default" in decl,
-                        macros._plain_keep_expr(decl.get("Default")), usage, cls,
+                        plain(decl.get("Default")), usage, cls,
                         _meta(decl, f"property {cls.name}.{name}"), span)
 
     def _method(self, cls: MuranoClass, name: str, decl: t.Any, span: Span | None) -> Method:
@@ -291,7 +291,7 @@ class ClassBuilder:
                                                                     self.package.legacy))
             result.append(Argument(str(arg_name), Contract(contract_spec, cls),
                                    "Default" in arg_decl,
-                                   macros._plain_keep_expr(arg_decl.get("Default")), usage,
+                                   plain(arg_decl.get("Default")), usage,
                                    _meta(arg_decl, f"argument {arg_name} of method "
                                                    f"{cls.name}::{method}"), arg_span))
         return result

@@ -22,7 +22,7 @@ from laguna.lang.objects import MuranoObject
 from laguna.lang.scope import Scope, lookup, normalize_name
 from laguna.lang.types import TypeRef
 from laguna.source import Span
-from laguna.yamlio import span_of
+from laguna.yamlio import plain, span_of
 from laguna.yaql.expressions import YaqlExpression
 
 Fn = t.Callable[[t.Any], t.Any]
@@ -42,17 +42,17 @@ def compile_data(value: t.Any, legacy: bool) -> Fn:
         return compile_statement(value.parsed, legacy)
     if isinstance(value, dict):
         if not any(_has_expression(v) or isinstance(k, YaqlExpression) for k, v in value.items()):
-            frozen = freeze(_plain(value))
+            frozen = freeze(plain(value))
             return lambda scope: frozen
         items = [(compile_data(k, legacy), compile_data(v, legacy)) for k, v in value.items()]
         return lambda scope: utils.FrozenDict((k(scope), v(scope)) for k, v in items)
     if isinstance(value, list):
         if not any(_has_expression(v) for v in value):
-            frozen = freeze(_plain(value))
+            frozen = freeze(plain(value))
             return lambda scope: frozen
         fns = [compile_data(v, legacy) for v in value]
         return lambda scope: tuple(f(scope) for f in fns)
-    plain = _plain(value)
+    plain = plain(value)
     return lambda scope: plain
 
 
@@ -64,17 +64,6 @@ def _has_expression(value: t.Any) -> bool:
     if isinstance(value, list):
         return any(_has_expression(v) for v in value)
     return False
-
-
-def _plain(value: t.Any) -> t.Any:
-    """Drop the loader's str/dict/list subclasses so values compare and hash plainly."""
-    if isinstance(value, str):
-        return str(value)
-    if isinstance(value, dict):
-        return {_plain(k): _plain(v) for k, v in value.items()}
-    if isinstance(value, list):
-        return [_plain(v) for v in value]
-    return value
 
 
 # -- assignment targets ------------------------------------------------------------------
@@ -435,7 +424,7 @@ class Match(Block):
             raise ClassLoadError("Match value must be of dictionary type", ctx.span,
                                  code="LAG-E0217")
         block = cls()
-        block.cases = [(_plain(key), parse_block(code, ctx)) for key, code in cases.items()]
+        block.cases = [(plain(key), parse_block(code, ctx)) for key, code in cases.items()]
         block.value = compile_data(data["Value"], ctx.legacy)
         block.default = parse_block(data["Default"], ctx) if "Default" in data else None
         block.text = f"Match: {data['Value']}"
@@ -700,16 +689,3 @@ def parse_block(data: t.Any, ctx: ParseContext) -> CodeBlock:
 
 def parse_method_body(data: t.Any, ctx: ParseContext) -> MethodBlock:
     return MethodBlock(parse_block(data, ctx).instructions)
-
-
-def _plain_keep_expr(value: t.Any) -> t.Any:
-    """Like _plain, but YAQL expressions stay (defaults may compute values)."""
-    if isinstance(value, YaqlExpression):
-        return value
-    if isinstance(value, str):
-        return str(value)
-    if isinstance(value, dict):
-        return {_plain_keep_expr(k): _plain_keep_expr(v) for k, v in value.items()}
-    if isinstance(value, list):
-        return [_plain_keep_expr(v) for v in value]
-    return value

@@ -63,6 +63,19 @@ def span_of(value: object) -> Span | None:
     return getattr(value, "span", None)
 
 
+def plain(value: t.Any) -> t.Any:
+    """A loaded value without its spans: plain dict, list and str all the way
+    down, so values compare, hash and serialise like any Python data. Other
+    values (numbers, the caller's expression objects) stay as they are."""
+    if isinstance(value, str):
+        return str(value)
+    if isinstance(value, dict):
+        return {plain(k): plain(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [plain(v) for v in value]
+    return value
+
+
 def _span(source: str, node: nodes.Node) -> Span:
     start, end = node.start_mark, node.end_mark
     return Span(source, start.line + 1, start.column + 1, end.line + 1, end.column + 1)
