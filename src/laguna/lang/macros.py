@@ -52,8 +52,8 @@ def compile_data(value: t.Any, legacy: bool) -> Fn:
             return lambda scope: frozen
         fns = [compile_data(v, legacy) for v in value]
         return lambda scope: tuple(f(scope) for f in fns)
-    plain = plain(value)
-    return lambda scope: plain
+    constant = plain(value)
+    return lambda scope: constant
 
 
 def _has_expression(value: t.Any) -> bool:
