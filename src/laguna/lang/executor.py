@@ -9,7 +9,6 @@ for attribute reads and method calls, which land here again.
 
 from __future__ import annotations
 
-import os
 import re
 import threading
 import time
@@ -18,9 +17,9 @@ import typing as t
 from yaql.language import exceptions as yaql_exceptions
 from yaql.language import utils
 
-from laguna.classconfig import ClassConfigFolder
 from laguna.lang import builtins as _builtins  # noqa: F401  (registers the functions)
 from laguna.lang import errors
+from laguna.lang.classconfig import ClassConfigs
 from laguna.lang.contracts import ObjRef
 from laguna.lang.dispatch import freeze, thaw
 from laguna.lang.lifecycle import Lifecycle
@@ -41,15 +40,12 @@ class Executor:
 
     def __init__(self, classes: ClassRegistry,
                  limits: yaql_engine.Limits = yaql_engine.DEFAULT_LIMITS,
-                 class_configs: ClassConfigFolder | str | os.PathLike[str] | None = None
-                 ) -> None:
+                 class_configs: ClassConfigs | None = None) -> None:
         self.classes = classes
         self.limits = limits
         # where `Usage: Config` values come from (laguna.config's class_configs
         # at the program's edge); None: every property keeps its Default
-        self.class_configs = (class_configs if class_configs is None
-                              or isinstance(class_configs, ClassConfigFolder)
-                              else ClassConfigFolder(class_configs))
+        self.class_configs = class_configs
         # `?` keys starting with "_" of loaded objects (UI data, `_actions`),
         # given back unchanged when the model is serialised
         self.designer_attributes: dict[str, dict[str, t.Any]] = {}

@@ -13,7 +13,7 @@ import time
 import typing as t
 import xml.etree.ElementTree as ET
 
-from laguna.classconfig import ClassConfigFolder
+from laguna.configfolder import ClassConfigFolder
 from laguna.errors import LagunaError
 from laguna.lang.classes import ClassRegistry, PackageClasses
 from laguna.lang.errors import MuranoPlError
