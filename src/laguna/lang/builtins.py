@@ -1,7 +1,7 @@
 """MuranoPL's own functions: new(), id(), type(), cast(), super(), find(), require()...
 
-Each is registered with :func:`laguna.lang.dispatch.builtin`; docstrings are
-the user documentation of the function.
+Each is declared with :func:`laguna.lang.dispatch.builtin` and registered by
+:func:`register`; docstrings are the user documentation of the function.
 """
 
 from __future__ import annotations
@@ -15,10 +15,15 @@ import typing as t
 from yaql.language import utils
 
 from laguna.lang import errors, reflection
-from laguna.lang.dispatch import FAST_METHODS, builtin, freeze, thaw, to_type
+from laguna.lang.dispatch import builtin, freeze, thaw, to_type
 from laguna.lang.objects import MuranoObject, find_owner
+from laguna.lang.serializer import serialize_object
 from laguna.lang.scope import NO_VALUE
 from laguna.lang.types import MuranoClass, TypeRef
+from laguna.packages.versions import parse_requirement
+
+if t.TYPE_CHECKING:
+    from laguna.lang.functions import FunctionTable
 
 
 def _frame(scope: t.Any) -> t.Any:
@@ -82,7 +87,6 @@ def cast(scope: t.Any, obj: t.Any, type_: t.Any, version_spec: t.Any = None) -> 
     target = to_type(scope, type_)
     obj = _object(obj, "cast").real_this
     if version_spec is not None:
-        from laguna.packages.versions import parse_requirement
         wanted = parse_requirement(str(version_spec))
         for cls in obj.type.mro:
             if cls.name == target.name and wanted.match(cls.version):
@@ -179,7 +183,6 @@ def is_object(scope: t.Any, value: t.Any) -> bool:
 def dump(scope: t.Any, obj: t.Any, serialization_type: str = "Serializable",
          ignore_upcasts: bool = True) -> t.Any:
     """The object model of an object (and the objects it owns)."""
-    from laguna.lang.serializer import serialize_object
     if serialization_type not in ("Serializable", "Inline", "Mixed"):
         raise errors.DslError("Invalid Serialization Type")
     return freeze(serialize_object(_object(obj, "dump").real_this, _frame(scope).executor,
@@ -230,7 +233,11 @@ def _format_method(compiler: t.Any, arg_nodes: t.Sequence[t.Any]) -> t.Callable[
     return call
 
 
-FAST_METHODS["format"] = _format_method
+def register(table: FunctionTable) -> None:
+    for fn in (new, id_, name, metadata, cast, super_, psuper, require, find, sleep, type_,
+               typeinfo, is_object, dump, format_):
+        table.add_builtin(fn)
+    table.add_fast_method("format", _format_method)
 
 
-__all__ = ["MuranoClass"]
+__all__ = ["register"]

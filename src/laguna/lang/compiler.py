@@ -22,6 +22,7 @@ from yaql.language import expressions as ast
 from yaql.language import runner, utils
 
 from laguna.lang import dispatch
+from laguna.lang.functions import FunctionTable, language_functions
 from laguna.lang.scope import NO_VALUE, lookup, normalize_name
 from laguna.yaql import engine as yaql_engine
 
@@ -70,12 +71,15 @@ class Compiler:
     """Compiles the nodes of one parsed statement.
 
     ``contract`` switches on the contract methods (`$.int()`, `$.class(X)`...)
-    that exist only inside Contract expressions.
+    that exist only inside Contract expressions; ``functions`` names the
+    built-ins and fast paths (the language's own when not given).
     """
 
-    def __init__(self, legacy: bool, contract: bool = False) -> None:
+    def __init__(self, legacy: bool, contract: bool = False,
+                 functions: FunctionTable | None = None) -> None:
         self.legacy = legacy
         self.contract = contract
+        self.functions = functions if functions is not None else language_functions()
 
     # -- entry points -----------------------------------------------------
     def statement(self, parsed: t.Any) -> Fn:
@@ -329,7 +333,8 @@ class Compiler:
         name = fn.name
         if self.contract and name in dispatch.CONTRACT_METHODS:
             return dispatch.compile_contract_method(self, receiver, fn)
-        fast = dispatch.FAST_METHODS.get(name)
+        fast = self.functions.fast_methods.get(name)
+        builtin = self.functions.methods.get(name)
         slow = self.fallback(name, fn.args)
         positional, named = self._call_args(fn.args)
         fast_fn = fast(self, fn.args) if fast is not None else None
@@ -338,16 +343,17 @@ class Compiler:
             r = receiver(scope)
             if r is None and null_safe:
                 return None
-            return dispatch.call_method(scope, r, name, positional, named, slow, fast_fn)
+            return dispatch.call_method(scope, r, name, positional, named, slow, fast_fn,
+                                        builtin)
         return method_call
 
     def _function(self, node: t.Any, receiver: Fn | None) -> Fn:
         name = node.name
-        builtin = dispatch.BUILTINS.get(name)
+        builtin = self.functions.functions.get(name)
         if builtin is not None:
             return dispatch.compile_builtin(self, builtin, node.args)
         slow = self.fallback(name, node.args)
-        fast = dispatch.FAST_FUNCTIONS.get(name) if not self.legacy else None
+        fast = self.functions.fast_functions.get(name) if not self.legacy else None
         if fast is not None and all(not isinstance(a, ast.MappingRuleExpression)
                                     for a in node.args):
             args = [self.node(a) for a in node.args]
@@ -369,6 +375,8 @@ COMPILE_CACHE_SIZE = 65536
 
 
 @functools.lru_cache(maxsize=COMPILE_CACHE_SIZE)
-def compile_statement(parsed: t.Any, legacy: bool, contract: bool = False) -> Fn:
-    """Compiled form of a parsed statement, built once per statement object."""
-    return Compiler(legacy, contract).statement(parsed)
+def compile_statement(parsed: t.Any, legacy: bool, contract: bool = False,
+                      functions: FunctionTable | None = None) -> Fn:
+    """Compiled form of a parsed statement, built once per statement object
+    and function table."""
+    return Compiler(legacy, contract, functions).statement(parsed)

@@ -106,7 +106,8 @@ class Contract:
     def _expression(self, data: t.Any, spec: YaqlExpression, frame: Frame,
                     state: ContractState, path: str) -> t.Any:
         from laguna.lang.compiler import compile_statement
-        fn = compile_statement(spec.parsed, spec.legacy, contract=True)
+        fn = compile_statement(spec.parsed, spec.legacy, contract=True,
+                                functions=frame.executor.functions)
         scope = frame.executor.new_scope(self.declaring_type)
         scope.frame = frame
         scope.contract = state

@@ -15,6 +15,7 @@ from yaql.language import exceptions as yaql_exceptions
 from laguna.lang import macros, meta
 from laguna.lang.contracts import Contract
 from laguna.lang.errors import ClassLoadError, NoClassFound
+from laguna.lang.functions import FunctionTable
 from laguna.lang.types import (
     OBJECT_CLASS, Argument, ArgumentUsage, Method, MethodScope, MethodUsage, MuranoClass,
     NamespaceResolver, Property, PropertyUsage, RuntimePackage,
@@ -139,9 +140,11 @@ class ClassBuilder:
     """Builds one class; ``find_class(name)`` resolves parents and imports."""
 
     def __init__(self, package: RuntimePackage,
-                 find_class: t.Callable[[str], MuranoClass]) -> None:
+                 find_class: t.Callable[[str], MuranoClass],
+                 functions: FunctionTable) -> None:
         self.package = package
         self.find_class = find_class
+        self.functions = functions
 
     def build(self, doc: dict[str, t.Any], name: str) -> MuranoClass:
         _check_keys(doc, CLASS_KEYS, f"class {name}")
@@ -249,7 +252,7 @@ class ClassBuilder:
         if usage is MethodUsage.Extension and not arguments:
             raise ClassLoadError(f"extension method {name} must have at least one argument",
                                  span, code="LAG-E0234")
-        ctx = macros.ParseContext(span, self.package.legacy)
+        ctx = macros.ParseContext(span, self.package.legacy, self.functions)
         body = macros.parse_method_body(decl.get("Body"), ctx)
         return Method(name, cls, arguments=arguments, body=body, usage=usage,
                       scope=scope or MethodScope.Session,

@@ -15,9 +15,10 @@ from yaql.language import expressions as ast
 from yaql.language import utils
 
 from laguna.lang import errors
-from laguna.lang.compiler import compile_statement
+from laguna.lang.compiler import Compiler, compile_statement
 from laguna.lang.dispatch import freeze
 from laguna.lang.errors import BreakSignal, ClassLoadError, ContinueSignal, ReturnSignal
+from laguna.lang.functions import FunctionTable
 from laguna.lang.objects import MuranoObject
 from laguna.lang.scope import Scope, lookup, normalize_name
 from laguna.lang.types import TypeRef
@@ -29,28 +30,35 @@ Fn = t.Callable[[t.Any], t.Any]
 
 
 class ParseContext(t.NamedTuple):
-    """Where instructions are being parsed (for errors): the fallback span."""
+    """Where instructions are being parsed: the fallback span (for errors),
+    the package's yaql flavour and the functions its code may call."""
 
     span: Span | None
     legacy: bool
+    functions: FunctionTable
+
+    def compile(self, value: t.Any) -> Fn:
+        """See :func:`compile_data`."""
+        return compile_data(value, self.legacy, self.functions)
 
 
 # -- data with embedded expressions ---------------------------------------------------
-def compile_data(value: t.Any, legacy: bool) -> Fn:
+def compile_data(value: t.Any, legacy: bool, functions: FunctionTable) -> Fn:
     """A closure evaluating a YAML structure whose leaves may be expressions."""
     if isinstance(value, YaqlExpression):
-        return compile_statement(value.parsed, legacy)
+        return compile_statement(value.parsed, legacy, functions=functions)
     if isinstance(value, dict):
         if not any(_has_expression(v) or isinstance(k, YaqlExpression) for k, v in value.items()):
             frozen = freeze(plain(value))
             return lambda scope: frozen
-        items = [(compile_data(k, legacy), compile_data(v, legacy)) for k, v in value.items()]
+        items = [(compile_data(k, legacy, functions), compile_data(v, legacy, functions))
+                 for k, v in value.items()]
         return lambda scope: utils.FrozenDict((k(scope), v(scope)) for k, v in items)
     if isinstance(value, list):
         if not any(_has_expression(v) for v in value):
             frozen = freeze(plain(value))
             return lambda scope: frozen
-        fns = [compile_data(v, legacy) for v in value]
+        fns = [compile_data(v, legacy, functions) for v in value]
         return lambda scope: tuple(f(scope) for f in fns)
     constant = plain(value)
     return lambda scope: constant
@@ -72,9 +80,8 @@ class Target(t.NamedTuple):
     set: t.Callable[[t.Any, t.Any], None]
 
 
-def compile_target(expr: YaqlExpression) -> Target:
-    from laguna.lang.compiler import Compiler
-    compiler = Compiler(expr.legacy)
+def compile_target(expr: YaqlExpression, functions: FunctionTable) -> Target:
+    compiler = Compiler(expr.legacy, functions=functions)
     node = expr.parsed.expression if isinstance(expr.parsed, ast.Statement) else expr.parsed
 
     def invalid(scope: t.Any, value: t.Any) -> None:
@@ -208,8 +215,8 @@ class MethodBlock(CodeBlock):
 
 
 class Expression(Instruction):
-    def __init__(self, expr: YaqlExpression) -> None:
-        self.fn = compile_statement(expr.parsed, expr.legacy)
+    def __init__(self, expr: YaqlExpression, functions: FunctionTable) -> None:
+        self.fn = compile_statement(expr.parsed, expr.legacy, functions=functions)
         self.span = expr.span
         self.text = expr.text
 
@@ -218,9 +225,10 @@ class Expression(Instruction):
 
 
 class Assignment(Instruction):
-    def __init__(self, target: YaqlExpression, value: t.Any, legacy: bool) -> None:
-        self.target = compile_target(target)
-        self.value = compile_data(value, legacy)
+    def __init__(self, target: YaqlExpression, value: t.Any, legacy: bool,
+                 functions: FunctionTable) -> None:
+        self.target = compile_target(target, functions)
+        self.value = compile_data(value, legacy, functions)
         self.span = target.span
         self.text = f"{target.text}: {value}" if not isinstance(value, (dict, list)) else \
             f"{target.text}: ..."
@@ -263,7 +271,7 @@ class Block(Instruction):
             if key not in data:
                 raise ClassLoadError(f"{cls.keyword} block needs a {key!r} key", span,
                                      code="LAG-E0212")
-        block = cls.parse(data, ParseContext(span, ctx.legacy))
+        block = cls.parse(data, ctx._replace(span=span))
         block.span = span
         return block
 
@@ -279,7 +287,7 @@ class Return(Block):
     @classmethod
     def parse(cls, data: dict[str, t.Any], ctx: ParseContext) -> Block:
         block = cls()
-        block.value = compile_data(data["Return"], ctx.legacy)
+        block.value = ctx.compile(data["Return"])
         block.text = f"Return: {data['Return']}"
         return block
 
@@ -318,7 +326,7 @@ class If(Block):
     @classmethod
     def parse(cls, data: dict[str, t.Any], ctx: ParseContext) -> Block:
         block = cls()
-        block.condition = compile_data(data["If"], ctx.legacy)
+        block.condition = ctx.compile(data["If"])
         block.then = parse_block(data["Then"], ctx)
         block.otherwise = parse_block(data["Else"], ctx) if "Else" in data else None
         block.text = f"If: {data['If']}"
@@ -350,7 +358,7 @@ class While(Block):
         if not isinstance(data["While"], YaqlExpression):
             raise ClassLoadError("While needs a YAQL expression", ctx.span, code="LAG-E0214")
         block = cls()
-        block.condition = compile_data(data["While"], ctx.legacy)
+        block.condition = ctx.compile(data["While"])
         block.body = parse_block(data["Do"], ctx)
         block.text = f"While: {data['While']}"
         return block
@@ -372,7 +380,7 @@ class For(Block):
             raise ClassLoadError("For value must be of string type", ctx.span, code="LAG-E0215")
         block = cls()
         block.variable = normalize_name(str(data["For"]))
-        block.collection = compile_data(data["In"], ctx.legacy)
+        block.collection = ctx.compile(data["In"])
         block.body = parse_block(data["Do"], ctx)
         block.text = f"For: {data['For']}"
         return block
@@ -400,7 +408,7 @@ class Repeat(Block):
             raise ClassLoadError("Repeat value must be either int or expression", ctx.span,
                                  code="LAG-E0216")
         block = cls()
-        block.count = compile_data(count, ctx.legacy)
+        block.count = ctx.compile(count)
         block.body = parse_block(data["Do"], ctx)
         block.text = f"Repeat: {count}"
         return block
@@ -425,7 +433,7 @@ class Match(Block):
                                  code="LAG-E0217")
         block = cls()
         block.cases = [(plain(key), parse_block(code, ctx)) for key, code in cases.items()]
-        block.value = compile_data(data["Value"], ctx.legacy)
+        block.value = ctx.compile(data["Value"])
         block.default = parse_block(data["Default"], ctx) if "Default" in data else None
         block.text = f"Match: {data['Value']}"
         return block
@@ -450,7 +458,7 @@ class Switch(Block):
             raise ClassLoadError("Switch value must be of dictionary type", ctx.span,
                                  code="LAG-E0217")
         block = cls()
-        block.cases = [(compile_data(key, ctx.legacy), parse_block(code, ctx))
+        block.cases = [(ctx.compile(key), parse_block(code, ctx))
                        for key, code in cases.items()]
         block.default = parse_block(data["Default"], ctx) if "Default" in data else None
         block.text = "Switch"
@@ -489,7 +497,7 @@ class Parallel(Block):
     def parse(cls, data: dict[str, t.Any], ctx: ParseContext) -> Block:
         block = cls()
         block.branches = parse_block(data["Parallel"], ctx).instructions
-        block.limit = compile_data(data["Limit"], ctx.legacy) if "Limit" in data else None
+        block.limit = ctx.compile(data["Limit"]) if "Limit" in data else None
         block.text = "Parallel"
         return block
 
@@ -526,10 +534,10 @@ class Throw(Block):
         if not data["Throw"]:
             raise ClassLoadError("Throw needs an exception name", ctx.span, code="LAG-E0218")
         block = cls()
-        block.names = compile_data(data["Throw"], ctx.legacy)
-        block.message = compile_data(data.get("Message"), ctx.legacy)
-        block.extra = compile_data(data.get("Extra") or {}, ctx.legacy)
-        block.cause = compile_data(data["Cause"], ctx.legacy) if "Cause" in data else None
+        block.names = ctx.compile(data["Throw"])
+        block.message = ctx.compile(data.get("Message"))
+        block.extra = ctx.compile(data.get("Extra") or {})
+        block.cause = ctx.compile(data["Cause"]) if "Cause" in data else None
         block.text = f"Throw {data['Throw']}" + (
             f": {data['Message']}" if data.get("Message") is not None else "")
         return block
@@ -650,7 +658,7 @@ _PRIMARY = ("Return", "Break", "Continue", "If", "While", "For", "Repeat", "Matc
 
 def parse_instruction(data: t.Any, ctx: ParseContext) -> Instruction:
     if isinstance(data, YaqlExpression):
-        return Expression(data)
+        return Expression(data, ctx.functions)
     if isinstance(data, dict):
         expression_keys = [k for k in data if isinstance(k, YaqlExpression)]
         if expression_keys:
@@ -659,7 +667,7 @@ def parse_instruction(data: t.Any, ctx: ParseContext) -> Instruction:
                     "an assignment must be a mapping with a single key",
                     span_of(data) or ctx.span, code="LAG-E0220")
             target = expression_keys[0]
-            return Assignment(target, data[target], ctx.legacy)
+            return Assignment(target, data[target], ctx.legacy, ctx.functions)
         for keyword in _PRIMARY:
             if keyword in data:
                 return BLOCKS[keyword].build(data, ctx)
