@@ -39,12 +39,15 @@ def _object(value: t.Any, function: str) -> MuranoObject:
 @builtin("new")
 def new(scope: t.Any, type_or_model: t.Any, *args: t.Any, **properties: t.Any) -> t.Any:
     """Create an object: `new(ns:Type, owner, name, extra, prop => value...)`,
-    `new(ns:Type, {props}, owner)` or `new({model with "?"}, owner)`."""
+    `new(ns:Type, {props}, owner)` or `new({model with "?"}, owner)`; objects
+    made from a model get fresh ids (the model's ids only link its objects)."""
     frame = _frame(scope)
     executor = frame.executor
     if isinstance(type_or_model, (dict, utils.FrozenDict)):
         owner = args[0] if args else properties.pop("owner", None)
-        return executor.load_object(thaw(type_or_model), owner, None, frame.cls)
+        # fresh ids: the model's ids only resolve references inside it
+        return executor.load_object(thaw(type_or_model), owner, None, frame.cls,
+                                    fresh_ids=True)
     cls = to_type(scope, type_or_model)
     owner = None
     name = None

@@ -275,7 +275,7 @@ def c_class(state: ContractState, value: t.Any, type_: MuranoClass,
             value = executor.load_object(value, state.owner, default_type or type_,
                                          scope_type=state.calling_type or state.declaring_type)
         elif isinstance(value, str):
-            found = executor.objects.get(value)
+            found = executor.find_object(value)
             if found is None:
                 if executor.loading:
                     return ObjRef(value)

@@ -196,9 +196,15 @@ class Executor:
 
     def load_object(self, value: t.Any, owner: MuranoObject | None,
                     default_type: MuranoClass | None,
-                    scope_type: MuranoClass | None = None) -> MuranoObject:
+                    scope_type: MuranoClass | None = None, *,
+                    fresh_ids: bool = False) -> MuranoObject:
         """An object from its model representation (see :mod:`loading`)."""
-        return self.loader.load_object(value, owner, default_type, scope_type)
+        return self.loader.load_object(value, owner, default_type, scope_type,
+                                       fresh_ids=fresh_ids)
+
+    def find_object(self, object_id: str) -> MuranoObject | None:
+        """The object an id of a model being loaded names (see :mod:`loading`)."""
+        return self.loader.find(object_id)
 
     def load_model(self, data: t.Any) -> MuranoObject | None:
         """Build the objects of an object model: `Objects` (the root),

@@ -6,6 +6,11 @@ then the properties that held such references are set again; `.init` of each
 new object runs last, owned objects before their owners. The loader belongs
 to one executor and runs `.init` through its call path; it never imports
 the executor.
+
+Ids: loading a model as a deployment (or `TestFixture.load`) keeps the ids
+of its `?` headers. `new(model)` gives every object of the model a fresh id;
+the model's ids then only resolve references inside that model (an
+:class:`_IdScope` for the graph), other ids still name existing objects.
 """
 
 from __future__ import annotations
@@ -36,6 +41,7 @@ class ObjectLoader:
         self.loading = False
         self._pending_init: list[MuranoObject] | None = None
         self._load_params: dict[int, dict[str, t.Any]] = {}
+        self._id_scope: _IdScope | None = None
 
     @property
     def executor(self) -> Executor:
@@ -57,11 +63,23 @@ class ObjectLoader:
         return self._load_graph(lambda: self._create(cls, owner, properties, object_id,
                                                      name, None, frame), frame)
 
+    def find(self, object_id: str) -> MuranoObject | None:
+        """The object an id in a model names: while `new(model)` loads, an id
+        the model declares names the object made of it (None until then),
+        any other id an object of the executor."""
+        scope = self._id_scope
+        if scope is not None and object_id in scope.model_ids:
+            return scope.objects.get(object_id)
+        return self.executor.objects.get(object_id)
+
     def load_object(self, value: t.Any, owner: MuranoObject | None,
                     default_type: MuranoClass | None,
-                    scope_type: MuranoClass | None = None) -> MuranoObject:
+                    scope_type: MuranoClass | None = None, *,
+                    fresh_ids: bool = False) -> MuranoObject:
         """An object from its model representation: a dict with a "?" header, or
-        the short form `{ns:Type: {properties}, id: ..., name: ...}`."""
+        the short form `{ns:Type: {properties}, id: ..., name: ...}`. With
+        ``fresh_ids`` (`new(model)`) the objects get new ids; objects a
+        `new(model)` loads through contracts inherit that."""
         header = value.get("?") if isinstance(value, (dict, utils.FrozenDict)) else None
         properties = {k: v for k, v in value.items() if k != "?"}
         short = None if header else _short_form(value)
@@ -79,32 +97,47 @@ class ObjectLoader:
                     cls = type_name.type
                 else:
                     # package/version/classVersion pins decide the version
-                    cls = self.executor.classes.find_for_model(str(type_name), header,
-                                                      scope_type or default_type)
+                    cls = self.executor.classes.find_for_model(
+                        str(type_name), header, scope_type or default_type)
             object_id = header.get("id")
             name = header.get("name")
             metadata = header.get("metadata")
-            designer = {str(k): thaw(v) for k, v in header.items() if str(k).startswith("_")}
-            if designer and object_id is not None:
-                # `Objects` is loaded before `ObjectsCopy`: its UI data wins
-                self.executor.designer_attributes.setdefault(str(object_id), designer)
+        designer = ({str(k): thaw(v) for k, v in header.items() if str(k).startswith("_")}
+                    if header else None)
         if cls is None:
             raise errors.DslError("Invalid object representation: no type information "
                                   "was provided")
 
         def create() -> MuranoObject:
-            known = object_id is not None and object_id in self.executor.objects
-            obj = self._create(cls, owner, properties, object_id, name, metadata, None)
-            if header and not known:
-                # `destroyed` and `dependencies` of the header (before `.init` runs)
-                self.executor.lifecycle.restore(obj, header)
+            if self._id_scope is not None:
+                obj = self._create(cls, owner, properties, None, name, metadata, None,
+                                   model_id=object_id)
+            else:
+                known = object_id is not None and object_id in self.executor.objects
+                obj = self._create(cls, owner, properties, object_id, name, metadata, None)
+                if header and not known:
+                    # `destroyed` and `dependencies` of the header (before `.init` runs)
+                    self.executor.lifecycle.restore(obj, header)
+            if designer and object_id is not None:
+                # `Objects` is loaded before `ObjectsCopy`: its UI data wins
+                self.executor.designer_attributes.setdefault(obj.id, designer)
             return obj
+        scope = _IdScope(_model_ids(value)) if fresh_ids else None
         if self._pending_init is None:
-            return self._load_graph(create)
-        return create()
+            return self._load_graph(create, id_scope=scope)
+        if scope is None or self._id_scope is not None:
+            return create()
+        # new(model) while another graph loads (a property default): the
+        # model's own ids resolve while its objects are created
+        outer, self._id_scope = self._id_scope, scope
+        try:
+            return create()
+        finally:
+            self._id_scope = outer
 
     def _load_graph(self, create: t.Callable[[], MuranoObject],
-                    frame: Frame | None = None) -> MuranoObject:
+                    frame: Frame | None = None, id_scope: _IdScope | None = None
+                    ) -> MuranoObject:
         """Load an object graph like the original engine: create every object
         first (a reference to an id not seen yet stays an ObjRef), then set
         the properties that held such references again, then run `.init` of
@@ -116,6 +149,7 @@ class ObjectLoader:
         self._pending_init = created
         self._load_params = params
         was_loading = self.loading
+        self._id_scope = id_scope
         try:
             self.loading = True
             root = create()
@@ -125,11 +159,13 @@ class ObjectLoader:
                 if unresolved:
                     frame = Frame(self.executor, obj, None, obj.type, None, allow_writes=True)
                     for name in unresolved:
-                        self.executor.set_property(obj, name, params[id(obj)].get(name, NO_VALUE),
-                                          frame, owner_check=False)
+                        self.executor.set_property(
+                            obj, name, params[id(obj)].get(name, NO_VALUE), frame,
+                            owner_check=False)
         finally:
             self.loading = was_loading
             self._pending_init = None
+            self._id_scope = None
         for obj in created:
             if not obj.initialized and not obj.destroyed:
                 self._run_init(obj, frame)
@@ -137,7 +173,8 @@ class ObjectLoader:
 
     def _create(self, cls: MuranoClass, owner: MuranoObject | None,
                 properties: dict[str, t.Any], object_id: str | None, name: str | None,
-                metadata: t.Any, frame: Frame | None) -> MuranoObject:
+                metadata: t.Any, frame: Frame | None, *,
+                model_id: str | None = None) -> MuranoObject:
         obj = self.executor.objects.get(object_id) if object_id else None
         if obj is not None:
             if properties:
@@ -148,6 +185,9 @@ class ObjectLoader:
         obj = MuranoObject(cls, owner, object_id=object_id, name=name, metadata=metadata)
         obj.executor_ref = _weak(self.executor)
         self.executor.objects.put(obj)
+        if model_id is not None and self._id_scope is not None:
+            # before its properties: objects it owns may refer back to it
+            self._id_scope.objects[str(model_id)] = obj
         self._initialize_properties(obj, properties)
         if self._pending_init is not None:
             self._pending_init.append(obj)
@@ -239,6 +279,34 @@ def _short_form(value: t.Any) -> tuple[t.Any, t.Any] | None:
                 isinstance(key, str) and _TYPE_NAME.match(key)):
             return key, value[key]
     return None
+
+
+class _IdScope:
+    """The ids a model given to `new()` declares and the objects made of them."""
+
+    def __init__(self, model_ids: set[str]) -> None:
+        self.model_ids = model_ids
+        self.objects: dict[str, MuranoObject] = {}
+
+
+def _model_ids(value: t.Any) -> set[str]:
+    """The ids the object headers of a model declare (`?: {id: ...}` or the
+    short form's `id`), at any depth."""
+    found: set[str] = set()
+    pending = [value]
+    while pending:
+        item = pending.pop()
+        if isinstance(item, (dict, utils.FrozenDict)):
+            header = item.get("?")
+            if isinstance(header, (dict, utils.FrozenDict)):
+                if header.get("id") is not None:
+                    found.add(str(header["id"]))
+            elif _short_form(item) is not None and item.get("id") is not None:
+                found.add(str(item["id"]))
+            pending.extend(item.values())
+        elif isinstance(item, (list, tuple)):
+            pending.extend(item)
+    return found
 
 
 def _has_objref(value: t.Any) -> bool:
