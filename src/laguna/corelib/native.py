@@ -43,7 +43,8 @@ def native(cls: MuranoClass, name: str, fn: t.Callable[..., t.Any],
 def _owner_type(executor: t.Any, frame: t.Any, owner: t.Any) -> MuranoClass:
     if owner is None:
         caller = frame.caller
-        return caller.cls if caller is not None else frame.cls
+        cls: MuranoClass = caller.cls if caller is not None else frame.cls
+        return cls
     return dispatch.to_type(_FrameScope(frame), owner)
 
 

@@ -88,18 +88,18 @@ def cast(scope: t.Any, obj: t.Any, type_: t.Any, version_spec: t.Any = None) -> 
     with ``version_spec`` (`'1.2'`, `'>=2'`), only a version of that class the
     requirement allows will do."""
     target = to_type(scope, type_)
-    obj = _object(obj, "cast").real_this
+    this = _object(obj, "cast").real_this
     if version_spec is not None:
         wanted = parse_requirement(str(version_spec))
-        for cls in obj.type.mro:
+        for cls in this.type.mro:
             if cls.name == target.name and wanted.match(cls.version):
-                return obj.cast(cls)
-        raise errors.DslError(f"Cannot cast {obj.type.name} to {target.name} "
+                return this.cast(cls)
+        raise errors.DslError(f"Cannot cast {this.type.name} to {target.name} "
                               f"version {wanted}")
-    for cls in obj.type.mro:
+    for cls in this.type.mro:
         if cls is target or cls.name == target.name:
-            return obj.cast(cls)
-    raise errors.DslError(f"Cannot cast {obj.type.name} to {target.name}")
+            return this.cast(cls)
+    raise errors.DslError(f"Cannot cast {this.type.name} to {target.name}")
 
 
 def _parents(scope: t.Any, obj: t.Any) -> list[MuranoObject]:

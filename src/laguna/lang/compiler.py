@@ -128,7 +128,7 @@ class Compiler:
             return node
         return CompiledArg(self.node(node), node)
 
-    def fallback(self, name: str, arg_nodes: t.Sequence[t.Any]) -> t.Callable[[t.Any, t.Any], t.Any]:
+    def fallback(self, name: str, arg_nodes: t.Sequence[t.Any]) -> t.Callable[..., t.Any]:
         """Call ``name`` through yaql with compiled arguments; returns f(scope, receiver)."""
         args = tuple(self.arg(a) for a in arg_nodes)
         legacy = self.legacy
@@ -314,8 +314,9 @@ class Compiler:
                 right_node, (ast.BinaryOperator, ast.UnaryOperator, ast.IndexExpression,
                              ast.ListExpression, ast.MapExpression, ast.GetContextValue)):
             return self._method_call(receiver, left_node, right_node, null_safe)
-        slow = self.fallback(operator, (left_node, right_node))
-        return lambda scope: slow(scope)
+        # (not `slow`: the attribute read above defines a two-argument one)
+        generic = self.fallback(operator, (left_node, right_node))
+        return lambda scope: generic(scope)
 
     def _call_args(self, nodes: t.Sequence[t.Any]) -> tuple[list[Fn], list[tuple[str, Fn]]]:
         positional: list[Fn] = []

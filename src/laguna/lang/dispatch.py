@@ -64,7 +64,7 @@ def resolve_type_ref(scope: t.Any, prefix: str, name: str) -> TypeRef:
     frame = scope.frame
     cls = frame.cls
     key = (prefix, name)
-    ref = cls.type_cache.get(key)
+    ref: TypeRef | None = cls.type_cache.get(key)
     if ref is None:
         full = cls.resolve_name(f"{prefix}:{name}" if prefix or ":" in name else f":{name}")
         ref = frame.executor.find_class(full, cls).ref

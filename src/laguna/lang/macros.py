@@ -283,6 +283,7 @@ class Block(Instruction):
 
 class Return(Block):
     keyword, allowed = "Return", frozenset({"Return"})
+    value: Fn
 
     @classmethod
     def parse(cls, data: dict[str, t.Any], ctx: ParseContext) -> Block:
@@ -322,6 +323,9 @@ class Continue(_LoopSignal):
 
 class If(Block):
     keyword, allowed, required = "If", frozenset({"If", "Then", "Else"}), frozenset({"Then"})
+    condition: Fn
+    then: CodeBlock
+    otherwise: CodeBlock | None
 
     @classmethod
     def parse(cls, data: dict[str, t.Any], ctx: ParseContext) -> Block:
@@ -352,6 +356,8 @@ def _loop_body(body: CodeBlock, scope: t.Any) -> bool:
 
 class While(Block):
     keyword, allowed, required = "While", frozenset({"While", "Do"}), frozenset({"Do"})
+    condition: Fn
+    body: CodeBlock
 
     @classmethod
     def parse(cls, data: dict[str, t.Any], ctx: ParseContext) -> Block:
@@ -373,6 +379,9 @@ class While(Block):
 
 class For(Block):
     keyword, allowed, required = "For", frozenset({"For", "In", "Do"}), frozenset({"In", "Do"})
+    variable: str
+    collection: Fn
+    body: CodeBlock
 
     @classmethod
     def parse(cls, data: dict[str, t.Any], ctx: ParseContext) -> Block:
@@ -400,6 +409,8 @@ class For(Block):
 
 class Repeat(Block):
     keyword, allowed, required = "Repeat", frozenset({"Repeat", "Do"}), frozenset({"Do"})
+    count: Fn
+    body: CodeBlock
 
     @classmethod
     def parse(cls, data: dict[str, t.Any], ctx: ParseContext) -> Block:
@@ -424,6 +435,9 @@ class Repeat(Block):
 class Match(Block):
     keyword, allowed = "Match", frozenset({"Match", "Value", "Default"})
     required = frozenset({"Value"})
+    cases: list[tuple[t.Any, CodeBlock]]
+    value: Fn
+    default: CodeBlock | None
 
     @classmethod
     def parse(cls, data: dict[str, t.Any], ctx: ParseContext) -> Block:
@@ -450,6 +464,8 @@ class Match(Block):
 
 class Switch(Block):
     keyword, allowed = "Switch", frozenset({"Switch", "Default"})
+    cases: list[tuple[Fn, CodeBlock]]
+    default: CodeBlock | None
 
     @classmethod
     def parse(cls, data: dict[str, t.Any], ctx: ParseContext) -> Block:
@@ -476,6 +492,7 @@ class Switch(Block):
 
 class Do(Block):
     keyword, allowed = "Do", frozenset({"Do"})
+    body: CodeBlock
 
     @classmethod
     def parse(cls, data: dict[str, t.Any], ctx: ParseContext) -> Block:
@@ -490,6 +507,8 @@ class Do(Block):
 
 class Parallel(Block):
     """Runs each instruction in its own thread, at most ``Limit`` at a time."""
+    branches: list[Instruction]
+    limit: Fn | None
 
     keyword, allowed = "Parallel", frozenset({"Parallel", "Limit"})
 
@@ -528,6 +547,10 @@ class Parallel(Block):
 
 class Throw(Block):
     keyword, allowed = "Throw", frozenset({"Throw", "Message", "Extra", "Cause"})
+    names: Fn
+    message: Fn
+    extra: Fn
+    cause: Fn | None
 
     @classmethod
     def parse(cls, data: dict[str, t.Any], ctx: ParseContext) -> Block:
@@ -586,6 +609,10 @@ class Catch:
 
 class Try(Block):
     keyword, allowed = "Try", frozenset({"Try", "Catch", "Else", "Finally"})
+    body: CodeBlock
+    catches: list[Catch] | None
+    otherwise: CodeBlock | None
+    final: CodeBlock | None
 
     @classmethod
     def parse(cls, data: dict[str, t.Any], ctx: ParseContext) -> Block:

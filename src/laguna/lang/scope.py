@@ -38,7 +38,7 @@ class Frame:
         self.locals: Scope | None = None
         self.allow_writes = allow_writes
         self.exception: t.Any = None
-        self.depth = 0 if caller is None else caller.depth + 1
+        self.depth: int = 0 if caller is None else caller.depth + 1
 
 
 class Scope(contexts.Context):  # type: ignore[misc]

@@ -239,7 +239,7 @@ def _read_text(ctx: _Context, key: str, value: object) -> str | None:
 
 def _written(mapping: YMap, key: t.Any) -> str:
     """A version as written: YAML reads `1.10` as the number 1.1."""
-    texts = getattr(mapping, "number_texts", None) or {}
+    texts: dict[t.Any, str] = getattr(mapping, "number_texts", None) or {}
     return texts.get(key, str(mapping[key]))
 
 

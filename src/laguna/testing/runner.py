@@ -127,4 +127,5 @@ def junit_xml(results: t.Sequence[TestResult], suite: str) -> bytes:
             failure = ET.SubElement(case, "failure", message=result.message)
             failure.text = result.trace or result.message
     ET.indent(root)
-    return ET.tostring(root, encoding="utf-8", xml_declaration=True)
+    data: bytes = ET.tostring(root, encoding="utf-8", xml_declaration=True)
+    return data

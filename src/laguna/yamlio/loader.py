@@ -14,9 +14,10 @@ from yaml.resolver import Resolver
 from yaml.scanner import Scanner
 
 try:
-    from yaml.cyaml import CParser as _CParser
+    from yaml._yaml import CParser as _CParser
+    _HAVE_LIBYAML = True
 except ImportError:  # pragma: no cover - PyYAML built without libyaml
-    _CParser = None
+    _HAVE_LIBYAML = False
 
 from laguna.errors import SourceError
 from laguna.source import Span
@@ -86,6 +87,8 @@ class _Composer(Composer):
     written out: `!!str $x` and `$x` resolve to the same tag, and only the
     first is a string for MuranoPL."""
 
+    peek_event: t.Callable[[], t.Any]   # the parser's, mixed in by each loader
+
     def compose_scalar_node(self, anchor: t.Any) -> nodes.ScalarNode:
         event = self.peek_event()
         node = super().compose_scalar_node(anchor)
@@ -107,8 +110,8 @@ class _PureLoader(_Composer, Reader, Scanner, Parser, SafeConstructor, Resolver)
         Resolver.__init__(self)
 
 
-if _CParser is not None:
-    class _FastLoader(_Composer, _CParser, SafeConstructor, Resolver):  # type: ignore[misc]
+if _HAVE_LIBYAML:
+    class _FastLoader(_Composer, _CParser, SafeConstructor, Resolver):
         """libyaml scans and parses (most of the time of loading a class file);
         nodes are composed in Python so they keep the tag as written."""
 
@@ -155,7 +158,8 @@ def load_all(text: str, source: str, expression: ExpressionHook | None = None) -
 
 
 class _Builder:
-    def __init__(self, source: str, loader: _Loader, expression: ExpressionHook | None) -> None:
+    def __init__(self, source: str, loader: _PureLoader | _FastLoader,
+                 expression: ExpressionHook | None) -> None:
         self.source = source
         self.loader = loader
         self.expression = expression
