@@ -5,6 +5,7 @@ from __future__ import annotations
 import click
 
 from laguna import __version__, process
+from laguna.cli.commands import package as package_command
 from laguna.cli.commands import test as test_command
 
 
@@ -15,7 +16,7 @@ def cli() -> None:
 
 
 cli.add_command(test_command.test)
-cli.add_command(__import__("laguna.cli.commands.package", fromlist=["package"]).package)
+cli.add_command(package_command.package)
 
 
 def main() -> None:

@@ -21,6 +21,8 @@ import typing as t
 from yaql.language import utils
 
 from laguna.lang import errors
+from laguna.lang.objects import MuranoObject, find_owner
+from laguna.lang.resolution import incompatibility
 from laguna.lang.scope import NO_VALUE, Frame, Scope
 from laguna.yaql.expressions import YaqlExpression
 
@@ -208,7 +210,6 @@ def c_int(state: ContractState, value: t.Any) -> t.Any:
 
 
 def c_string(state: ContractState, value: t.Any) -> t.Any:
-    from laguna.lang.objects import MuranoObject
     if state.mode != TRANSFORM:
         if value is None or isinstance(value, str):
             return value
@@ -249,7 +250,6 @@ def c_check(state: ContractState, value: t.Any, passed: bool, message: t.Any) ->
 
 
 def c_owned(state: ContractState, value: t.Any, owned: bool) -> t.Any:
-    from laguna.lang.objects import MuranoObject, find_owner
     if value is None or isinstance(value, ObjRef):
         return value
     if not isinstance(value, MuranoObject):
@@ -264,7 +264,6 @@ def c_owned(state: ContractState, value: t.Any, owned: bool) -> t.Any:
 
 def c_class(state: ContractState, value: t.Any, type_: MuranoClass,
             default_type: MuranoClass | None, version_spec: t.Any) -> t.Any:
-    from laguna.lang.objects import MuranoObject
     executor = state.executor
     if value is None:
         return None
@@ -289,7 +288,6 @@ def c_class(state: ContractState, value: t.Any, type_: MuranoClass,
                 f"Value {format_scalar(value)} cannot be represented as class {type_.name}")
         raise errors.ContractViolationException("Value is not an object")
     if not executor.is_instance_of(value, type_, version_spec, state.declaring_type):
-        from laguna.lang.resolution import incompatibility
         raise errors.ContractViolationException(incompatibility(
             value.real_this.type, type_, version_spec, state.declaring_type))
     return value
@@ -298,7 +296,6 @@ def c_class(state: ContractState, value: t.Any, type_: MuranoClass,
 def c_template(state: ContractState, value: t.Any, type_: MuranoClass,
                default_type: MuranoClass | None, version_spec: t.Any,
                exclude: t.Any) -> t.Any:
-    from laguna.lang.objects import MuranoObject
     executor = state.executor
     if value is None:
         return None
