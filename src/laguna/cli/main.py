@@ -13,6 +13,9 @@ from laguna.cli.commands import test as test_command
 @click.version_option(__version__, prog_name="laguna")
 def cli() -> None:
     """laguna: application catalog and deployment engine (MuranoPL, packages)."""
+    # the command is an entry point: it prepares the interpreter once for
+    # every subcommand (the engine itself changes no process-wide state)
+    process.prepare()
 
 
 cli.add_command(test_command.test)
@@ -20,5 +23,4 @@ cli.add_command(package_command.package)
 
 
 def main() -> None:
-    process.prepare()
     cli()

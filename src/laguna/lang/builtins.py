@@ -19,7 +19,7 @@ from laguna.lang.dispatch import builtin, freeze, thaw, to_type
 from laguna.lang.objects import MuranoObject, find_owner
 from laguna.lang.serializer import serialize_object
 from laguna.lang.scope import NO_VALUE
-from laguna.lang.types import MuranoClass, TypeRef
+from laguna.lang.types import TypeRef
 from laguna.packages.versions import parse_requirement
 
 if t.TYPE_CHECKING:
