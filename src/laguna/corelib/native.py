@@ -8,19 +8,15 @@ from __future__ import annotations
 
 import typing as t
 
+from laguna.corelib.declare import REQUIRED, native
 from laguna.corelib.gc import GC_CLASS, bind_gc
 from laguna.corelib.logger import LOGGER_CLASS, bind_logger
 from laguna.corelib.stacktrace import bind_exceptions
 from laguna.lang import dispatch
 from laguna.lang.classes import ClassRegistry
-from laguna.lang.contracts import Contract
 from laguna.lang.errors import DslError
 from laguna.lang.objects import MuranoObject
-from laguna.lang.types import Argument, ArgumentUsage, Method, MuranoClass, MethodUsage
-from laguna.yaql.expressions import YaqlExpression
-
-_MISSING = object()
-
+from laguna.lang.types import MuranoClass
 
 class AssertionFailed(DslError):
     """A TestFixture assertion did not hold."""
@@ -29,21 +25,11 @@ class AssertionFailed(DslError):
     murano_name = "AssertionError"
 
 
-def native(cls: MuranoClass, name: str, fn: t.Callable[..., t.Any],
-           arguments: list[tuple[str, t.Any]], usage: MethodUsage = MethodUsage.Runtime) -> None:
-    """Declare ``fn`` as method ``name`` of ``cls``; arguments are (name, default)."""
-    any_value = YaqlExpression("$", None, cls.package.legacy)
-    args = [Argument(arg, Contract(any_value, cls), default is not _MISSING,
-                     None if default is _MISSING else default, ArgumentUsage.Standard, None, None)
-            for arg, default in arguments]
-    cls.methods[name] = Method(name, cls, arguments=args, native=fn, usage=usage)
-    cls.invalidate()
-
-
 def _owner_type(executor: t.Any, frame: t.Any, owner: t.Any) -> MuranoClass:
     if owner is None:
         caller = frame.caller
-        return caller.cls if caller is not None else frame.cls
+        cls: MuranoClass = caller.cls if caller is not None else frame.cls
+        return cls
     return dispatch.to_type(_FrameScope(frame), owner)
 
 
@@ -62,8 +48,8 @@ def _object_natives(cls: MuranoClass) -> None:
         value = executor.get_attr(this.real_this, _owner_type(executor, frame, owner), name)
         return default if value is None else value
 
-    native(cls, "setAttr", set_attr, [("name", _MISSING), ("value", _MISSING), ("owner", None)])
-    native(cls, "getAttr", get_attr, [("name", _MISSING), ("default", None), ("owner", None)])
+    native(cls, "setAttr", set_attr, [("name", REQUIRED), ("value", REQUIRED), ("owner", None)])
+    native(cls, "getAttr", get_attr, [("name", REQUIRED), ("default", None), ("owner", None)])
 
 
 def _describe(value: t.Any) -> str:
@@ -103,14 +89,14 @@ def _fixture_natives(cls: MuranoClass) -> None:
         return executor.load_model(dispatch.thaw(model))
 
     native(cls, "assertEqual", assert_equal,
-           [("expected", _MISSING), ("observed", _MISSING), ("message", None)])
-    native(cls, "assertTrue", assert_true, [("expr", _MISSING), ("message", None)])
-    native(cls, "assertFalse", assert_false, [("expr", _MISSING), ("message", None)])
+           [("expected", REQUIRED), ("observed", REQUIRED), ("message", None)])
+    native(cls, "assertTrue", assert_true, [("expr", REQUIRED), ("message", None)])
+    native(cls, "assertFalse", assert_false, [("expr", REQUIRED), ("message", None)])
     native(cls, "assertIn", assert_in,
-           [("needle", _MISSING), ("haystack", _MISSING), ("message", None)])
+           [("needle", REQUIRED), ("haystack", REQUIRED), ("message", None)])
     native(cls, "assertNotIn", assert_not_in,
-           [("needle", _MISSING), ("haystack", _MISSING), ("message", None)])
-    native(cls, "load", load, [("model", _MISSING)])
+           [("needle", REQUIRED), ("haystack", REQUIRED), ("message", None)])
+    native(cls, "load", load, [("model", REQUIRED)])
 
 
 def bind_natives(registry: ClassRegistry) -> None:

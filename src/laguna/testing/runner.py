@@ -19,7 +19,7 @@ import time
 import typing as t
 import xml.etree.ElementTree as ET
 
-from laguna.classconfig import ClassConfigFolder
+from laguna.configfolder import ClassConfigFolder
 from laguna.corelib.native import AssertionFailed
 from laguna.errors import LagunaError
 from laguna.lang.classes import ClassRegistry, PackageClasses
@@ -208,4 +208,5 @@ def junit_xml(results: t.Sequence[TestResult], suite: str) -> bytes:
                                     message=result.message)
             element.text = result.trace or result.message
     ET.indent(root)
-    return ET.tostring(root, encoding="utf-8", xml_declaration=True)
+    data: bytes = ET.tostring(root, encoding="utf-8", xml_declaration=True)
+    return data
