@@ -8,18 +8,25 @@ from __future__ import annotations
 
 import typing as t
 
+from laguna.corelib.agent import (
+    AGENT_CLASS, LINUX_CLASS, LISTENER_CLASS, bind_agent, bind_linux, bind_listener,
+)
+from laguna.corelib.binding import MISSING
+from laguna.corelib.binding import native as native  # re-exported (older imports)
 from laguna.corelib.gc import GC_CLASS, bind_gc
+from laguna.corelib.heat import HEAT_CLASS, bind_heat_stack
 from laguna.corelib.logger import LOGGER_CLASS, bind_logger
+from laguna.corelib.network import EXPLORER_CLASS, bind_explorer
+from laguna.corelib.reporter import NOTIFIER_CLASS, REPORTER_CLASS, bind_notifier, bind_reporter
+from laguna.corelib.resources import RESOURCES_CLASS, bind_resources
 from laguna.corelib.stacktrace import bind_exceptions
 from laguna.lang import dispatch
 from laguna.lang.classes import ClassRegistry
-from laguna.lang.contracts import Contract
 from laguna.lang.errors import DslError
 from laguna.lang.objects import MuranoObject
-from laguna.lang.types import Argument, ArgumentUsage, Method, MuranoClass, MethodUsage
-from laguna.yaql.expressions import YaqlExpression
+from laguna.lang.types import MuranoClass
 
-_MISSING = object()
+_MISSING = MISSING
 
 
 class AssertionFailed(DslError):
@@ -27,17 +34,6 @@ class AssertionFailed(DslError):
 
     code = "LAG-E0500"
     murano_name = "AssertionError"
-
-
-def native(cls: MuranoClass, name: str, fn: t.Callable[..., t.Any],
-           arguments: list[tuple[str, t.Any]], usage: MethodUsage = MethodUsage.Runtime) -> None:
-    """Declare ``fn`` as method ``name`` of ``cls``; arguments are (name, default)."""
-    any_value = YaqlExpression("$", None, cls.package.legacy)
-    args = [Argument(arg, Contract(any_value, cls), default is not _MISSING,
-                     None if default is _MISSING else default, ArgumentUsage.Standard, None, None)
-            for arg, default in arguments]
-    cls.methods[name] = Method(name, cls, arguments=args, native=fn, usage=usage)
-    cls.invalidate()
 
 
 def _owner_type(executor: t.Any, frame: t.Any, owner: t.Any) -> MuranoClass:
@@ -119,3 +115,11 @@ def bind_natives(registry: ClassRegistry) -> None:
     registry.bind_native(LOGGER_CLASS, bind_logger)
     bind_exceptions(registry.bind_native)
     registry.bind_native(GC_CLASS, bind_gc)
+    registry.bind_native(RESOURCES_CLASS, bind_resources)
+    registry.bind_native(REPORTER_CLASS, bind_reporter)
+    registry.bind_native(NOTIFIER_CLASS, bind_notifier)
+    registry.bind_native(HEAT_CLASS, bind_heat_stack)
+    registry.bind_native(AGENT_CLASS, bind_agent)
+    registry.bind_native(LISTENER_CLASS, bind_listener)
+    registry.bind_native(EXPLORER_CLASS, bind_explorer)
+    registry.bind_native(LINUX_CLASS, bind_linux)

@@ -72,7 +72,7 @@ def format_exception(exception: MuranoObject, prefix: str = "") -> str:
 
 
 def _stack_trace_natives(cls: MuranoClass) -> None:
-    from laguna.corelib.native import native   # (native.py imports this module)
+    from laguna.corelib.binding import native
 
     def init(executor: t.Any, this: MuranoObject, frame: t.Any) -> None:
         # the frames of whoever called new(); an exception's trace is filled in
@@ -92,7 +92,7 @@ def _stack_trace_natives(cls: MuranoClass) -> None:
 
 
 def _exception_natives(cls: MuranoClass) -> None:
-    from laguna.corelib.native import native
+    from laguna.corelib.binding import native
 
     def to_string(executor: t.Any, this: MuranoObject, frame: t.Any) -> str:
         """The exception as text: `name: message`, then its MuranoPL stack."""

@@ -19,7 +19,7 @@ from laguna.lang.types import MuranoClass, TypeRef
 if t.TYPE_CHECKING:
     from laguna.lang.compiler import Compiler, Fn
 
-_SCALARS = frozenset((int, float, str, bool, type(None)))
+_SCALARS = frozenset((int, float, str, bytes, bool, type(None)))   # bytes stay bytes
 _FLAT = _SCALARS | {MuranoObject, TypeRef}
 
 
