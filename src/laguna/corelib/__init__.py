@@ -9,5 +9,8 @@ from laguna.corelib.native import bind_natives
 
 META_DIR = pathlib.Path(__file__).parent / "meta"
 CORE_PACKAGE_DIR = META_DIR / "io.murano"
+# the application framework library (Format 1.4, as the original shipped it);
+# packages that require it get it from here when no other source has it
+APPLICATIONS_PACKAGE_DIR = META_DIR / "io.murano.applications"
 
-__all__ = ["CORE_PACKAGE_DIR", "bind_natives"]
+__all__ = ["APPLICATIONS_PACKAGE_DIR", "CORE_PACKAGE_DIR", "bind_natives"]

@@ -13,6 +13,7 @@ from laguna.corelib.agent import (
 )
 from laguna.corelib.binding import MISSING
 from laguna.corelib.binding import native as native  # re-exported (older imports)
+from laguna.corelib.events import EVENT_CLASS, bind_event
 from laguna.corelib.gc import GC_CLASS, bind_gc
 from laguna.corelib.heat import HEAT_CLASS, bind_heat_stack
 from laguna.corelib.logger import LOGGER_CLASS, bind_logger
@@ -123,3 +124,4 @@ def bind_natives(registry: ClassRegistry) -> None:
     registry.bind_native(LISTENER_CLASS, bind_listener)
     registry.bind_native(EXPLORER_CLASS, bind_explorer)
     registry.bind_native(LINUX_CLASS, bind_linux)
+    registry.bind_native(EVENT_CLASS, bind_event)
