@@ -231,15 +231,17 @@ class Executor:
                     if spec.usage not in WRITABLE_USAGES or not derived:
                         raise errors.NoWriteAccessError(name)
             try:
+                value = ultimate.contract.apply(value, executor=self, this=root, owner=root,
+                                                default=self.property_default(ultimate),
+                                                caller=frame)
+                # the other declarations check what the ultimate one made of the
+                # value (objects, not their model dicts)
                 for spec in specs:
                     if spec is ultimate:
                         continue
                     spec.contract.apply(value, executor=self, this=root, owner=root,
                                         mode="validate", default=self.property_default(spec),
                                         caller=frame)
-                value = ultimate.contract.apply(value, executor=self, this=root, owner=root,
-                                                default=self.property_default(ultimate),
-                                                caller=frame)
             except errors.ContractViolationException as exc:
                 exc.target = f"property {ultimate.declaring_type.name}.{name}"
                 exc.contract = ultimate.contract.text
