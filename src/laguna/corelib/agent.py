@@ -178,10 +178,26 @@ class AgentState:
         self.builder = PlanBuilder()
 
 
-def _run(executor: t.Any, agent: AgentState, plan: dict[str, t.Any],
+def _location(executor: t.Any, host: t.Any) -> tuple[str | None, str | None]:
+    """The stack and resource name of the server an agent belongs to."""
+    if not isinstance(host, MuranoObject):
+        return None, None
+    server = host.real_this.values.get("name")
+    try:
+        region = executor.call(host, "getRegion")
+        stack = prop(region, "stack") if isinstance(region, MuranoObject) else None
+        stack_name = prop(stack, "name") if isinstance(stack, MuranoObject) else None
+    except Exception:   # a host that is no cloud resource has no stack
+        stack_name = None
+    return stack_name, server
+
+
+def _run(executor: t.Any, this: MuranoObject, agent: AgentState, plan: dict[str, t.Any],
          timeout: t.Any, wait: bool) -> t.Any:
     seconds = (DEFAULT_TIMEOUT if timeout is None else float(timeout)) if wait else 0
-    result = services_of(executor).agent_execute(agent.queue, plan, seconds)
+    stack, server = _location(executor, prop(this, "host"))
+    result = services_of(executor).agent_execute(agent.queue, plan, seconds,
+                                                 stack=stack, server=server)
     if not wait:
         return None
     try:
@@ -206,25 +222,26 @@ def bind_agent(cls: MuranoClass) -> None:
     def call(executor: t.Any, this: MuranoObject, frame: t.Any, template: t.Any,
              resources: t.Any, timeout: t.Any = None) -> t.Any:
         plan = build(executor, this, template, resources)
-        return _run(executor, agent_of(this), plan, timeout, True)
+        return _run(executor, this, agent_of(this), plan, timeout, True)
 
     def send(executor: t.Any, this: MuranoObject, frame: t.Any, template: t.Any,
              resources: t.Any) -> None:
-        _run(executor, agent_of(this), build(executor, this, template, resources), None, False)
+        plan = build(executor, this, template, resources)
+        _run(executor, this, agent_of(this), plan, None, False)
 
     def call_raw(executor: t.Any, this: MuranoObject, frame: t.Any, plan: t.Any,
                  timeout: t.Any = None) -> t.Any:
-        return _run(executor, agent_of(this), dispatch.thaw(plan), timeout, True)
+        return _run(executor, this, agent_of(this), dispatch.thaw(plan), timeout, True)
 
     def send_raw(executor: t.Any, this: MuranoObject, frame: t.Any, plan: t.Any) -> None:
-        _run(executor, agent_of(this), dispatch.thaw(plan), None, False)
+        _run(executor, this, agent_of(this), dispatch.thaw(plan), None, False)
 
     def wait_ready(executor: t.Any, this: MuranoObject, frame: t.Any,
                    timeout: t.Any = 100) -> None:
         plan = {"FormatVersion": "2.0.0", "Body": "return", "Scripts": {}}
         agent = agent_of(this)
         plan = agent.builder.build(plan, PackageFiles(_no_files, "(none)"))
-        _run(executor, agent, plan, timeout, True)
+        _run(executor, this, agent, plan, timeout, True)
 
     def is_ready(executor: t.Any, this: MuranoObject, frame: t.Any,
                  timeout: t.Any = 100) -> bool:

@@ -71,10 +71,14 @@ class DeploymentServices(t.Protocol):
         """The outputs of stack ``name`` ({} if it does not exist)."""
 
     # -- agents ----------------------------------------------------------------------
-    def agent_execute(self, host_key: str, plan: dict[str, t.Any],
-                      timeout: float | None) -> dict[str, t.Any] | None:
+    def agent_execute(self, host_key: str, plan: dict[str, t.Any], timeout: float | None,
+                      *, stack: str | None = None,
+                      server: str | None = None) -> dict[str, t.Any] | None:
         """Run ``plan`` on the agent of ``host_key``; the agent's raw result
-        document (v1 or v2); None when ``timeout`` is 0 (send, no answer awaited)."""
+        document (v1 or v2); None when ``timeout`` is 0 (send, no answer awaited).
+        ``stack`` and ``server`` say where the Instance put the server (its
+        region's stack and its resource name), for clouds that keep servers
+        by name rather than by the key in their user data."""
 
     # -- networking (Neutron) --------------------------------------------------------
     def network_info(self, query: str, *args: t.Any) -> t.Any:
@@ -130,8 +134,9 @@ class NoServices:
     def stack_outputs(self, name: str) -> dict[str, t.Any]:
         return {}
 
-    def agent_execute(self, host_key: str, plan: dict[str, t.Any],
-                      timeout: float | None) -> dict[str, t.Any] | None:
+    def agent_execute(self, host_key: str, plan: dict[str, t.Any], timeout: float | None,
+                      *, stack: str | None = None,
+                      server: str | None = None) -> dict[str, t.Any] | None:
         raise ServiceUnavailable("io.murano.system.Agent.call")
 
     def network_info(self, query: str, *args: t.Any) -> t.Any:
@@ -219,8 +224,9 @@ class RecordingServices:
     def stack_outputs(self, name: str) -> dict[str, t.Any]:
         return dict(self._outputs.get(name, {}))
 
-    def agent_execute(self, host_key: str, plan: dict[str, t.Any],
-                      timeout: float | None) -> dict[str, t.Any] | None:
+    def agent_execute(self, host_key: str, plan: dict[str, t.Any], timeout: float | None,
+                      *, stack: str | None = None,
+                      server: str | None = None) -> dict[str, t.Any] | None:
         self.log.append(Recorded("plan", host_key, plan))
         if timeout == 0:
             return None

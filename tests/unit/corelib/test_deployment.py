@@ -150,19 +150,23 @@ def test_put_file_sends_the_content_base64() -> None:
 
 
 class FailingAgent(RecordingServices):
-    def agent_execute(self, host_key: str, plan: dict[str, t.Any],
-                      timeout: float | None) -> dict[str, t.Any] | None:
+    def agent_execute(self, host_key: str, plan: dict[str, t.Any], timeout: float | None,
+                      *, stack: str | None = None,
+                      server: str | None = None) -> dict[str, t.Any] | None:
+        self.where = (stack, server)
         return self._results.error(plan.get("ID"), 3, "script failed", {"line": 1})
 
 
 def test_agent_error_result_raises_agent_exception() -> None:
-    executor, env = environment(FailingAgent())
+    services = FailingAgent()
+    executor, env = environment(services)
     vm = server(executor, env)
     linux = executor.classes.find("io.murano.configuration.Linux")
     with pytest.raises(MuranoPlError) as caught:
         executor.call(linux, "runCommand", vm.values["agent"], "false")
     assert "murano.engine.system.agent.AgentException" in caught.value.names
     assert caught.value.message == "script failed"
+    assert services.where == ("murano-env1", "web")
 
 
 def test_without_services_a_push_names_what_needs_a_cloud() -> None:
