@@ -14,7 +14,7 @@ import json
 import posixpath
 import typing as t
 
-import yaml  # type: ignore[import-untyped]
+import yaml  # type: ignore[import-untyped,unused-ignore]
 
 from laguna.corelib.binding import MISSING, caller_class, native
 from laguna.lang import dispatch
@@ -33,14 +33,17 @@ class ResourceNotFound(DslError):
     murano_name = "io.murano.system.ResourceNotFound"
 
 
-class _PlainLoader(yaml.SafeLoader):  # type: ignore[misc]
+class _PlainLoader(yaml.SafeLoader):  # type: ignore[misc,unused-ignore]
     """Safe YAML where every scalar the YAML 1.1 rules would make a date stays a
     string (templates are data to bind, not expressions), as the original's
     resource loader did."""
 
 
-_PlainLoader.add_constructor("tag:yaml.org,2002:timestamp",
-                             yaml.SafeLoader.construct_yaml_str)
+def _as_string(loader: t.Any, node: t.Any) -> str:
+    return str(loader.construct_scalar(node))
+
+
+_PlainLoader.add_constructor("tag:yaml.org,2002:timestamp", _as_string)
 
 
 class PackageFiles:
