@@ -40,11 +40,10 @@ from laguna.corelib.services import host_key, services_of
 from laguna.lang import dispatch
 from laguna.lang.errors import DslError
 from laguna.lang.objects import MuranoObject
-from laguna.lang.types import MethodUsage, MuranoClass
+from laguna.lang.types import MuranoClass
 
 AGENT_CLASS = "io.murano.system.Agent"
 LISTENER_CLASS = "io.murano.system.AgentListener"
-LINUX_CLASS = "io.murano.configuration.Linux"
 ENVIRONMENT_CLASS = "io.murano.Environment"
 SCRIPTS_FOLDER = "scripts"
 DEFAULT_TIMEOUT = 3600   # the original engine's agent_timeout
@@ -293,12 +292,3 @@ def bind_listener(cls: MuranoClass) -> None:
                        ("unsubscribe", [("messageId", MISSING)])):
         native(cls, name, lambda executor, this, frame, **values: None, args)
 
-
-def bind_linux(cls: MuranoClass) -> None:
-    """io.murano.configuration.Linux: its private helper ``_base64(text)``, the
-    UTF-8 bytes of ``text`` in base64 (putFile's file body)."""
-    def encode(executor: t.Any, this: t.Any, frame: t.Any, text: t.Any) -> str:
-        data = text if isinstance(text, bytes) else str(text).encode("utf-8")
-        return base64.b64encode(data).decode("ascii")
-
-    native(cls, "_base64", encode, [("text", MISSING)], MethodUsage.Static)

@@ -8,9 +8,7 @@ from __future__ import annotations
 
 import typing as t
 
-from laguna.corelib.agent import (
-    AGENT_CLASS, LINUX_CLASS, LISTENER_CLASS, bind_agent, bind_linux, bind_listener,
-)
+from laguna.corelib.agent import AGENT_CLASS, LISTENER_CLASS, bind_agent, bind_listener
 from laguna.corelib.binding import MISSING
 from laguna.corelib.binding import native as native  # re-exported (older imports)
 from laguna.corelib.events import EVENT_CLASS, bind_event
@@ -123,5 +121,4 @@ def bind_natives(registry: ClassRegistry) -> None:
     registry.bind_native(AGENT_CLASS, bind_agent)
     registry.bind_native(LISTENER_CLASS, bind_listener)
     registry.bind_native(EXPLORER_CLASS, bind_explorer)
-    registry.bind_native(LINUX_CLASS, bind_linux)
     registry.bind_native(EVENT_CLASS, bind_event)
