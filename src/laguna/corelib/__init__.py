@@ -14,6 +14,9 @@ from laguna.lang.functions import LANGUAGE_MODULES, FunctionTable, build_table
 
 META_DIR = pathlib.Path(__file__).parent / "meta"
 CORE_PACKAGE_DIR = META_DIR / "io.murano"
+# the application framework library (Format 1.4, as the original shipped it);
+# packages that require it get it from here when no other source has it
+APPLICATIONS_PACKAGE_DIR = META_DIR / "io.murano.applications"
 
 #: every module whose ``register(table)`` gives MuranoPL code functions, in
 #: registration order: the language's, then the core library's. A new
@@ -28,4 +31,5 @@ def functions() -> FunctionTable:
     return build_table(FUNCTION_MODULES)
 
 
-__all__ = ["CORE_PACKAGE_DIR", "FUNCTION_MODULES", "bind_natives", "functions"]
+__all__ = ["APPLICATIONS_PACKAGE_DIR", "CORE_PACKAGE_DIR", "FUNCTION_MODULES", "bind_natives",
+           "functions"]

@@ -9,8 +9,14 @@ from __future__ import annotations
 import typing as t
 
 from laguna.corelib.declare import REQUIRED, native
+from laguna.corelib.agent import AGENT_CLASS, LISTENER_CLASS, bind_agent, bind_listener
+from laguna.corelib.events import EVENT_CLASS, bind_event
 from laguna.corelib.gc import GC_CLASS, bind_gc
+from laguna.corelib.heat import HEAT_CLASS, bind_heat_stack
 from laguna.corelib.logger import LOGGER_CLASS, bind_logger
+from laguna.corelib.network import EXPLORER_CLASS, bind_explorer
+from laguna.corelib.reporter import NOTIFIER_CLASS, REPORTER_CLASS, bind_notifier, bind_reporter
+from laguna.corelib.resources import RESOURCES_CLASS, bind_resources
 from laguna.corelib.stacktrace import bind_exceptions
 from laguna.lang import dispatch
 from laguna.lang.classes import ClassRegistry
@@ -105,3 +111,11 @@ def bind_natives(registry: ClassRegistry) -> None:
     registry.bind_native(LOGGER_CLASS, bind_logger)
     bind_exceptions(registry.bind_native)
     registry.bind_native(GC_CLASS, bind_gc)
+    registry.bind_native(RESOURCES_CLASS, bind_resources)
+    registry.bind_native(REPORTER_CLASS, bind_reporter)
+    registry.bind_native(NOTIFIER_CLASS, bind_notifier)
+    registry.bind_native(HEAT_CLASS, bind_heat_stack)
+    registry.bind_native(AGENT_CLASS, bind_agent)
+    registry.bind_native(LISTENER_CLASS, bind_listener)
+    registry.bind_native(EXPLORER_CLASS, bind_explorer)
+    registry.bind_native(EVENT_CLASS, bind_event)

@@ -20,7 +20,7 @@ if t.TYPE_CHECKING:
     from laguna.lang.compiler import Compiler, Fn
     from laguna.lang.functions import FunctionTable
 
-_SCALARS = frozenset((int, float, str, bool, type(None)))
+_SCALARS = frozenset((int, float, str, bytes, bool, type(None)))   # bytes stay bytes
 _FLAT = _SCALARS | {MuranoObject, TypeRef}
 
 

@@ -59,6 +59,9 @@ class Executor:
         # `?` keys starting with "_" of loaded objects (UI data, `_actions`),
         # given back unchanged when the model is serialised
         self.designer_attributes: dict[str, dict[str, t.Any]] = {}
+        # what host code lends native methods for this run (the core library's
+        # laguna.corelib.services); the language never looks inside
+        self.host_services: t.Any = None
         self.objects = ObjectStore()
         self.lifecycle = Lifecycle(self)   # reachability, GC, `.destroy` (lang/lifecycle.py)
         self.loader = ObjectLoader(self)   # new(), object models, `.init` (lang/loading.py)

@@ -37,15 +37,17 @@ def set_property(executor: Executor, obj: MuranoObject, name: str, value: t.Any,
                 if spec.usage not in WRITABLE_USAGES or not derived:
                     raise errors.NoWriteAccessError(name)
         try:
+            value = ultimate.contract.apply(value, executor=executor, this=root, owner=root,
+                                            default=property_default(executor, ultimate),
+                                            caller=frame)
+            # the other declarations check what the ultimate one made of the
+            # value (objects, not their model dicts)
             for spec in specs:
                 if spec is ultimate:
                     continue
                 spec.contract.apply(value, executor=executor, this=root, owner=root,
                                     mode="validate", default=property_default(executor, spec),
                                     caller=frame)
-            value = ultimate.contract.apply(value, executor=executor, this=root, owner=root,
-                                            default=property_default(executor, ultimate),
-                                            caller=frame)
         except errors.ContractViolationException as exc:
             exc.target = f"property {ultimate.declaring_type.name}.{name}"
             exc.contract = ultimate.contract.text

@@ -21,6 +21,7 @@ import xml.etree.ElementTree as ET
 
 from laguna.configfolder import ClassConfigFolder
 from laguna.corelib.native import AssertionFailed
+from laguna.corelib.services import attach
 from laguna.errors import LagunaError
 from laguna.lang.classes import ClassRegistry, PackageClasses
 from laguna.lang.errors import MuranoPlError, murano_names
@@ -86,13 +87,17 @@ class TestRunner:
                  lib_dirs: t.Sequence[pathlib.Path] = (),
                  class_configs: pathlib.Path | None = None,
                  sources: t.Sequence[PackageSource] = (),
-                 host: Host | None = None) -> None:
+                 host: Host | None = None,
+                 services: t.Callable[[], t.Any] | None = None) -> None:
         """``class_configs``: the folder of class configuration files; by
         default the package's own ``ClassConfigs/`` folder, if it has one.
         Packages the tested one requires come from the ``lib_dirs`` (folders
         of packages, or packages) and then from ``sources`` (the catalog).
-        ``host`` answers config() and decryptData() (default: nothing)."""
+        ``host`` answers config() and decryptData() (default: nothing);
+        ``services`` makes the deployment services each test runs with
+        (laguna.corelib.services; default: none, cloud calls fail)."""
         self.host = host
+        self.services = services
         if class_configs is None and (package_dir / PACKAGE_CLASS_CONFIGS).is_dir():
             class_configs = package_dir / PACKAGE_CLASS_CONFIGS
         self.class_configs = (ClassConfigFolder(class_configs)
@@ -147,6 +152,8 @@ class TestRunner:
             return cls.result(method)
         started = time.perf_counter()
         executor = Executor(self.registry, class_configs=self.class_configs, host=self.host)
+        if self.services is not None:
+            attach(executor, self.services())
         try:
             fixture = executor.new_object(cls, None, {})
             executor.call(fixture, "setUp")

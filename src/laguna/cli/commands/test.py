@@ -12,6 +12,7 @@ import yaml
 
 from laguna.cli.sources import catalog_sources, db_url_option, warn_skipped
 from laguna.config import Config
+from laguna.corelib.services import RecordingServices
 from laguna.errors import LagunaError
 from laguna.lang.functions import Host
 from laguna.lang.functions.host import Decryptor, MappingDecryptor, NoDecryptor
@@ -41,12 +42,15 @@ from laguna.testing.runner import PACKAGE_CLASS_CONFIGS, TestRunner, junit_xml
               type=click.Path(exists=True, dir_okay=False, path_type=pathlib.Path),
               help="A YAML/JSON mapping of references to secrets, what decryptData() "
                    "answers. Default: no key manager (decryptData() fails).")
+@click.option("--dry-run", "dry_run", is_flag=True,
+              help="Run with recording deployment services: stacks and agent plans are "
+                   "recorded and answered with invented outputs instead of failing.")
 @click.option("--junit-xml", "junit", type=click.Path(dir_okay=False, path_type=pathlib.Path),
               help="Write the results as JUnit XML to this file.")
 def test(package_dir: pathlib.Path, tests: tuple[str, ...], libs: tuple[pathlib.Path, ...],
          db_url: str | None, class_configs: pathlib.Path | None,
          engine_settings: pathlib.Path | None, secrets: pathlib.Path | None,
-         junit: pathlib.Path | None) -> None:
+         junit: pathlib.Path | None, dry_run: bool = False) -> None:
     """Run every test method of every TestFixture class in PACKAGE_DIR.
 
     TESTS narrows the run to CLASS or CLASS.METHOD names (full or short).
@@ -59,7 +63,7 @@ def test(package_dir: pathlib.Path, tests: tuple[str, ...], libs: tuple[pathlib.
             class_configs = config.class_configs
         host = _host(engine_settings or config.engine_settings, secrets)
         runner = TestRunner(package_dir, libs, class_configs=class_configs, sources=catalog,
-                            host=host)
+                            host=host, services=RecordingServices if dry_run else None)
         warn_skipped(runner.libraries)
         cases = runner.select(tests)
     except LagunaError as error:

@@ -1,0 +1,295 @@
+"""io.murano.system.Agent and io.murano.system.AgentListener.
+
+``new(sys:Agent, host => <Instance>)``: the agent of one server. ``call`` and
+``send`` build an execution plan from a template and a Resources object
+(:class:`PlanBuilder`, the original engine's rules) and hand it to the run's
+services under the server's host key (``e<environment id>-h<instance id>``,
+see :mod:`laguna.corelib.services`); ``callRaw`` and ``sendRaw`` take a built
+plan. A result is read as the original read it
+(:func:`laguna.agent.reading.result_value`): the v2 ``Body``, the last v1
+command's result, or an ``AgentException`` carrying the agent's error.
+
+Plan building (``buildExecutionPlan``):
+
+- v1 (no ``FormatVersion`` or 1.x): ``Scripts`` names files under
+  ``Resources/scripts/``; each becomes its base64 text; a ``Stamp`` is added;
+- v2: ``ID`` (32 hex digits), ``Stamp``, ``Action`` (default ``Execute``) and
+  ``Files`` (default {}) are set. Each script needs an ``EntryPoint``; for
+  ``Type: Application`` the entry point file is placed in ``Files`` unless a
+  file of that name is there already. Each item of a script's ``Files`` is
+  placed too: ``<name>`` as base64 (``BodyType: Base64``), ``name`` as text
+  (``BodyType: Text``), a URL or ``{name: URL}`` as a ``Downloadable`` file;
+  the script then refers to the file by its id.
+"""
+
+from __future__ import annotations
+
+import base64
+import copy
+import os
+import posixpath
+import time
+import typing as t
+import urllib.parse
+
+from laguna.agent.errors import AgentResultError
+from laguna.agent.reading import result_value
+from laguna.corelib.binding import prop, state
+from laguna.corelib.declare import REQUIRED, native
+from laguna.corelib.resources import PackageFiles, package_files
+from laguna.corelib.services import host_key, services_of
+from laguna.lang import dispatch
+from laguna.lang.errors import DslError
+from laguna.lang.objects import MuranoObject
+from laguna.lang.types import MuranoClass
+
+AGENT_CLASS = "io.murano.system.Agent"
+LISTENER_CLASS = "io.murano.system.AgentListener"
+ENVIRONMENT_CLASS = "io.murano.Environment"
+SCRIPTS_FOLDER = "scripts"
+DEFAULT_TIMEOUT = 3600   # the original engine's agent_timeout
+
+
+class AgentException(DslError):
+    """The agent reported a failed plan; ``extra`` is the original's exception data."""
+
+    code = "LAG-E0523"
+    murano_name = "murano.engine.system.agent.AgentException"
+
+    def __init__(self, info: dict[str, t.Any]) -> None:
+        self.extra = info
+        super().__init__(str(info.get("message") or "the agent reported an error"))
+
+
+class PlanBuilder:
+    """Builds execution plans from templates; ids and stamps are injectable."""
+
+    def __init__(self, new_id: t.Callable[[], str] = lambda: os.urandom(16).hex(),
+                 clock: t.Callable[[], float] = time.time) -> None:
+        self.new_id = new_id
+        self.clock = clock
+        self._last_stamp = 0
+
+    def stamp(self) -> int:
+        """Ten-thousandths of a second since the epoch, strictly increasing."""
+        value = int(self.clock() * 10000)
+        if value <= self._last_stamp:
+            value = self._last_stamp + 1
+        self._last_stamp = value
+        return value
+
+    def build(self, template: t.Any, files: PackageFiles) -> dict[str, t.Any]:
+        plan = copy.deepcopy(template)
+        if not isinstance(plan, dict):
+            raise ValueError("Incorrect execution plan")
+        version = plan.get("FormatVersion")
+        if not version or str(version).startswith("1."):
+            return self._v1(plan, files)
+        return self._v2(plan, files)
+
+    def _v1(self, plan: dict[str, t.Any], files: PackageFiles) -> dict[str, t.Any]:
+        plan["Scripts"] = [
+            base64.b64encode(files.read(posixpath.join(SCRIPTS_FOLDER, name))).decode("ascii")
+            for name in plan.get("Scripts", [])]
+        plan["Stamp"] = self.stamp()
+        return plan
+
+    def _v2(self, plan: dict[str, t.Any], files: PackageFiles) -> dict[str, t.Any]:
+        plan["ID"] = self.new_id()
+        plan["Stamp"] = self.stamp()
+        plan.setdefault("Action", "Execute")
+        plan.setdefault("Files", {})
+        placed = {description["Name"]: file_id
+                  for file_id, description in plan["Files"].items()}
+        for name, script in (plan.get("Scripts") or {}).items():
+            if "EntryPoint" not in script:
+                raise ValueError(f"No entry point in script {name}")
+            if script.get("Type") == "Application":
+                entry = script["EntryPoint"]
+                script["EntryPoint"] = (placed[entry] if entry in placed
+                                        else self._place(entry, plan, files, placed))
+            for index, item in enumerate(script.get("Files") or []):
+                if _file_name(item) in placed:
+                    script["Files"][index] = placed[_file_name(item)]
+                else:
+                    script["Files"][index] = self._place(item, plan, files, placed)
+        return plan
+
+    def _place(self, item: t.Any, plan: dict[str, t.Any], files: PackageFiles,
+               placed: dict[str, str]) -> str:
+        file_id = self.new_id()
+        name = _file_name(item)
+        value = _file_value(item)
+        if _is_url(value):
+            plan["Files"][file_id] = {"Name": name, "URL": value, "Type": "Downloadable"}
+        elif _is_base64(value):
+            body = files.read(posixpath.join(SCRIPTS_FOLDER, value[1:-1]))
+            plan["Files"][file_id] = {"Name": name, "BodyType": "Base64",
+                                      "Body": base64.b64encode(body).decode("ascii") + "\n"}
+        else:
+            plan["Files"][file_id] = {
+                "Name": name, "BodyType": "Text",
+                "Body": files.string(posixpath.join(SCRIPTS_FOLDER, value))}
+        placed[name] = file_id
+        return file_id
+
+
+def _file_value(item: t.Any) -> str:
+    return str(next(iter(item.values()))) if isinstance(item, dict) else str(item)
+
+
+def _is_url(value: str) -> bool:
+    parts = urllib.parse.urlsplit(value)
+    return bool(parts.scheme and parts.netloc)
+
+
+def _is_base64(value: str) -> bool:
+    return value.startswith("<") and value.endswith(">")
+
+
+def _file_name(item: t.Any) -> str:
+    name = str(next(iter(item))) if isinstance(item, dict) else str(item)
+    if _is_url(name):
+        return name[name.rindex("/") + 1:]
+    if _is_base64(name):
+        return name[1:-1]
+    return name
+
+
+def find_owner(obj: MuranoObject | None, class_name: str) -> MuranoObject | None:
+    """The nearest object up ``obj``'s owner chain (``obj`` included) of ``class_name``."""
+    while obj is not None:
+        obj = obj.real_this
+        if any(cls.name == class_name for cls in obj.type.ancestry):
+            return obj
+        obj = obj.owner
+    return None
+
+
+class AgentState:
+    """The host-side state of one Agent object."""
+
+    def __init__(self, this: MuranoObject) -> None:
+        host = prop(this, "host")
+        host_id = host.id if isinstance(host, MuranoObject) else str(host)
+        environment = find_owner(host if isinstance(host, MuranoObject) else None,
+                                 ENVIRONMENT_CLASS)
+        self.queue = host_key(environment.id if environment is not None else "", host_id)
+        self.builder = PlanBuilder()
+
+
+def _location(executor: t.Any, host: t.Any) -> tuple[str | None, str | None]:
+    """The stack and resource name of the server an agent belongs to."""
+    if not isinstance(host, MuranoObject):
+        return None, None
+    server = host.real_this.values.get("name")
+    try:
+        region = executor.call(host, "getRegion")
+        stack = prop(region, "stack") if isinstance(region, MuranoObject) else None
+        stack_name = prop(stack, "name") if isinstance(stack, MuranoObject) else None
+    except Exception:   # a host that is no cloud resource has no stack
+        stack_name = None
+    return stack_name, server
+
+
+def _run(executor: t.Any, this: MuranoObject, agent: AgentState, plan: dict[str, t.Any],
+         timeout: t.Any, wait: bool) -> t.Any:
+    seconds = (DEFAULT_TIMEOUT if timeout is None else float(timeout)) if wait else 0
+    stack, server = _location(executor, prop(this, "host"))
+    result = services_of(executor).agent_execute(agent.queue, plan, seconds,
+                                                 stack=stack, server=server)
+    if not wait:
+        return None
+    try:
+        return result_value(result)
+    except AgentResultError as error:
+        raise AgentException(error.info) from None
+
+
+def bind_agent(cls: MuranoClass) -> None:
+    def agent_of(this: MuranoObject) -> AgentState:
+        return state(this, AgentState)
+
+    def build(executor: t.Any, this: MuranoObject, template: t.Any,
+              resources: t.Any) -> dict[str, t.Any]:
+        owner = resources.type if isinstance(resources, MuranoObject) else None
+        files = (package_files(executor, _resources_package(resources))
+                 if owner is not None else None)
+        if files is None:
+            raise DslError("an execution plan needs a Resources object to read files from")
+        return agent_of(this).builder.build(dispatch.thaw(template), files)
+
+    def call(executor: t.Any, this: MuranoObject, frame: t.Any, template: t.Any,
+             resources: t.Any, timeout: t.Any = None) -> t.Any:
+        plan = build(executor, this, template, resources)
+        return _run(executor, this, agent_of(this), plan, timeout, True)
+
+    def send(executor: t.Any, this: MuranoObject, frame: t.Any, template: t.Any,
+             resources: t.Any) -> None:
+        plan = build(executor, this, template, resources)
+        _run(executor, this, agent_of(this), plan, None, False)
+
+    def call_raw(executor: t.Any, this: MuranoObject, frame: t.Any, plan: t.Any,
+                 timeout: t.Any = None) -> t.Any:
+        return _run(executor, this, agent_of(this), dispatch.thaw(plan), timeout, True)
+
+    def send_raw(executor: t.Any, this: MuranoObject, frame: t.Any, plan: t.Any) -> None:
+        _run(executor, this, agent_of(this), dispatch.thaw(plan), None, False)
+
+    def wait_ready(executor: t.Any, this: MuranoObject, frame: t.Any,
+                   timeout: t.Any = 100) -> None:
+        plan = {"FormatVersion": "2.0.0", "Body": "return", "Scripts": {}}
+        agent = agent_of(this)
+        plan = agent.builder.build(plan, PackageFiles(_no_files, "(none)"))
+        _run(executor, this, agent, plan, timeout, True)
+
+    def is_ready(executor: t.Any, this: MuranoObject, frame: t.Any,
+                 timeout: t.Any = 100) -> bool:
+        try:
+            wait_ready(executor, this, frame, timeout)
+        except AgentException:
+            return False
+        return True
+
+    def build_execution_plan(executor: t.Any, this: MuranoObject, frame: t.Any,
+                             template: t.Any, resources: t.Any) -> dict[str, t.Any]:
+        return build(executor, this, template, resources)
+
+    native(cls, "call", call, [("template", REQUIRED), ("resources", REQUIRED), ("timeout", None)])
+    native(cls, "send", send, [("template", REQUIRED), ("resources", REQUIRED)])
+    native(cls, "callRaw", call_raw, [("plan", REQUIRED), ("timeout", None)])
+    native(cls, "sendRaw", send_raw, [("plan", REQUIRED)])
+    native(cls, "isReady", is_ready, [("timeout", 100)])
+    native(cls, "waitReady", wait_ready, [("timeout", 100)])
+    native(cls, "prepare", lambda executor, this, frame: None, [])
+    native(cls, "queueName", lambda executor, this, frame: agent_of(this).queue, [])
+    native(cls, "signingKey", lambda executor, this, frame, linePrefix="": "",
+           [("linePrefix", "")])
+    native(cls, "buildExecutionPlan", build_execution_plan,
+           [("template", REQUIRED), ("resources", REQUIRED)])
+
+
+def _no_files(path: str) -> bytes:
+    raise FileNotFoundError(path)
+
+
+def _resources_package(resources: MuranoObject) -> MuranoClass:
+    """The class whose package a Resources object reads: the one that created it."""
+    for part in resources.parts_created():
+        if isinstance(part.extension, MuranoClass):
+            return part.extension
+    return resources.type
+
+
+def bind_listener(cls: MuranoClass) -> None:
+    """AgentListener: replies come back through the services, so the listener only
+    names its queue; start, stop, subscribe and unsubscribe do nothing."""
+    def queue_name(executor: t.Any, this: MuranoObject, frame: t.Any) -> str:
+        return f"-execution-results-{str(prop(this, 'name', '')).lower()}"
+
+    native(cls, "queueName", queue_name, [])
+    for name, args in (("start", []), ("stop", []),
+                       ("subscribe", [("messageId", REQUIRED), ("event", REQUIRED)]),
+                       ("unsubscribe", [("messageId", REQUIRED)])):
+        native(cls, name, lambda executor, this, frame, **values: None, args)
+

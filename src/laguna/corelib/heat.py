@@ -1,0 +1,177 @@
+"""io.murano.system.HeatStack: one orchestration stack, kept in memory.
+
+``new(sys:HeatStack, name => ..., description => ..., regionName => ...)``. The
+template grows by :func:`merge` of fragments (``updateTemplate``) and goes to
+the cloud on ``push`` through the run's services; nothing is sent while the
+template equals what was pushed last. A template without resources deletes
+the stack instead. ``push(isAsync)`` (also spelled ``async``, as the core's own
+Instance called it) runs synchronously: services answer when the cloud has.
+"""
+
+from __future__ import annotations
+
+import copy
+import typing as t
+
+from laguna.corelib.binding import prop, state
+from laguna.corelib.declare import REQUIRED, native
+from laguna.corelib.services import services_of
+from laguna.lang.dispatch import thaw
+from laguna.lang.errors import DslError
+from laguna.lang.objects import MuranoObject
+from laguna.lang.types import MuranoClass
+
+HEAT_CLASS = "io.murano.system.HeatStack"
+HEAT_TEMPLATE_VERSION = "2013-05-23"
+
+
+class HeatStackError(DslError):
+    code = "LAG-E0522"
+    murano_name = "murano.engine.system.heat_stack.HeatStackError"
+
+
+def merge_lists(first: list[t.Any], second: list[t.Any]) -> list[t.Any]:
+    """Items of both, each once, in the order first met."""
+    result: list[t.Any] = []
+    for item in [*first, *second]:
+        if item not in result:
+            result.append(item)
+    return result
+
+
+def merge(base: dict[str, t.Any], update: dict[str, t.Any]) -> dict[str, t.Any]:
+    """The original engine's template merge: dicts merge recursively, lists
+    become their union (order kept), other values are replaced; a string or
+    null meeting a string or null of the other side keeps the base's value;
+    other type clashes are errors."""
+    result: dict[str, t.Any] = {}
+    for key, old in base.items():
+        result[key] = old
+        if key not in update:
+            continue
+        new = update[key]
+        if type(new) is not type(old):
+            if isinstance(old, (str, type(None))) and isinstance(new, (str, type(None))):
+                continue
+            raise HeatStackError(
+                f"cannot merge {type(new).__name__} into {type(old).__name__} at {key!r}")
+        if isinstance(new, dict):
+            result[key] = merge(old, new)
+        elif isinstance(new, list):
+            result[key] = merge_lists(old, new)
+        else:
+            result[key] = new
+    for key, new in update.items():
+        if key not in result:
+            result[key] = new
+    return result
+
+
+class Stack:
+    """The host-side state of one HeatStack object."""
+
+    def __init__(self, name: str, description: str | None, services: t.Any) -> None:
+        self.name = name
+        self.description = description
+        self.services = services
+        self.template: dict[str, t.Any] | None = None
+        self.parameters: dict[str, t.Any] = {}
+        self.files: dict[str, t.Any] = {}
+        self.hot_environment: t.Any = {}
+        self.applied = True
+        self.outputs: dict[str, t.Any] | None = None
+
+    def current(self) -> dict[str, t.Any]:
+        if self.template is None:
+            held = self.services.get_template(self.name)
+            self.template = copy.deepcopy(held) if held else {}
+            self.applied = True
+        return copy.deepcopy(self.template)
+
+    def set_template(self, template: dict[str, t.Any]) -> None:
+        self.template = copy.deepcopy(template)
+        self.parameters = {}
+        self.applied = False
+
+    def update_template(self, fragment: dict[str, t.Any]) -> None:
+        version = fragment.get("heat_template_version", HEAT_TEMPLATE_VERSION)
+        if version != HEAT_TEMPLATE_VERSION:
+            raise HeatStackError(
+                f"Currently only heat_template_version {HEAT_TEMPLATE_VERSION} is supported.")
+        current = self.current()
+        self.template = merge(current, fragment)
+        self.applied = self.applied and self.template == current
+
+    def push(self) -> None:
+        if self.applied or self.template is None:
+            return
+        template = self.template
+        template.setdefault("heat_template_version", HEAT_TEMPLATE_VERSION)
+        if "description" not in template and self.description:
+            template["description"] = self.description
+        if template.get("resources") is None and template.get("Resources") is None:
+            self.delete()
+            return
+        self.outputs = self.services.push_stack(self.name, copy.deepcopy(template),
+                                                dict(self.parameters))
+        self.applied = True
+
+    def output(self) -> dict[str, t.Any]:
+        if self.outputs is None:
+            self.outputs = self.services.stack_outputs(self.name)
+        return dict(self.outputs or {})
+
+    def delete(self) -> None:
+        if self.current() or self.outputs is not None:
+            self.services.delete_stack(self.name)
+        self.template = {}
+        self.outputs = {}
+        self.applied = True
+
+
+def stack_of(executor: t.Any, this: MuranoObject) -> Stack:
+    return state(this, lambda part: Stack(str(prop(part, "name")), prop(part, "description"),
+                                          services_of(executor)))
+
+
+def bind_heat_stack(cls: MuranoClass) -> None:
+    def method(fn: t.Callable[..., t.Any]) -> t.Callable[..., t.Any]:
+        def call(executor: t.Any, this: MuranoObject, frame: t.Any, **args: t.Any) -> t.Any:
+            return fn(stack_of(executor, this), **{k: thaw(v) for k, v in args.items()})
+        return call
+
+    def push(stack: Stack, isAsync: t.Any = False, **kwargs: t.Any) -> None:  # noqa: N803
+        stack.push()
+
+    def set_parameters(stack: Stack, parameters: t.Any) -> None:
+        stack.parameters = dict(parameters or {})
+        stack.applied = False
+
+    def set_files(stack: Stack, files: t.Any) -> None:
+        stack.files = dict(files or {})
+        stack.applied = False
+
+    def set_hot_environment(stack: Stack, hotEnvironment: t.Any) -> None:  # noqa: N803
+        stack.hot_environment = hotEnvironment
+        stack.applied = False
+
+    def reload(stack: Stack) -> dict[str, t.Any]:
+        stack.template = None
+        stack.parameters = {}
+        return stack.current()
+
+    native(cls, "current", method(lambda stack: stack.current()), [])
+    native(cls, "parameters", method(lambda stack: dict(stack.parameters)), [])
+    native(cls, "reload", method(reload), [])
+    native(cls, "setTemplate", method(lambda stack, template: stack.set_template(template)),
+           [("template", REQUIRED)])
+    native(cls, "updateTemplate",
+           method(lambda stack, template: stack.update_template(template)),
+           [("template", REQUIRED)])
+    native(cls, "setParameters", method(set_parameters), [("parameters", REQUIRED)])
+    native(cls, "setFiles", method(set_files), [("files", REQUIRED)])
+    native(cls, "setHotEnvironment", method(set_hot_environment),
+           [("hotEnvironment", REQUIRED)])
+    native(cls, "push", method(push), [("isAsync", False), ("async", False)])
+    native(cls, "output", method(lambda stack: stack.output()), [])
+    native(cls, "delete", method(lambda stack: stack.delete()), [])
