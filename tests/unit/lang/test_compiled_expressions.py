@@ -50,6 +50,8 @@ def run(text, legacy=False, **variables):
 FAST = [
     ("[10, 20, 30][1]", 20),
     ("$l[0]", 5),
+    ("$l[$z]", 5),
+    ("$d[$k]", "v"),
     ("{'a' => 1}['a']", 1),
     ("$d['k']", "v"),
     ("-$i", -3),
@@ -106,7 +108,7 @@ FAST = [
 
 @pytest.mark.parametrize(("text", "expected"), FAST)
 def test_common_operations_take_the_direct_path(spy, text, expected):
-    value = run(text, i=3, f=1.5, z=0, l=[5, 6], d={"k": "v"}, n=None)
+    value = run(text, i=3, f=1.5, z=0, l=[5, 6], d={"k": "v"}, n=None, k="k")
     assert value == expected
     assert type(value) is type(expected)
     assert spy.names == []
@@ -244,8 +246,8 @@ def test_named_argument_of_a_fast_function_goes_to_yaql(spy):
 
 
 def test_indexer_with_more_than_one_index_goes_to_yaql(spy):
-    with pytest.raises(Exception):
-        run("[1, 2][0, 1]")
+    with pytest.raises(NoMatchingFunctionException, match='No function "#indexer"'):
+        run("$l[0, $z]", l=[1, 2], z=1)
     assert spy.names == ["#indexer"]
 
 
