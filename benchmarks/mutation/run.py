@@ -123,26 +123,37 @@ def _meta_files(name: str) -> list[pathlib.Path]:
 
 
 def results(name: str) -> dict[str, int | None]:
-    codes: dict[str, int | None] = {}
+    return {key: code for key, (code, _) in _results_with_paths(name).items()}
+
+
+def _results_with_paths(name: str) -> dict[str, tuple[int | None, str]]:
+    """Mutant name -> (mutmut's exit code, source path)."""
+    root = BUILD / name / "mutants"
+    found: dict[str, tuple[int | None, str]] = {}
     for meta in _meta_files(name):
-        codes.update(json.loads(meta.read_text())["exit_code_by_key"])
-    return codes
+        path = str(meta.relative_to(root))[:-len(".meta")]
+        for key, code in json.loads(meta.read_text())["exit_code_by_key"].items():
+            found[key] = (code, path)
+    return found
 
 
-def _diffs(name: str, keys: list[str]) -> dict[str, tuple[str, str]]:
-    """Mutant name -> (its description, its diff), read with mutmut's code."""
+def _diffs(name: str, keys: dict[str, str]) -> dict[str, tuple[str, str]]:
+    """Mutant name -> (its description, its diff), read with mutmut's code;
+    ``keys`` maps each mutant to its source path."""
     if not keys:
         return {}
     work = BUILD / name
     script = (
         "import json, sys\n"
-        "from mutmut.mutation.diff_apply import get_diff_for_mutant, find_mutant\n"
+        "from mutmut.mutation.diff_apply import get_diff_for_mutant\n"
         "out = {}\n"
-        "for key in json.load(sys.stdin):\n"
-        "    out[key] = get_diff_for_mutant(key, path=find_mutant(key).path)\n"
+        "for key, path in json.load(sys.stdin).items():\n"
+        "    out[key] = get_diff_for_mutant(key, path=path)\n"
         "print(json.dumps(out))\n")
     done = subprocess.run([sys.executable, "-c", script], cwd=work, env=_env(),
-                          input=json.dumps(keys), capture_output=True, text=True, check=True)
+                          input=json.dumps(keys), capture_output=True, text=True, check=False)
+    if done.returncode:
+        sys.exit(f"reading the diffs of {name}'s mutants failed:\n{done.stderr}")
     return {key: (describe(key, diff), diff)
             for key, diff in json.loads(done.stdout.splitlines()[-1]).items()}
 
@@ -168,10 +179,11 @@ def report(names: list[str]) -> float:
     worst = 0.0
     summary = []
     for name in names:
-        codes = results(name)
+        found = _results_with_paths(name)
+        codes = {key: code for key, (code, _) in found.items()}
         statuses = Counter(STATUS.get(code, "suspicious") for code in codes.values())
         survivors = sorted(k for k, c in codes.items() if STATUS.get(c) == "survived")
-        diffs = _diffs(name, survivors)
+        diffs = _diffs(name, {key: found[key][1] for key in survivors})
         explained = explained_all.get(name, {})
         used = set()
         unexplained = []

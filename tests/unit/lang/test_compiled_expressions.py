@@ -7,12 +7,23 @@ from __future__ import annotations
 
 import pytest
 from yaql.language import utils
-from yaql.language.exceptions import NoMatchingFunctionException
+from yaql.language.exceptions import (
+    NoFunctionRegisteredException,
+    NoMatchingFunctionException,
+    NoMethodRegisteredException,
+)
 
 from laguna.lang import compiler
+from laguna.lang.classes import PackageClasses
 from laguna.lang.compiler import Compiler, compile_statement
+from laguna.lang.contracts import TRANSFORM, ContractState
+from laguna.lang.errors import MuranoPlError
+from laguna.lang.executor import Executor
 from laguna.lang.scope import Scope
+from laguna.lang.types import RuntimePackage
+from laguna.testing.packages import core_registry
 from laguna.yaql import engine
+from laguna.yaql.engine import Limits
 
 
 class FallbackSpy:
@@ -288,3 +299,114 @@ def test_constant_argument_is_passed_as_it_is():
 def test_engine_of_a_scope_without_frame_is_the_shared_one():
     assert compiler._engine(scope(), False) is engine.create_engine(False)
     assert compiler._engine(scope(), True) is engine.create_engine(True)
+
+
+def test_a_contract_method_name_in_plain_code_is_an_ordinary_method():
+    with pytest.raises(NoMethodRegisteredException, match='Unknown method "int" for receiver 5'):
+        run("$s.int()", s="5")
+
+
+def test_attribute_of_a_plain_value_asks_yaql_for_the_property():
+    for text in ("$s.upper", "$s?.upper"):
+        with pytest.raises(NoFunctionRegisteredException,
+                           match='Unknown function "#property#upper"'):
+            run(text, s="abc")
+
+
+# -- expressions over MuranoPL objects, run by an executor ---------------------------
+CLASS = """\
+Namespaces:
+  =: t
+  x: t
+Name: A
+Properties:
+  p: {Contract: $, Usage: InOut, Default: 5}
+  n: {Contract: $.int(), Usage: InOut, Default: '7'}
+  q: {Contract: $, Usage: InOut}
+  s: {Contract: $, Usage: Static, Default: st}
+Methods:
+  sub:
+    Arguments: [a: {Contract: $}, b: {Contract: $}]
+    Body: [Return: $a - $b]
+  static:
+    Usage: Static
+    Body: [Return: static]
+  members:
+    Body:
+      - Return: list($.p, $this.p, :A.s, x:A.s, :A.static(), x:A.static(), $.n)
+  calls:
+    Body:
+      - Return: list($.sub(5, 2), $.sub(b => 5, a => 1), $.sub(5, b => 1), $.q?.sub(1, 2))
+  builtins:
+    Body:
+      - Return: list(id($) = $.id(), format('{0}-{1}', 1, 2), '{0}+{1}'.format(1, 2))
+  collection:
+    Body:
+      - Return: range(10).select($ * 2).sum()
+  attribute:
+    Arguments: [s: {Contract: $}]
+    Body: [Return: $s.upper]
+  nullSafeAttribute:
+    Arguments: [s: {Contract: $}]
+    Body: [Return: $s?.upper]
+"""
+
+
+def executor_and_object(limits=None):
+    registry = core_registry()
+    registry.add(PackageClasses(RuntimePackage("t.pkg"), [("A.yaml", lambda: CLASS)]))
+    executor = Executor(registry, limits) if limits is not None else Executor(registry)
+    return executor, executor.new_object(registry.find("t.A"), None, {})
+
+
+def test_properties_type_references_and_static_calls():
+    executor, obj = executor_and_object()
+    assert executor.call(obj, "members") == (5, 5, "st", "st", "static", "static", 7)
+
+
+def test_method_calls_with_positional_and_named_arguments():
+    executor, obj = executor_and_object()
+    assert executor.call(obj, "calls") == (3, -4, 4, None)
+
+
+def test_builtins_and_the_direct_format_method(spy):
+    executor, obj = executor_and_object()
+    assert executor.call(obj, "builtins") == (True, "1-2", "1+2")
+    assert "format" not in spy.names
+
+
+def test_yaql_functions_of_compiled_code_apply_the_executors_limits():
+    executor, obj = executor_and_object()
+    assert executor.call(obj, "collection") == 90
+    executor, obj = executor_and_object(Limits(iterators=5))
+    with pytest.raises(MuranoPlError, match="Collection length exceeds 5 elements"):
+        executor.call(obj, "collection")
+
+
+def test_a_map_item_without_an_arrow_cannot_be_compiled():
+    with pytest.raises(TypeError, match="^map items must be key => value$"):
+        Compiler(False).statement(engine.parse("{1}", False))
+
+
+def test_compile_statement_keeps_the_legacy_mode(spy):
+    assert compile_statement(engine.parse("str(12)", True), True)(scope(True)) == "12"
+    assert spy.names == ["str"]
+
+
+def test_compile_statement_keeps_the_contract_mode():
+    fn = compile_statement(engine.parse("$.int()", False), False, contract=True)
+    context = scope(**{"1": "5"})
+    context.contract = ContractState(TRANSFORM, None, None, None, None, None)
+    assert fn(context) == 5
+
+
+def test_arguments_of_a_fast_function_are_evaluated_in_the_scope(spy):
+    assert run("str($i)", i=3) == "3"
+    assert spy.names == []
+
+
+def test_attribute_of_a_plain_value_inside_a_method_asks_yaql():
+    executor, obj = executor_and_object()
+    for method in ("attribute", "nullSafeAttribute"):
+        with pytest.raises(MuranoPlError, match='Unknown function "#property#upper"'):
+            executor.call(obj, method, "abc")
