@@ -19,7 +19,7 @@ from laguna.lang import compiler
 from laguna.lang.classes import PackageClasses
 from laguna.lang.compiler import Compiler, compile_statement
 from laguna.lang.contracts import TRANSFORM, ContractState
-from laguna.lang.errors import MuranoPlError
+from laguna.lang.errors import ContractViolationException, MuranoPlError
 from laguna.lang.executor import Executor
 from laguna.lang.scope import Scope
 from laguna.lang.types import RuntimePackage
@@ -455,3 +455,14 @@ def test_is_tests_the_class_of_an_object():
     executor, obj = executor_and_object()
     assert executor.call(obj, "isA", obj) is True
     assert executor.call(obj, "isA", 1) is False
+
+
+def test_check_contract_method_compiles_its_predicate_and_message():
+    fn = compile_statement(engine.parse("$.check($ > 0, 'positive')", False), False,
+                           contract=True)
+    context = scope(**{"1": 5})
+    context.contract = ContractState(TRANSFORM, None, None, None, None, None)
+    assert fn(context) == 5
+    context["$1"] = -1
+    with pytest.raises(ContractViolationException, match="^positive$"):
+        fn(context)
