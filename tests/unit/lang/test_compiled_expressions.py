@@ -367,6 +367,9 @@ Methods:
   static:
     Usage: Static
     Body: [Return: static]
+  repeat:
+    Arguments: [n: {Contract: $}]
+    Body: [Return: len('ab' * $n)]
   isA:
     Arguments: [x: {Contract: $}]
     Body: [Return: $x is :A]
@@ -466,3 +469,11 @@ def test_check_contract_method_compiles_its_predicate_and_message():
     context["$1"] = -1
     with pytest.raises(ContractViolationException, match="^positive$"):
         fn(context)
+
+
+def test_yaql_operators_of_compiled_code_apply_the_executors_limits():
+    executor, obj = executor_and_object()
+    assert executor.call(obj, "repeat", 100_000) == 200_000
+    executor, obj = executor_and_object(Limits(memory_quota=10_000))
+    with pytest.raises(MuranoPlError, match="^.*memory quota exceeded"):
+        executor.call(obj, "repeat", 100_000)
