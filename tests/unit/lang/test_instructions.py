@@ -242,7 +242,7 @@ def test_while_stops_at_break_and_skips_at_continue():
           Body:
             - $i: 0
             - $seen: []
-            - While: $i < 10
+            - While: $i < len(range(10))
               Do:
                 - $i: $i + 1
                 - If: $i = 2
@@ -270,8 +270,15 @@ def test_for_walks_a_list_or_the_keys_of_a_dictionary():
             - For: k
               In: {a: 1, b: 2}
               Do: [$seen: $seen + list($k)]
+            - $d: {c: 3}
+            - For: k
+              In: $d
+              Do: [$seen: $seen + list($k)]
+            - For: n
+              In: range(5, 7)
+              Do: [$seen: $seen + list($n)]
             - Return: $seen
-        """) == (1, 3, "a", "b")
+        """) == (1, 3, "a", "b", "c", 5, 6)
 
 
 def test_repeat_runs_its_body_the_given_number_of_times():
@@ -353,8 +360,10 @@ def test_parallel_runs_every_branch():
             - Parallel:
                 - $.items: $.items + [3]
               Limit: 0
+            - Parallel:
+                - $.items: $.items + [4]
             - Return: $.items.orderBy($)
-        """, properties="items: {Contract: $, Usage: Runtime}\n") == (1, 2, 3)
+        """, properties="items: {Contract: $, Usage: Runtime}\n") == (1, 2, 3, 4)
 
 
 def test_parallel_raises_the_error_of_a_failing_branch():
@@ -511,6 +520,7 @@ def test_rethrow_after_a_try_is_outside_catch():
         """)
     assert error.names == ["TypeError"]
     assert error.message == "Rethrow must be inside Catch"
+    assert error.frames[-1].instruction == "Rethrow"
 
 
 def test_cause_of_a_throw_is_the_caught_exception():
