@@ -627,3 +627,41 @@ def test_do_and_try_show_their_keyword_while_their_body_runs_in_a_called_method(
             - Throw: X
         """)
     assert [f.instruction for f in error.frames] == ["$.fail()", "Throw X"]
+
+
+def test_block_heads_may_call_yaql_functions():
+    assert call("""\
+        m:
+          Body:
+            - $r: []
+            - If: len(range(1)) = 1
+              Then: [$r: $r + list(if)]
+            - Match:
+                3: [$r: $r + list(match)]
+              Value: len(range(3))
+            - Switch:
+                len(range(2)) = 2: [$r: $r + list(switch)]
+            - Repeat: len(range(2))
+              Do: [$r: $r + list(repeat)]
+            - Parallel:
+                - $x: 1
+              Limit: len(range(2))
+            - Return: $r
+        """) == ("if", "match", "switch", "repeat", "repeat")
+
+
+def test_a_try_inside_a_catch_restores_the_exception_being_handled():
+    error = failure("""\
+        m:
+          Body:
+            - Try:
+                - Throw: Outer
+              Catch:
+                - Do:
+                    - Try:
+                        - Throw: Inner
+                      Catch:
+                        - Do: []
+                    - Rethrow:
+        """)
+    assert error.names == ["Outer"]
