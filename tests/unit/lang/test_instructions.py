@@ -385,9 +385,10 @@ def test_throw_with_several_names_and_extra():
     error = failure("""\
         m:
           Body:
+            - $x: 1
             - Throw: [One, Two]
               Message: boom
-              Extra: {a: 1}
+              Extra: {a: $x}
         """)
     assert error.names == ["One", "Two"]
     assert error.message == "boom"
@@ -560,6 +561,7 @@ def test_loop_signal_outside_a_loop_is_an_error(keyword):
             - {keyword}:
         """)
     assert error.message == f"{keyword} cannot be used on method level"
+    assert error.frames[-1].instruction == keyword
 
 
 def test_a_null_instruction_does_nothing():
