@@ -203,18 +203,21 @@ def report(names: list[str]) -> float:
         for description in stale:
             print(f"  (explained entry no longer surviving: {description})")
         total = len(codes)
-        ratio = len(unexplained) / total if total else 0.0
-        worst = max(worst, ratio)
-        summary.append((name, total, statuses["killed"], len(used), len(unexplained),
-                        statuses["timeout"],
-                        total - statuses["killed"] - statuses["survived"] - statuses["timeout"],
+        unchecked = statuses["not checked"]
+        checked = total - unchecked
+        ratio = len(unexplained) / checked if checked else 0.0
+        worst = max(worst, ratio if checked else 1.0)
+        summary.append((name, total, unchecked, statuses["killed"], len(used),
+                        len(unexplained), statuses["timeout"],
+                        checked - statuses["killed"] - statuses["survived"] - statuses["timeout"],
                         ratio))
-    print(f"\n{'module':<10} {'mutants':>7} {'killed':>7} {'expl.':>6} {'unexpl.':>7} "
-          f"{'timeout':>7} {'other':>6} {'unexpl. %':>9}")
-    for name, total, killed, expl, unexpl, timeout, other, ratio in summary:
-        print(f"{name:<10} {total:>7} {killed:>7} {expl:>6} {unexpl:>7} {timeout:>7} "
-              f"{other:>6} {ratio:>9.1%}")
-    print("(other: not checked, no tests covering the function, suspicious)")
+    print(f"\n{'module':<10} {'mutants':>7} {'unrun':>6} {'killed':>7} {'expl.':>6} "
+          f"{'unexpl.':>7} {'timeout':>7} {'other':>6} {'unexpl. %':>9}")
+    for name, total, unchecked, killed, expl, unexpl, timeout, other, ratio in summary:
+        print(f"{name:<10} {total:>7} {unchecked:>6} {killed:>7} {expl:>6} {unexpl:>7} "
+              f"{timeout:>7} {other:>6} {ratio:>9.1%}")
+    print("(survivors: explained in equivalent.toml or not; unexpl. % of the mutants run; "
+          "unrun: not checked yet; other: no tests cover the function, suspicious)")
     return worst
 
 
