@@ -118,6 +118,8 @@ FAST = [
     ("3 or 'x'", 3),
     ("$i and $z", 0),
     ("$z or $i", 3),
+    ("$i or $z", 3),
+    ("7 mod $i", 1),
     ("$i / $f", 2.0),
     ("$i / $i", 1),
     ("$i mod 2", 1),
@@ -354,6 +356,7 @@ CLASS = """\
 Namespaces:
   =: t
   x: t
+  y: u
 Name: A
 Properties:
   p: {Contract: $, Usage: InOut, Default: 5}
@@ -373,6 +376,11 @@ Methods:
   isA:
     Arguments: [x: {Contract: $}]
     Body: [Return: $x is :A]
+  isNamedA:
+    Arguments: [x: {Contract: $}]
+    Body: [Return: $x is 'A']
+  otherNamespace:
+    Body: [Return: y:B.who()]
   members:
     Body:
       - Return: list($.p, $this.p, :A.s, x:A.s, :A.static(), x:A.static(), $.n)
@@ -394,9 +402,19 @@ Methods:
 """
 
 
+OTHER = """\
+Name: u.B
+Methods:
+  who:
+    Usage: Static
+    Body: [Return: u.B]
+"""
+
+
 def executor_and_object(limits=None):
     registry = core_registry()
-    registry.add(PackageClasses(RuntimePackage("t.pkg"), [("A.yaml", lambda: CLASS)]))
+    registry.add(PackageClasses(RuntimePackage("t.pkg"), [("A.yaml", lambda: CLASS),
+                                                          ("B.yaml", lambda: OTHER)]))
     executor = Executor(registry, limits) if limits is not None else Executor(registry)
     return executor, executor.new_object(registry.find("t.A"), None, {})
 
@@ -477,3 +495,18 @@ def test_yaql_operators_of_compiled_code_apply_the_executors_limits():
     executor, obj = executor_and_object(Limits(memory_quota=10_000))
     with pytest.raises(MuranoPlError, match="^.*memory quota exceeded"):
         executor.call(obj, "repeat", 100_000)
+
+
+def test_is_with_a_class_name_resolves_it_in_the_calling_class():
+    executor, obj = executor_and_object()
+    assert executor.call(obj, "isNamedA", obj) is True
+
+
+def test_a_namespace_prefix_names_its_own_namespace():
+    executor, obj = executor_and_object()
+    assert executor.call(obj, "otherNamespace") == "u.B"
+
+
+def test_other_binary_operators_get_both_evaluated_operands():
+    assert run("$s =~ $p", s="abc", p="b") is True
+    assert run("$s =~ $p", s="abc", p="x") is False
