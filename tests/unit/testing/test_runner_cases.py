@@ -25,6 +25,7 @@ MANIFEST = """\
       t.pkg.More: More.yaml
       t.pkg.Plain: Plain.yaml
       t.pkg.Base: Base.yaml
+      Bare: Bare.yaml
     """
 
 CASES = """\
@@ -89,6 +90,17 @@ MORE = """\
           - Return: 1
     """
 
+BARE = """\
+    Namespaces:
+      std: io.murano
+    Name: Bare
+    Extends: std:test.TestFixture
+    Methods:
+      testBare:
+        Body:
+          - Return: 1
+    """
+
 PLAIN = """\
     Namespaces:
       =: t.pkg
@@ -105,7 +117,8 @@ def package(tmp_path: pathlib.Path) -> pathlib.Path:
     root = tmp_path / "pkg"
     (root / "Classes").mkdir(parents=True)
     (root / "manifest.yaml").write_text(textwrap.dedent(MANIFEST))
-    for name, text in (("Cases", CASES), ("More", MORE), ("Plain", PLAIN), ("Base", BASE)):
+    for name, text in (("Cases", CASES), ("More", MORE), ("Plain", PLAIN), ("Base", BASE),
+                       ("Bare", BARE)):
         (root / "Classes" / f"{name}.yaml").write_text(textwrap.dedent(text))
     return root
 
@@ -116,8 +129,8 @@ def names(cases) -> list[str]:
 
 def test_fixtures_are_the_package_classes_extending_test_fixture(package):
     runner = PackageRunner(package)
-    assert sorted(cls.name for cls in runner.fixtures()) == ["t.pkg.Base", "t.pkg.Cases",
-                                                            "t.pkg.More"]
+    assert sorted(cls.name for cls in runner.fixtures()) == ["Bare", "t.pkg.Base",
+                                                            "t.pkg.Cases", "t.pkg.More"]
 
 
 def test_every_test_method_of_each_fixture_once_in_name_order(package):
@@ -126,7 +139,7 @@ def test_every_test_method_of_each_fixture_once_in_name_order(package):
         "t.pkg.Base.testInherited",
         "t.pkg.Cases.testBroken", "t.pkg.Cases.testFails", "t.pkg.Cases.testInherited",
         "t.pkg.Cases.testPasses",
-        "t.pkg.More.testPasses", "t.pkg.More.testZ"])
+        "t.pkg.More.testPasses", "t.pkg.More.testZ", "Bare.testBare"])
     cases_of = [c for c in cases if c.startswith("t.pkg.Cases.")]
     assert cases_of == sorted(cases_of)
 
@@ -141,6 +154,8 @@ def test_every_test_method_of_each_fixture_once_in_name_order(package):
     ("More.testY", []),
     ("Other.testZ", []),
     ("testZ", []),
+    ("Bare.testBare", ["Bare.testBare"]),
+    ("Bare", ["Bare.testBare"]),
 ])
 def test_a_pattern_names_a_class_or_a_method_in_full_or_by_the_last_part(package, pattern,
                                                                           expected):
