@@ -179,12 +179,14 @@ def test_a_passing_test_runs_set_up_first(package):
     result = run(package, "t.pkg.Cases.testPasses")
     assert (result.passed, result.message, result.trace) == (True, "", "")
     assert result.name == "t.pkg.Cases.testPasses"
-    assert result.seconds > 0
+    assert 0 < result.seconds < 60
 
 
 def test_a_failing_assertion_reports_its_names_message_and_stack(package):
     result = run(package, "t.pkg.Cases.testFails")
-    assert result.passed is False
+    assert (result.class_name, result.method, result.passed) == (
+        "t.pkg.Cases", "testFails", False)
+    assert 0 < result.seconds < 60
     assert result.message == "AssertionError: numbers differ: 1 != 2"
     assert result.trace == (
         "  Traceback (most recent call last):\n"
@@ -206,7 +208,8 @@ def test_an_error_outside_muranopl_code_fails_the_test_with_its_text(package):
             Contract: $.string().notNull()
         """))
     result = run(package, "t.pkg.More.testZ")
-    assert result.passed is False
+    assert (result.class_name, result.method, result.passed) == ("t.pkg.More", "testZ", False)
+    assert 0 < result.seconds < 60
     assert result.message == ("property t.pkg.More.needed: null value violates notNull() "
                               "contract (contract: $.string().notNull())")
     assert result.trace == ""
@@ -251,3 +254,25 @@ def test_junit_xml_is_indented_utf8_with_a_declaration():
     text = junit_xml([Result("t.A", "testÄ", True, 0.0)], "s").decode("utf-8")
     assert text.startswith("<?xml version='1.0' encoding='utf-8'?>\n<testsuite")
     assert '\n  <testcase classname="t.A" name="testÄ"' in text
+
+
+def test_an_exception_with_several_names_lists_them(package):
+    (package / "Classes" / "More.yaml").write_text(textwrap.dedent(MORE).replace(
+        "testZ:\n    Body:\n      - Return: 1",
+        "testZ:\n    Body:\n      - Throw: [One, Two]\n        Message: both"))
+    assert run(package, "t.pkg.More.testZ").message == "t.pkg.One, t.pkg.Two: both"
+
+
+def test_tests_read_the_class_configs_of_the_package(package):
+    (package / "Classes" / "More.yaml").write_text(textwrap.dedent(MORE) + textwrap.dedent("""\
+        Properties:
+          where:
+            Usage: Config
+            Contract: $.string()
+            Default: nowhere
+        """).replace("testZ:\n    Body:\n      - Return: 1",
+                     "testZ:\n    Body:\n      - $.assertEqual(configured, $.where)"))
+    (package / "ClassConfigs").mkdir()
+    (package / "ClassConfigs" / "t.pkg.More-0.json").write_text('{"where": "configured"}')
+    result = run(package, "t.pkg.More.testZ")
+    assert (result.passed, result.message) == (True, "")
