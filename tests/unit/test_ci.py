@@ -1,8 +1,8 @@
 """The CI entry point (.ci/run): PostgreSQL must not silently go missing in CI,
 skip reasons are printed, and README's test command is the one CI runs.
 
-.ci/run runs here on a copy whose postgres.sh fails and whose `python3` only
-prints its arguments, so nothing is installed or started.
+.ci/run runs here on a copy whose postgres.sh fails and whose `python3` and
+`lint-imports` only print their arguments, so nothing is installed or started.
 """
 
 from __future__ import annotations
@@ -26,9 +26,10 @@ def ci_copy(tmp_path: pathlib.Path) -> pathlib.Path:
         'echo "postgres.sh: no server here" >&2\nreturn 1\n')
     bin_dir = tmp_path / "bin"
     bin_dir.mkdir()
-    fake = bin_dir / "python3"
-    fake.write_text('#!/bin/sh\necho "python3 $*"\n')
-    fake.chmod(0o755)
+    for tool in ("python3", "lint-imports"):
+        fake = bin_dir / tool
+        fake.write_text(f'#!/bin/sh\necho "{tool} $*"\n')
+        fake.chmod(0o755)
     return tmp_path
 
 
@@ -50,7 +51,9 @@ def test_outside_ci_a_missing_postgresql_only_warns(ci_copy: pathlib.Path) -> No
     result = run_ci(ci_copy)
     assert result.returncode == 0
     assert "warning: no PostgreSQL server" in result.stderr
-    assert result.stdout.splitlines()[-1] == "python3 -m pytest -n 2"
+    # layering and types are checked before the tests run
+    assert result.stdout.splitlines()[-3:] == ["lint-imports ", "python3 -m mypy",
+                                               "python3 -m pytest -n 2"]
 
 
 def test_readme_runs_the_tests_as_ci_does() -> None:
