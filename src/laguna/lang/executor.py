@@ -243,9 +243,10 @@ class Executor:
                                         mode="validate", default=self.property_default(spec),
                                         caller=frame)
             except errors.ContractViolationException as exc:
-                exc.target = f"property {ultimate.declaring_type.name}.{name}"
-                exc.contract = ultimate.contract.text
-                exc.declared_at = ultimate.span
+                if exc.target is None:   # else a property of an object in the value failed
+                    exc.target = f"property {ultimate.declaring_type.name}.{name}"
+                    exc.contract = ultimate.contract.text
+                    exc.declared_at = ultimate.span
                 raise
             if ultimate.usage is PropertyUsage.Static:
                 self.statics[ultimate] = value
