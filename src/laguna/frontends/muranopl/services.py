@@ -114,17 +114,27 @@ class CloudServices:
             return {}
 
     # -- agents --------------------------------------------------------------------------
-    def find_host(self, host_key: str) -> t.Any:
-        """The server whose user data names ``host_key``; None if there is none."""
-        for stack in self.cloud.stacks():
-            for host in self.cloud.hosts(stack):
+    def find_host(self, host_key: str, stack: str | None = None,
+                  server: str | None = None) -> t.Any:
+        """The server the Instance put at ``server`` of ``stack``, else the one
+        whose user data names ``host_key``; None if there is none."""
+        if stack is not None and server is not None:
+            try:
+                host = self.cloud.find_host(stack, server)
+            except StackNotFound:
+                host = None
+            if host is not None:
+                return host
+        for name in self.cloud.stacks():
+            for host in self.cloud.hosts(name):
                 if host.user_data and host_key in host.user_data:
                     return host
         return None
 
-    def agent_execute(self, host_key: str, plan: dict[str, t.Any],
-                      timeout: float | None) -> dict[str, t.Any] | None:
-        host = self.find_host(host_key)
+    def agent_execute(self, host_key: str, plan: dict[str, t.Any], timeout: float | None,
+                      *, stack: str | None = None,
+                      server: str | None = None) -> dict[str, t.Any] | None:
+        host = self.find_host(host_key, stack, server)
         if host is None:
             raise AgentUnavailable(f"no server of the environment runs the agent {host_key} "
                                    "(was the instance deployed?)")
