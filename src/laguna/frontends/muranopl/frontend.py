@@ -99,7 +99,7 @@ class MuranoPlFrontend:
         attach(executor, NoServices())
         try:
             root = executor.load_model(dict(model))
-        except (MuranoPlError, LagunaError) as error:
+        except Exception as error:  # noqa: BLE001 - an engine error that escaped its conversion
             kind, message, _ = kind_and_message(error)
             if kind == CLASS_NOT_FOUND:
                 return
@@ -202,7 +202,7 @@ class Run:
     def _load(self, data: dict[str, t.Any]) -> MuranoObject | None:
         try:
             root = self.executor.load_model(data)
-        except (MuranoPlError, LagunaError) as error:
+        except Exception as error:  # noqa: BLE001 - an engine error that escaped its conversion
             kind, message, _ = kind_and_message(error)
             self.services.close()
             raise Rejected(kind, message) from None
