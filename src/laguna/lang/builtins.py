@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import _string  # type: ignore[import-not-found]
 import concurrent.futures
-import re
 import string
 import time
 import typing as t
@@ -232,39 +231,6 @@ def _format_method(compiler: t.Any, arg_nodes: t.Sequence[t.Any]) -> t.Callable[
 
 
 FAST_METHODS["format"] = _format_method
-
-_MACRO = re.compile(r"{(\w+?)}")
-
-
-def _bind(value: t.Any, mappings: t.Mapping[str, t.Any]) -> t.Any:
-    if isinstance(value, str) and value.startswith("$"):
-        macro = value[1:]
-        replaced = False
-
-        def replace(match: re.Match[str]) -> str:
-            nonlocal replaced
-            replaced = True
-            return str(thaw(mappings.get(match.group(1))))
-        text = _MACRO.sub(replace, macro)
-        result = text if replaced else mappings.get(macro)
-        return value if result is None else result
-    if isinstance(value, (list, tuple)):
-        return [_bind(item, mappings) for item in value]
-    if isinstance(value, (dict, utils.FrozenDict)):
-        return {_bind(key, mappings): _bind(item, mappings) for key, item in value.items()}
-    return value
-
-
-@builtin("bind", method=True)
-def bind(scope: t.Any, obj: t.Any, mappings: t.Any) -> t.Any:
-    """Template substitution of the original engine's system functions, used
-    with execution plan templates: `$resources.yaml('Deploy.template').bind(dict(
-    name => $.name))`. Every string `$name` inside ``obj`` becomes the value of
-    ``name`` in ``mappings`` (kept when it has none), and a string `$...{name}...`
-    gets each `{name}` replaced by that value's text."""
-    if not isinstance(mappings, (dict, utils.FrozenDict)):
-        raise errors.DslError(f"bind() expects a dictionary of values, got {mappings!r}")
-    return freeze(_bind(obj, mappings))
 
 
 __all__ = ["MuranoClass"]
