@@ -116,11 +116,7 @@ class MuranoPlFrontend:
         stored = context.stored
         model = models.settle_wrapped(dict(blueprint.model), stored.environment_id, stored.name)
         registry = registry_for(prepared.libs, stored.packages)
-        data = redeploy.deployment_model(model, stored.model)
-        for object_id in redeploy.removed_ids(data):
-            context.reporter.report("info", f"removing {object_id}: it is no longer in the "
-                                    "model", object_id)
-        return Run(self, context, registry).deploy(data)
+        return Run(self, context, registry).deploy(redeploy.deployment_model(model, stored.model))
 
     def action(self, context: RunContext, object_id: str, method: str,
                arguments: t.Mapping[str, str]) -> Outcome:
@@ -148,10 +144,14 @@ class Run:
         self.services = CloudServices(
             context.cloud, agents, context.reporter, context.stored.environment_id,
             context.stored.name, agent_timeout=context.timeouts.agent, plan=self.plan,
-            components=context.stored.components)
+            components=context.stored.components, name_of=self._name_of_id)
         self.executor = Executor(registry)
         attach(self.executor, self.services)
         self.ran = False
+
+    def _name_of_id(self, object_id: str) -> str | None:
+        obj = self.executor.objects.get(object_id)
+        return _name_of(obj) if obj is not None else None
 
     # -- the three operations -----------------------------------------------------------
     def deploy(self, data: dict[str, t.Any]) -> Outcome:
@@ -208,6 +208,9 @@ class Run:
             raise Rejected(kind, message) from None
         if root is not None:
             self.executor.lifecycle.roots.append(root)
+            for object_id in redeploy.removed_ids(data):
+                self.context.reporter.report(
+                    "info", f"removing {object_id}: it is no longer in the model", object_id)
         # objects of the stored model that the new one lacks are destroyed now
         self.executor.collect_garbage()
         return root

@@ -68,7 +68,8 @@ class CloudServices:
                  environment_id: str, environment_name: str, *,
                  agent_timeout: float = DEFAULT_AGENT_TIMEOUT,
                  plan: list[dict[str, t.Any]] | None = None,
-                 components: t.Mapping[str, Component] | None = None) -> None:
+                 components: t.Mapping[str, Component] | None = None,
+                 name_of: t.Callable[[str], str | None] = lambda object_id: None) -> None:
         self.cloud = cloud
         self.agents = agents
         self.reporter = reporter
@@ -77,6 +78,8 @@ class CloudServices:
         self.agent_timeout = agent_timeout
         self.plan = plan
         self.components: dict[str, Component] = dict(components or {})
+        #: the name a component shows (the object's ``name``), None if unknown
+        self.name_of = name_of
         #: every stack this run pushed to
         self.stacks: set[str] = set()
         self._transports: dict[str, t.Any] = {}
@@ -193,9 +196,9 @@ class CloudServices:
         if event == "murano.track_instance":
             kind = str(data.get("type_name") or data.get("instance_type") or "")
             previous = self.components.get(instance)
-            component = Component(type=kind, name=previous.name if previous else
-                                  str(data.get("type_title") or kind.rsplit(".", 1)[-1]),
-                                  state="deployed")
+            name = self.name_of(instance) or (previous.name if previous else None)
+            component = Component(type=kind, name=name or str(
+                data.get("type_title") or kind.rsplit(".", 1)[-1]), state="deployed")
             self.components[instance] = component
             self.reporter.component(instance, component.type, component.name, "deployed")
         elif event == "murano.untrack_instance":
