@@ -61,7 +61,8 @@ class MuranoPlFrontend:
             if not lib.exists():
                 raise Rejected(MODEL_INVALID, f"-l {lib}: no such file or folder")
         if models.is_package(path):
-            model, name, libs = self._package_model(path, options, libs)
+            model, package_name, libs = self._package_model(path, options, libs)
+            name: t.Any = package_name
             wrapped = True
         else:
             model, wrapped = models.read_model(path)
@@ -147,7 +148,8 @@ class Run:
             components=context.stored.components, name_of=self._name_of_id)
         self.executor = Executor(registry)
         attach(self.executor, self.services)
-        self.ran = False
+        #: the application (or action target) running when a failure comes
+        self.failing: str | None = None
 
     def _name_of_id(self, object_id: str) -> str | None:
         obj = self.executor.objects.get(object_id)
@@ -184,7 +186,7 @@ class Run:
         self.executor.finalize(None)
         error = None
         try:
-            cloud = self.context.cloud
+            cloud: t.Any = self.context.cloud
             for stack in list(cloud.stacks()) if cloud is not None else []:
                 if any(stack == f"murano-{i}" or stack.startswith(f"murano-{i}-")
                        for i in identities):
@@ -239,7 +241,7 @@ class Run:
 
     def _finish(self, root: MuranoObject | None, work: t.Callable[[], None],
                 failing: str | None = None) -> Outcome:
-        self.failing: str | None = failing
+        self.failing = failing
         error = None
         try:
             work()

@@ -88,7 +88,7 @@ def read_model(path: Path) -> tuple[dict[str, t.Any], bool]:
                        "objects, each with a '?' header naming its type)")
     if isinstance(data, dict) and "Objects" in data:
         model = {k: v for k, v in data.items() if k in ("Objects", "Attributes")}
-        root = model.get("Objects")
+        root: t.Any = model.get("Objects")
         if not _is_object(root):
             raise Rejected(MODEL_INVALID, f"{path}: Objects must be an object with a "
                            "'?' header")
