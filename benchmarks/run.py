@@ -17,6 +17,7 @@ import sys
 import time
 import typing as t
 
+from laguna import process
 from laguna.lang.executor import Executor
 from laguna.testing.packages import core_registry, read_package_dir
 
@@ -97,5 +98,6 @@ def per_call(repeat: int = 5) -> None:
 
 
 if __name__ == "__main__":
+    process.prepare()
     main(int(sys.argv[1]) if len(sys.argv) > 1 else 5)
     per_call(int(sys.argv[1]) if len(sys.argv) > 1 else 5)

@@ -35,7 +35,7 @@ class Config:
 
     database_url: str
     #: the folder of per-class configuration files (values of `Usage: Config`
-    #: properties, see :mod:`laguna.classconfig`); None: no such files
+    #: properties, see :mod:`laguna.lang.classconfig`); None: no such files
     class_configs: Path | None = None
     #: a YAML/JSON file of the settings MuranoPL's config() reads (groups of
     #: settings, see laguna.lang.functions.host); None: no settings

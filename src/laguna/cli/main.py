@@ -6,7 +6,8 @@ import logging
 
 import click
 
-from laguna import __version__
+from laguna import __version__, process
+from laguna.cli.commands import package as package_command
 from laguna.cli.commands import action as action_command
 from laguna.cli.commands import deploy as deploy_command
 from laguna.cli.commands import deployments as deployments_command
@@ -22,10 +23,13 @@ from laguna.cli.workdirs import workdir_option
 @workdir_option
 def cli() -> None:
     """laguna: application catalog and deployment engine (MuranoPL, packages)."""
+    # the command is an entry point: it prepares the interpreter once for
+    # every subcommand (the engine itself changes no process-wide state)
+    process.prepare()
 
 
 cli.add_command(test_command.test)
-cli.add_command(__import__("laguna.cli.commands.package", fromlist=["package"]).package)
+cli.add_command(package_command.package)
 cli.add_command(deploy_command.deploy)
 cli.add_command(status_command.status)
 cli.add_command(deployments_command.deployments)

@@ -15,7 +15,7 @@ import typing as t
 from email.mime.multipart import MIMEMultipart
 from email.mime.text import MIMEText
 
-import yaml  # type: ignore[import-untyped]
+import yaml
 
 from laguna.cloud.errors import CloudError
 from laguna.cloud.state import ResourceRecord, StackState

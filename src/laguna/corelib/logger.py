@@ -1,6 +1,6 @@
 """io.murano.system.Logger: logging from MuranoPL code into Python logging.
 
-The MuranoPL function ``logger('io.murano.apps.Foo')``, registered here, makes a
+The MuranoPL function ``logger('io.murano.apps.Foo')`` (see :func:`register`) makes a
 Logger; its messages go to the Python logger of that very name. Every record
 MuranoPL emits is marked (:data:`MURANOPL_RECORD`), so a deployment shows and
 keeps its log with one handler carrying :class:`MuranoPlRecords` on the root
@@ -20,6 +20,9 @@ from laguna.lang.dispatch import builtin
 from laguna.lang.objects import MuranoObject
 from laguna.lang.types import Argument, ArgumentUsage, Method, MuranoClass
 from laguna.yaql.expressions import YaqlExpression
+
+if t.TYPE_CHECKING:
+    from laguna.lang.functions import FunctionTable
 
 LOGGER_CLASS = "io.murano.system.Logger"
 MURANOPL_RECORD = "muranopl"   # attribute set on every record MuranoPL code emits
@@ -129,5 +132,9 @@ def logger(scope: t.Any, name: t.Any) -> MuranoObject:
     return t.cast(MuranoObject, executor.new_object(cls, None, {"name": name}, frame=frame))
 
 
+def register(table: FunctionTable) -> None:
+    table.add_builtin(logger)
+
+
 __all__ = ["LEVELS", "MURANOPL_RECORD", "MuranoPlRecords", "TRACE", "bind_logger", "logger",
-           "python_logger"]
+           "python_logger", "register"]

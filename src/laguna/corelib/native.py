@@ -9,8 +9,7 @@ from __future__ import annotations
 import typing as t
 
 from laguna.corelib.agent import AGENT_CLASS, LISTENER_CLASS, bind_agent, bind_listener
-from laguna.corelib.binding import MISSING
-from laguna.corelib.binding import native as native  # re-exported (older imports)
+from laguna.corelib.declare import REQUIRED, native
 from laguna.corelib.events import EVENT_CLASS, bind_event
 from laguna.corelib.gc import GC_CLASS, bind_gc
 from laguna.corelib.heat import HEAT_CLASS, bind_heat_stack
@@ -25,9 +24,6 @@ from laguna.lang.errors import DslError
 from laguna.lang.objects import MuranoObject
 from laguna.lang.types import MuranoClass
 
-_MISSING = MISSING
-
-
 class AssertionFailed(DslError):
     """A TestFixture assertion did not hold."""
 
@@ -38,7 +34,8 @@ class AssertionFailed(DslError):
 def _owner_type(executor: t.Any, frame: t.Any, owner: t.Any) -> MuranoClass:
     if owner is None:
         caller = frame.caller
-        return caller.cls if caller is not None else frame.cls
+        cls: MuranoClass = caller.cls if caller is not None else frame.cls
+        return cls
     return dispatch.to_type(_FrameScope(frame), owner)
 
 
@@ -57,8 +54,8 @@ def _object_natives(cls: MuranoClass) -> None:
         value = executor.get_attr(this.real_this, _owner_type(executor, frame, owner), name)
         return default if value is None else value
 
-    native(cls, "setAttr", set_attr, [("name", _MISSING), ("value", _MISSING), ("owner", None)])
-    native(cls, "getAttr", get_attr, [("name", _MISSING), ("default", None), ("owner", None)])
+    native(cls, "setAttr", set_attr, [("name", REQUIRED), ("value", REQUIRED), ("owner", None)])
+    native(cls, "getAttr", get_attr, [("name", REQUIRED), ("default", None), ("owner", None)])
 
 
 def _describe(value: t.Any) -> str:
@@ -98,14 +95,14 @@ def _fixture_natives(cls: MuranoClass) -> None:
         return executor.load_model(dispatch.thaw(model))
 
     native(cls, "assertEqual", assert_equal,
-           [("expected", _MISSING), ("observed", _MISSING), ("message", None)])
-    native(cls, "assertTrue", assert_true, [("expr", _MISSING), ("message", None)])
-    native(cls, "assertFalse", assert_false, [("expr", _MISSING), ("message", None)])
+           [("expected", REQUIRED), ("observed", REQUIRED), ("message", None)])
+    native(cls, "assertTrue", assert_true, [("expr", REQUIRED), ("message", None)])
+    native(cls, "assertFalse", assert_false, [("expr", REQUIRED), ("message", None)])
     native(cls, "assertIn", assert_in,
-           [("needle", _MISSING), ("haystack", _MISSING), ("message", None)])
+           [("needle", REQUIRED), ("haystack", REQUIRED), ("message", None)])
     native(cls, "assertNotIn", assert_not_in,
-           [("needle", _MISSING), ("haystack", _MISSING), ("message", None)])
-    native(cls, "load", load, [("model", _MISSING)])
+           [("needle", REQUIRED), ("haystack", REQUIRED), ("message", None)])
+    native(cls, "load", load, [("model", REQUIRED)])
 
 
 def bind_natives(registry: ClassRegistry) -> None:

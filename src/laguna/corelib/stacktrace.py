@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import typing as t
 
+from laguna.corelib.declare import native
 from laguna.lang import dispatch
 from laguna.lang.errors import MuranoPlError, StackFrame
 from laguna.lang.objects import MuranoObject
@@ -72,8 +73,6 @@ def format_exception(exception: MuranoObject, prefix: str = "") -> str:
 
 
 def _stack_trace_natives(cls: MuranoClass) -> None:
-    from laguna.corelib.binding import native
-
     def init(executor: t.Any, this: MuranoObject, frame: t.Any) -> None:
         # the frames of whoever called new(); an exception's trace is filled in
         # by the engine afterwards (Executor.exception_object)
@@ -92,8 +91,6 @@ def _stack_trace_natives(cls: MuranoClass) -> None:
 
 
 def _exception_natives(cls: MuranoClass) -> None:
-    from laguna.corelib.binding import native
-
     def to_string(executor: t.Any, this: MuranoObject, frame: t.Any) -> str:
         """The exception as text: `name: message`, then its MuranoPL stack."""
         return format_exception(this)

@@ -4,9 +4,9 @@ A method is an action when it is declared `Scope: Public` (or, deprecated,
 `Usage: Action`). Serialising a model lists the actions of each object under
 ``?`` → ``_actions`` as ``"<objectId>_<method>": {"name", "title", "enabled"}``;
 an ``enabled`` flag given in the model is kept, so an operator can switch an
-action off. :func:`run_action` loads a model, runs one of its actions and
-returns the result and the model afterwards; :func:`run_static_action` runs a
-static action by class and method name. Only actions can be run this way.
+action off. :meth:`Executor.run_action` loads a model, runs one of its actions and
+returns the result and the model afterwards; :meth:`Executor.run_static_action`
+runs a static action by class and method name. Only actions can be run this way.
 """
 
 from __future__ import annotations
@@ -14,11 +14,12 @@ from __future__ import annotations
 import dataclasses
 import typing as t
 
-from laguna.errors import LagunaError
 from laguna.lang import errors
-from laguna.lang.dispatch import freeze, thaw
+from laguna.lang.dispatch import freeze
+from laguna.lang.meta import method_meta
 from laguna.lang.objects import MuranoObject
-from laguna.lang.types import Method, MuranoClass, TypeRef
+from laguna.lang.scope import Frame
+from laguna.lang.types import Method, MuranoClass
 
 if t.TYPE_CHECKING:
     from laguna.lang.executor import Executor
@@ -93,8 +94,6 @@ def available_actions(obj: MuranoObject, current: t.Mapping[str, t.Any],
     ``current`` (the model's entries) says besides name and title. The title
     is the method's io.murano.metadata.Title meta or its name; Description and
     HelpText meta add `description` and `helpText`."""
-    from laguna.lang.meta import method_meta
-    from laguna.lang.scope import Frame
     result: dict[str, t.Any] = {}
     for method in action_methods(obj.real_this.type):
         key = action_id(obj, method.name)
@@ -131,22 +130,6 @@ def add_system_data(model: t.Any, executor: Executor) -> None:
     for key, value in model.items():
         if key != "?":
             add_system_data(value, executor)
-
-
-def serialize_result(value: t.Any, executor: Executor) -> t.Any:
-    """An action's return value as JSON data: objects become their model."""
-    from laguna.lang.serializer import serialize_object
-    if isinstance(value, MuranoObject):
-        return serialize_object(value.real_this, executor)
-    if isinstance(value, TypeRef):
-        return value.type.name
-    if isinstance(value, MuranoClass):
-        return value.name
-    if isinstance(value, (tuple, list, set, frozenset)):
-        return [serialize_result(v, executor) for v in value]
-    if isinstance(value, t.Mapping):
-        return {thaw(k): serialize_result(v, executor) for k, v in value.items()}
-    return value
 
 
 def check_action(cls: MuranoClass, method_name: str, static: bool = False) -> Method:
@@ -190,44 +173,6 @@ def find_action(executor: Executor, action: str) -> tuple[MuranoObject, str]:
     return obj, method_name
 
 
-def _invoke(executor: Executor, target: MuranoObject | MuranoClass, method_name: str,
-            parameters: t.Mapping[str, t.Any] | None) -> tuple[t.Any, errors.MuranoPlError | None]:
-    try:
-        return invoke_action(executor, target, method_name, parameters), None
-    except errors.MuranoPlError as exc:
-        return None, exc
-    except LagunaError as exc:       # e.g. parameters that do not fit the arguments
-        return None, executor.to_murano_error(exc, None)
-
-
-def run_action(executor: Executor, model: t.Mapping[str, t.Any], action: str,
-               parameters: t.Mapping[str, t.Any] | None = None) -> ActionResult:
-    """Load ``model`` (an object model, as serialised), run the action whose id
-    is ``action`` (``<objectId>_<method>``) with keyword ``parameters``, and
-    return its result and the model afterwards. Loading errors, an unknown or
-    disabled action and a method that is not an action raise; an exception
-    the action itself raises is returned in ``error``."""
-    root = executor.load_model(dict(model))
-    obj, method_name = find_action(executor, action)
-    check_action(obj.real_this.type, method_name)
-    result, error = _invoke(executor, obj, method_name, parameters)
-    return ActionResult(serialize_result(result, executor), executor.serialize(root), error)
-
-
-def run_static_action(executor: Executor, class_name: str, method_name: str,
-                      parameters: t.Mapping[str, t.Any] | None = None, *,
-                      package: str | None = None, version: str | None = None) -> ActionResult:
-    """Run static action ``method_name`` of class ``class_name`` with keyword
-    ``parameters``; the class comes from ``package`` if given, and from the
-    highest package version matching the requirement ``version`` (e.g.
-    ``">=1.2"``) if given. An unknown class or a method that is not a static
-    action raise; an exception the action raises is returned in ``error``."""
-    cls = find_action_class(executor, class_name, package, version)
-    check_action(cls, method_name, static=True)
-    result, error = _invoke(executor, cls, method_name, parameters)
-    return ActionResult(serialize_result(result, executor), None, error)
-
-
 def find_action_class(executor: Executor, class_name: str, package: str | None,
                       version: str | None) -> MuranoClass:
     """The class a static action call names, chosen as the original engine did:
@@ -244,5 +189,5 @@ def find_action_class(executor: Executor, class_name: str, package: str | None,
 
 
 __all__ = ["ActionDisabled", "ActionNotFound", "ActionResult", "action_methods",
-           "add_system_data", "available_actions", "check_action", "find_action", "invoke_action",
-           "run_action", "run_static_action", "serialize_result"]
+           "add_system_data", "available_actions", "check_action", "find_action",
+           "find_action_class", "invoke_action"]

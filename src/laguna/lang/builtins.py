@@ -1,7 +1,7 @@
 """MuranoPL's own functions: new(), id(), type(), cast(), super(), find(), require()...
 
-Each is registered with :func:`laguna.lang.dispatch.builtin`; docstrings are
-the user documentation of the function.
+Each is declared with :func:`laguna.lang.dispatch.builtin` and registered by
+:func:`register`; docstrings are the user documentation of the function.
 """
 
 from __future__ import annotations
@@ -15,10 +15,15 @@ import typing as t
 from yaql.language import utils
 
 from laguna.lang import errors, reflection
-from laguna.lang.dispatch import FAST_METHODS, builtin, freeze, thaw, to_type
+from laguna.lang.dispatch import builtin, freeze, thaw, to_type
 from laguna.lang.objects import MuranoObject, find_owner
+from laguna.lang.serializer import serialize_object
 from laguna.lang.scope import NO_VALUE
-from laguna.lang.types import MuranoClass, TypeRef
+from laguna.lang.types import TypeRef
+from laguna.packages.versions import parse_requirement
+
+if t.TYPE_CHECKING:
+    from laguna.lang.functions import FunctionTable
 
 
 def _frame(scope: t.Any) -> t.Any:
@@ -34,12 +39,15 @@ def _object(value: t.Any, function: str) -> MuranoObject:
 @builtin("new")
 def new(scope: t.Any, type_or_model: t.Any, *args: t.Any, **properties: t.Any) -> t.Any:
     """Create an object: `new(ns:Type, owner, name, extra, prop => value...)`,
-    `new(ns:Type, {props}, owner)` or `new({model with "?"}, owner)`."""
+    `new(ns:Type, {props}, owner)` or `new({model with "?"}, owner)`; objects
+    made from a model get fresh ids (the model's ids only link its objects)."""
     frame = _frame(scope)
     executor = frame.executor
     if isinstance(type_or_model, (dict, utils.FrozenDict)):
         owner = args[0] if args else properties.pop("owner", None)
-        return executor.load_object(thaw(type_or_model), owner, None, frame.cls)
+        # fresh ids: the model's ids only resolve references inside it
+        return executor.load_object(thaw(type_or_model), owner, None, frame.cls,
+                                    fresh_ids=True)
     cls = to_type(scope, type_or_model)
     owner = None
     name = None
@@ -80,19 +88,18 @@ def cast(scope: t.Any, obj: t.Any, type_: t.Any, version_spec: t.Any = None) -> 
     with ``version_spec`` (`'1.2'`, `'>=2'`), only a version of that class the
     requirement allows will do."""
     target = to_type(scope, type_)
-    obj = _object(obj, "cast").real_this
+    this = _object(obj, "cast").real_this
     if version_spec is not None:
-        from laguna.packages.versions import parse_requirement
         wanted = parse_requirement(str(version_spec))
-        for cls in obj.type.mro:
+        for cls in this.type.mro:
             if cls.name == target.name and wanted.match(cls.version):
-                return obj.cast(cls)
-        raise errors.DslError(f"Cannot cast {obj.type.name} to {target.name} "
+                return this.cast(cls)
+        raise errors.DslError(f"Cannot cast {this.type.name} to {target.name} "
                               f"version {wanted}")
-    for cls in obj.type.mro:
+    for cls in this.type.mro:
         if cls is target or cls.name == target.name:
-            return obj.cast(cls)
-    raise errors.DslError(f"Cannot cast {obj.type.name} to {target.name}")
+            return this.cast(cls)
+    raise errors.DslError(f"Cannot cast {this.type.name} to {target.name}")
 
 
 def _parents(scope: t.Any, obj: t.Any) -> list[MuranoObject]:
@@ -179,7 +186,6 @@ def is_object(scope: t.Any, value: t.Any) -> bool:
 def dump(scope: t.Any, obj: t.Any, serialization_type: str = "Serializable",
          ignore_upcasts: bool = True) -> t.Any:
     """The object model of an object (and the objects it owns)."""
-    from laguna.lang.serializer import serialize_object
     if serialization_type not in ("Serializable", "Inline", "Mixed"):
         raise errors.DslError("Invalid Serialization Type")
     return freeze(serialize_object(_object(obj, "dump").real_this, _frame(scope).executor,
@@ -230,7 +236,11 @@ def _format_method(compiler: t.Any, arg_nodes: t.Sequence[t.Any]) -> t.Callable[
     return call
 
 
-FAST_METHODS["format"] = _format_method
+def register(table: FunctionTable) -> None:
+    for fn in (new, id_, name, metadata, cast, super_, psuper, require, find, sleep, type_,
+               typeinfo, is_object, dump, format_):
+        table.add_builtin(fn)
+    table.add_fast_method("format", _format_method)
 
 
-__all__ = ["MuranoClass"]
+__all__ = ["register"]

@@ -30,6 +30,7 @@ import threading
 import typing as t
 
 from laguna.lang import errors
+from laguna.lang.functions import FunctionTable, language_functions
 from laguna.lang.loader import ClassBuilder, class_name_of, parse_class_file
 from laguna.lang.resolution import (
     ClassNotVisibleError,
@@ -194,7 +195,10 @@ def _requirement(spec: Requirement | str | None) -> Requirement:
 class ClassRegistry:
     """The packages of a run and the classes built from them (see the module docstring)."""
 
-    def __init__(self, *sources: PackageSource) -> None:
+    def __init__(self, *sources: PackageSource, functions: FunctionTable | None = None) -> None:
+        #: the functions the classes' code may call (resolved when a class is
+        #: built); the language's own when not given
+        self.functions = functions if functions is not None else language_functions()
         #: loaded packages, in the order they were loaded
         self.packages: list[PackageClasses] = []
         self._versions: dict[str, dict[Version, PackageClasses]] = {}
@@ -398,7 +402,8 @@ class ClassRegistry:
             try:
                 doc = holder.document(name)
                 package = holder.package
-                cls = ClassBuilder(package, lambda n: self.find(n, package)).build(doc, name)
+                cls = ClassBuilder(package, lambda n: self.find(n, package),
+                                   self.functions).build(doc, name)
                 self._bind(cls)
                 cls = unify(cls, self, _extends_span(doc))
                 package.classes[name] = cls
@@ -417,7 +422,8 @@ class ClassRegistry:
             holder = self._holders[id(cls.package)]
             by_name = {p.name: p for p in parents}
             package = cls.package
-            builder = ClassBuilder(package, lambda n: by_name.get(n) or self.find(n, package))
+            builder = ClassBuilder(package, lambda n: by_name.get(n) or self.find(n, package),
+                                   self.functions)
             found = builder.build(holder.document(cls.name), cls.name)
             self._bind(found)
             self._variants[key] = found

@@ -14,6 +14,7 @@ from int.
 
 from __future__ import annotations
 
+import functools
 import operator
 import typing as t
 
@@ -21,6 +22,7 @@ from yaql.language import expressions as ast
 from yaql.language import runner, utils
 
 from laguna.lang import dispatch
+from laguna.lang.functions import FunctionTable, language_functions
 from laguna.lang.scope import NO_VALUE, lookup, normalize_name
 from laguna.yaql import engine as yaql_engine
 
@@ -69,12 +71,15 @@ class Compiler:
     """Compiles the nodes of one parsed statement.
 
     ``contract`` switches on the contract methods (`$.int()`, `$.class(X)`...)
-    that exist only inside Contract expressions.
+    that exist only inside Contract expressions; ``functions`` names the
+    built-ins and fast paths (the language's own when not given).
     """
 
-    def __init__(self, legacy: bool, contract: bool = False) -> None:
+    def __init__(self, legacy: bool, contract: bool = False,
+                 functions: FunctionTable | None = None) -> None:
         self.legacy = legacy
         self.contract = contract
+        self.functions = functions if functions is not None else language_functions()
 
     # -- entry points -----------------------------------------------------
     def statement(self, parsed: t.Any) -> Fn:
@@ -123,7 +128,7 @@ class Compiler:
             return node
         return CompiledArg(self.node(node), node)
 
-    def fallback(self, name: str, arg_nodes: t.Sequence[t.Any]) -> t.Callable[[t.Any, t.Any], t.Any]:
+    def fallback(self, name: str, arg_nodes: t.Sequence[t.Any]) -> t.Callable[..., t.Any]:
         """Call ``name`` through yaql with compiled arguments; returns f(scope, receiver)."""
         args = tuple(self.arg(a) for a in arg_nodes)
         legacy = self.legacy
@@ -309,8 +314,9 @@ class Compiler:
                 right_node, (ast.BinaryOperator, ast.UnaryOperator, ast.IndexExpression,
                              ast.ListExpression, ast.MapExpression, ast.GetContextValue)):
             return self._method_call(receiver, left_node, right_node, null_safe)
-        slow = self.fallback(operator, (left_node, right_node))
-        return lambda scope: slow(scope)
+        # (not `slow`: the attribute read above defines a two-argument one)
+        generic = self.fallback(operator, (left_node, right_node))
+        return lambda scope: generic(scope)
 
     def _call_args(self, nodes: t.Sequence[t.Any]) -> tuple[list[Fn], list[tuple[str, Fn]]]:
         positional: list[Fn] = []
@@ -328,7 +334,8 @@ class Compiler:
         name = fn.name
         if self.contract and name in dispatch.CONTRACT_METHODS:
             return dispatch.compile_contract_method(self, receiver, fn)
-        fast = dispatch.FAST_METHODS.get(name)
+        fast = self.functions.fast_methods.get(name)
+        builtin = self.functions.methods.get(name)
         slow = self.fallback(name, fn.args)
         positional, named = self._call_args(fn.args)
         fast_fn = fast(self, fn.args) if fast is not None else None
@@ -337,16 +344,17 @@ class Compiler:
             r = receiver(scope)
             if r is None and null_safe:
                 return None
-            return dispatch.call_method(scope, r, name, positional, named, slow, fast_fn)
+            return dispatch.call_method(scope, r, name, positional, named, slow, fast_fn,
+                                        builtin)
         return method_call
 
     def _function(self, node: t.Any, receiver: Fn | None) -> Fn:
         name = node.name
-        builtin = dispatch.BUILTINS.get(name)
+        builtin = self.functions.functions.get(name)
         if builtin is not None:
             return dispatch.compile_builtin(self, builtin, node.args)
         slow = self.fallback(name, node.args)
-        fast = dispatch.FAST_FUNCTIONS.get(name) if not self.legacy else None
+        fast = self.functions.fast_functions.get(name) if not self.legacy else None
         if fast is not None and all(not isinstance(a, ast.MappingRuleExpression)
                                     for a in node.args):
             args = [self.node(a) for a in node.args]
@@ -360,15 +368,16 @@ class Compiler:
         return lambda scope: slow(scope)
 
 
-# Keyed by the parsed statement itself: yaql's parse cache shares one statement
-# per text, and holding it here keeps it (and so the key) alive.
-_cache: dict[tuple[t.Any, bool, bool], Fn] = {}
+# Keyed by the parsed statement itself: yaql_engine.parse shares one statement
+# per text, and an entry here keeps its statement (and so its key) alive. Bounded
+# like the parse cache, so a long-running process that loads ever new packages
+# does not keep every expression it ever saw.
+COMPILE_CACHE_SIZE = 65536
 
 
-def compile_statement(parsed: t.Any, legacy: bool, contract: bool = False) -> Fn:
-    """Compiled form of a parsed statement, built once per statement object."""
-    key = (parsed, legacy, contract)
-    fn = _cache.get(key)
-    if fn is None:
-        fn = _cache[key] = Compiler(legacy, contract).statement(parsed)
-    return fn
+@functools.lru_cache(maxsize=COMPILE_CACHE_SIZE)
+def compile_statement(parsed: t.Any, legacy: bool, contract: bool = False,
+                      functions: FunctionTable | None = None) -> Fn:
+    """Compiled form of a parsed statement, built once per statement object
+    and function table."""
+    return Compiler(legacy, contract, functions).statement(parsed)

@@ -22,6 +22,8 @@ import typing as t
 from yaql.language import utils
 
 from laguna.lang import errors
+from laguna.lang.objects import MuranoObject, find_owner
+from laguna.lang.resolution import incompatibility
 from laguna.lang.scope import NO_VALUE, Frame, Scope
 from laguna.yaql.expressions import YaqlExpression
 
@@ -95,13 +97,13 @@ class Contract:
     def _expression(self, data: t.Any, spec: YaqlExpression, frame: Frame,
                     state: ContractState, path: str) -> t.Any:
         from laguna.lang.compiler import compile_statement
-        fn = compile_statement(spec.parsed, spec.legacy, contract=True)
+        fn = compile_statement(spec.parsed, spec.legacy, contract=True,
+                                functions=frame.executor.functions)
         scope = frame.executor.new_scope(self.declaring_type)
         scope.frame = frame
         scope.contract = state
-        data_dict = scope._data
-        data_dict["$1"] = data
-        data_dict["$this"] = state.this
+        scope.set_local("$1", data)
+        scope.set_local("$this", state.this)
         try:
             return fn(scope)
         except errors.ContractViolationException as exc:
@@ -289,7 +291,6 @@ def c_int(state: ContractState, value: t.Any) -> t.Any:
 
 
 def c_string(state: ContractState, value: t.Any) -> t.Any:
-    from laguna.lang.objects import MuranoObject
     if state.mode != TRANSFORM:
         if value is None or isinstance(value, str):
             return value
@@ -330,7 +331,6 @@ def c_check(state: ContractState, value: t.Any, passed: bool, message: t.Any) ->
 
 
 def c_owned(state: ContractState, value: t.Any, owned: bool) -> t.Any:
-    from laguna.lang.objects import MuranoObject, find_owner
     if value is None or isinstance(value, ObjRef):
         return value
     if not isinstance(value, MuranoObject):
@@ -345,7 +345,6 @@ def c_owned(state: ContractState, value: t.Any, owned: bool) -> t.Any:
 
 def c_class(state: ContractState, value: t.Any, type_: MuranoClass,
             default_type: MuranoClass | None, version_spec: t.Any) -> t.Any:
-    from laguna.lang.objects import MuranoObject
     executor = state.executor
     if value is None:
         return None
@@ -356,7 +355,7 @@ def c_class(state: ContractState, value: t.Any, type_: MuranoClass,
             value = executor.load_object(value, state.owner, default_type or type_,
                                          scope_type=state.calling_type or state.declaring_type)
         elif isinstance(value, str):
-            found = executor.objects.get(value)
+            found = executor.find_object(value)
             if found is None:
                 if executor.loading:
                     return ObjRef(value)
@@ -370,7 +369,6 @@ def c_class(state: ContractState, value: t.Any, type_: MuranoClass,
                 f"Value {format_scalar(value)} cannot be represented as class {type_.name}")
         raise errors.ContractViolationException("Value is not an object")
     if not executor.is_instance_of(value, type_, version_spec, state.declaring_type):
-        from laguna.lang.resolution import incompatibility
         raise errors.ContractViolationException(incompatibility(
             value.real_this.type, type_, version_spec, state.declaring_type))
     return value
@@ -379,7 +377,6 @@ def c_class(state: ContractState, value: t.Any, type_: MuranoClass,
 def c_template(state: ContractState, value: t.Any, type_: MuranoClass,
                default_type: MuranoClass | None, version_spec: t.Any,
                exclude: t.Any) -> t.Any:
-    from laguna.lang.objects import MuranoObject
     executor = state.executor
     if value is None:
         return None

@@ -18,6 +18,7 @@ from laguna.lang.types import MuranoClass, TypeRef
 
 if t.TYPE_CHECKING:
     from laguna.lang.compiler import Compiler, Fn
+    from laguna.lang.functions import FunctionTable
 
 _SCALARS = frozenset((int, float, str, bytes, bool, type(None)))   # bytes stay bytes
 _FLAT = _SCALARS | {MuranoObject, TypeRef}
@@ -63,7 +64,7 @@ def resolve_type_ref(scope: t.Any, prefix: str, name: str) -> TypeRef:
     frame = scope.frame
     cls = frame.cls
     key = (prefix, name)
-    ref = cls.type_cache.get(key)
+    ref: TypeRef | None = cls.type_cache.get(key)
     if ref is None:
         full = cls.resolve_name(f"{prefix}:{name}" if prefix or ":" in name else f":{name}")
         ref = frame.executor.find_class(full, cls).ref
@@ -130,7 +131,7 @@ def get_attribute(scope: t.Any, receiver: t.Any, name: str, slow: t.Callable[...
 
 def call_method(scope: t.Any, receiver: t.Any, name: str, positional: list[Fn],
                 named: list[tuple[str, Fn]], slow: t.Callable[..., t.Any],
-                fast: t.Callable[..., t.Any] | None) -> t.Any:
+                fast: t.Callable[..., t.Any] | None, builtin: Builtin | None) -> t.Any:
     frame = scope.frame
     if isinstance(receiver, MuranoObject):
         found = receiver.type.find_methods(name)
@@ -170,7 +171,6 @@ def call_method(scope: t.Any, receiver: t.Any, name: str, positional: list[Fn],
                     kwargs = {k: f(scope) for k, f in named}
                     return executor.invoke(method, method.declaring_type.ref, args, kwargs,
                                            frame)
-    builtin = BUILTIN_METHODS.get(name)
     if builtin is not None:
         return _call_builtin(builtin, scope, [receiver], positional, named)
     if fast is not None:
@@ -186,34 +186,35 @@ class Builtin(t.NamedTuple):
     lazy: frozenset[int]
 
 
-BUILTINS: dict[str, Builtin] = {}
-# yaql standard functions with a direct path (non-legacy engines only); a fast
-# function returns NO_VALUE to send unusual arguments to yaql itself.
-FAST_FUNCTIONS: dict[str, t.Callable[..., t.Any]] = {}
-BUILTIN_METHODS: dict[str, Builtin] = {}
-FAST_METHODS: dict[str, t.Callable[..., t.Any]] = {}
+class BuiltinSpec(t.NamedTuple):
+    name: str
+    lazy: frozenset[int]
+    function: bool
+    method: bool
+
+
+BUILTIN_SPEC = "__laguna_builtin__"
+F = t.TypeVar("F", bound=t.Callable[..., t.Any])
 
 
 def builtin(name: str, *, lazy: t.Iterable[int] = (), function: bool = True,
-            method: bool = False) -> t.Callable[[t.Callable[..., t.Any]], t.Callable[..., t.Any]]:
-    """Register a MuranoPL built-in. ``lazy`` positions receive a callable
-    ``f(value)`` that evaluates the argument with ``$`` set to ``value``."""
-    def register(fn: t.Callable[..., t.Any]) -> t.Callable[..., t.Any]:
-        entry = Builtin(fn, frozenset(lazy))
-        if function:
-            BUILTINS[name] = entry
-        if method:
-            BUILTIN_METHODS[name] = entry
+            method: bool = False) -> t.Callable[[F], F]:
+    """Declare a MuranoPL built-in: called as `name(...)` (``function``)
+    and/or as `$x.name(...)` (``method``). ``lazy`` positions receive a
+    callable ``f(value)`` that evaluates the argument with ``$`` set to
+    ``value``. Only declares: the module's ``register`` adds it to a
+    :class:`~laguna.lang.functions.FunctionTable`."""
+    def declare(fn: F) -> F:
+        setattr(fn, BUILTIN_SPEC, BuiltinSpec(name, frozenset(lazy), function, method))
         return fn
-    return register
+    return declare
 
 
 def _lazy(fn: Fn, scope: t.Any) -> t.Callable[..., t.Any]:
     def evaluate(*values: t.Any) -> t.Any:
         child = Scope(scope)
-        data = child._data
         for index, value in enumerate(values, 1):
-            data[f"${index}"] = value
+            child.set_local(f"${index}", value)
         return freeze(fn(child))
     return evaluate
 
@@ -261,7 +262,7 @@ def compile_contract_method(compiler: Compiler, receiver: Fn, node: t.Any) -> Fn
             if isinstance(value, contracts.ObjRef):
                 return value
             child = Scope(scope)
-            child._data["$1"] = value
+            child.set_local("$1", value)
             passed = predicate(child)
             text = message(scope) if message is not None else None
             return contracts.c_check(scope.contract, value, bool(passed), text)
@@ -316,5 +317,6 @@ def _fast_str(*args: t.Any) -> t.Any:
     return NO_VALUE
 
 
-FAST_FUNCTIONS["list"] = _fast_list
-FAST_FUNCTIONS["str"] = _fast_str
+def register(table: FunctionTable) -> None:
+    table.add_fast_function("list", _fast_list)
+    table.add_fast_function("str", _fast_str)

@@ -43,7 +43,7 @@ from yaql.language import contexts, utils
 
 from laguna.lang import errors
 from laguna.lang.objects import MuranoObject
-from laguna.lang.scope import Frame
+from laguna.lang.scope import Frame, local_values
 from laguna.lang.types import PropertyUsage
 
 if t.TYPE_CHECKING:
@@ -427,9 +427,7 @@ def _walk(seeds: t.Iterable[t.Any], *, follow_owner: bool, hidden: bool) -> set[
         if isinstance(value, Frame):
             stack.extend((value.this, value.locals, value.caller, value.exception))
         elif isinstance(value, contexts.ContextBase):
-            data = getattr(value, "_data", None)
-            if isinstance(data, dict):
-                stack.extend(data.values())
+            stack.extend(local_values(value))
             stack.append(value.parent)
         elif isinstance(value, (dict, utils.FrozenDict)):
             stack.extend(value.keys())

@@ -17,12 +17,13 @@ from laguna.lang.contracts import Contract
 from laguna.lang.errors import (
     ClassLoadError, InvalidClassReference, InvalidTypeName, MissingClassReference, NoClassFound,
 )
+from laguna.lang.functions import FunctionTable
 from laguna.lang.types import (
     OBJECT_CLASS, Argument, ArgumentUsage, Method, MethodScope, MethodUsage, MuranoClass,
     NamespaceResolver, Property, PropertyUsage, RuntimePackage,
 )
 from laguna.source import Span
-from laguna.yamlio import YamlError, load_all, span_of
+from laguna.yamlio import YamlError, load_all, plain, span_of
 from laguna.yaql.expressions import YaqlExpression, is_expression
 
 CLASS_KEYS = frozenset({"Name", "Namespaces", "Extends", "Properties", "Methods", "Import",
@@ -151,9 +152,11 @@ class ClassBuilder:
     """Builds one class; ``find_class(name)`` resolves parents and imports."""
 
     def __init__(self, package: RuntimePackage,
-                 find_class: t.Callable[[str], MuranoClass]) -> None:
+                 find_class: t.Callable[[str], MuranoClass],
+                 functions: FunctionTable) -> None:
         self.package = package
         self.find_class = find_class
+        self.functions = functions
 
     def build(self, doc: dict[str, t.Any], name: str) -> MuranoClass:
         _check_keys(doc, CLASS_KEYS, f"class {name}")
@@ -238,7 +241,7 @@ class ClassBuilder:
             raise ClassLoadError(f"property {name} has no Contract", span, code="LAG-E0208")
         usage = _choice(decl, "Usage", PropertyUsage, "In", f"property {name}", "LAG-E0209")
         return Property(name, Contract(decl["Contract"], cls), "Default" in decl,
-                        macros._plain_keep_expr(decl.get("Default")), usage, cls,
+                        plain(decl.get("Default")), usage, cls,
                         _meta(decl, f"property {cls.name}.{name}"), span)
 
     def _method(self, cls: MuranoClass, name: str, decl: t.Any, span: Span | None) -> Method:
@@ -261,7 +264,7 @@ class ClassBuilder:
         if usage is MethodUsage.Extension and not arguments:
             raise ClassLoadError(f"extension method {name} must have at least one argument",
                                  span, code="LAG-E0234")
-        ctx = macros.ParseContext(span, self.package.legacy)
+        ctx = macros.ParseContext(span, self.package.legacy, self.functions)
         body = macros.parse_method_body(decl.get("Body"), ctx)
         return Method(name, cls, arguments=arguments, body=body, usage=usage,
                       scope=scope or MethodScope.Session,
@@ -303,7 +306,7 @@ class ClassBuilder:
                                                                     self.package.legacy))
             result.append(Argument(str(arg_name), Contract(contract_spec, cls),
                                    "Default" in arg_decl,
-                                   macros._plain_keep_expr(arg_decl.get("Default")), usage,
+                                   plain(arg_decl.get("Default")), usage,
                                    _meta(arg_decl, f"argument {arg_name} of method "
                                                    f"{cls.name}::{method}"), arg_span))
         return result

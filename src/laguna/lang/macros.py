@@ -15,45 +15,53 @@ from yaql.language import expressions as ast
 from yaql.language import utils
 
 from laguna.lang import errors
-from laguna.lang.compiler import compile_statement
+from laguna.lang.compiler import Compiler, compile_statement
 from laguna.lang.dispatch import freeze
 from laguna.lang.errors import BreakSignal, ClassLoadError, ContinueSignal, ReturnSignal
+from laguna.lang.functions import FunctionTable
 from laguna.lang.objects import MuranoObject
 from laguna.lang.scope import Scope, lookup, normalize_name
 from laguna.lang.types import TypeRef
 from laguna.source import Span
-from laguna.yamlio import span_of
+from laguna.yamlio import plain, span_of
 from laguna.yaql.expressions import YaqlExpression
 
 Fn = t.Callable[[t.Any], t.Any]
 
 
 class ParseContext(t.NamedTuple):
-    """Where instructions are being parsed (for errors): the fallback span."""
+    """Where instructions are being parsed: the fallback span (for errors),
+    the package's yaql flavour and the functions its code may call."""
 
     span: Span | None
     legacy: bool
+    functions: FunctionTable
+
+    def compile(self, value: t.Any) -> Fn:
+        """See :func:`compile_data`."""
+        return compile_data(value, self.legacy, self.functions)
 
 
 # -- data with embedded expressions ---------------------------------------------------
-def compile_data(value: t.Any, legacy: bool) -> Fn:
+def compile_data(value: t.Any, legacy: bool, functions: FunctionTable) -> Fn:
     """A closure evaluating a YAML structure whose leaves may be expressions."""
     if isinstance(value, YaqlExpression):
-        return compile_statement(value.parsed, legacy)
+        return compile_statement(value.parsed, legacy, functions=functions)
     if isinstance(value, dict):
         if not any(_has_expression(v) or isinstance(k, YaqlExpression) for k, v in value.items()):
-            frozen = freeze(_plain(value))
+            frozen = freeze(plain(value))
             return lambda scope: frozen
-        items = [(compile_data(k, legacy), compile_data(v, legacy)) for k, v in value.items()]
+        items = [(compile_data(k, legacy, functions), compile_data(v, legacy, functions))
+                 for k, v in value.items()]
         return lambda scope: utils.FrozenDict((k(scope), v(scope)) for k, v in items)
     if isinstance(value, list):
         if not any(_has_expression(v) for v in value):
-            frozen = freeze(_plain(value))
+            frozen = freeze(plain(value))
             return lambda scope: frozen
-        fns = [compile_data(v, legacy) for v in value]
+        fns = [compile_data(v, legacy, functions) for v in value]
         return lambda scope: tuple(f(scope) for f in fns)
-    plain = _plain(value)
-    return lambda scope: plain
+    constant = plain(value)
+    return lambda scope: constant
 
 
 def _has_expression(value: t.Any) -> bool:
@@ -66,26 +74,14 @@ def _has_expression(value: t.Any) -> bool:
     return False
 
 
-def _plain(value: t.Any) -> t.Any:
-    """Drop the loader's str/dict/list subclasses so values compare and hash plainly."""
-    if isinstance(value, str):
-        return str(value)
-    if isinstance(value, dict):
-        return {_plain(k): _plain(v) for k, v in value.items()}
-    if isinstance(value, list):
-        return [_plain(v) for v in value]
-    return value
-
-
 # -- assignment targets ------------------------------------------------------------------
 class Target(t.NamedTuple):
     get: Fn
     set: t.Callable[[t.Any, t.Any], None]
 
 
-def compile_target(expr: YaqlExpression) -> Target:
-    from laguna.lang.compiler import Compiler
-    compiler = Compiler(expr.legacy)
+def compile_target(expr: YaqlExpression, functions: FunctionTable) -> Target:
+    compiler = Compiler(expr.legacy, functions=functions)
     node = expr.parsed.expression if isinstance(expr.parsed, ast.Statement) else expr.parsed
 
     def invalid(scope: t.Any, value: t.Any) -> None:
@@ -100,7 +96,7 @@ def compile_target(expr: YaqlExpression) -> Target:
             def set_variable(scope: t.Any, value: t.Any) -> None:
                 if name in ("$1", "$this"):
                     raise errors.InvalidAssignmentError(f"Cannot assign to {node.path.value}")
-                scope.frame.locals._data[name] = value
+                scope.frame.locals.set_local(name, value)
             return Target(lambda scope: lookup(scope, name), set_variable)
         if isinstance(node, ast.BinaryOperator) and node.operator == "." and isinstance(
                 node.args[1], ast.KeywordConstant):
@@ -219,8 +215,8 @@ class MethodBlock(CodeBlock):
 
 
 class Expression(Instruction):
-    def __init__(self, expr: YaqlExpression) -> None:
-        self.fn = compile_statement(expr.parsed, expr.legacy)
+    def __init__(self, expr: YaqlExpression, functions: FunctionTable) -> None:
+        self.fn = compile_statement(expr.parsed, expr.legacy, functions=functions)
         self.span = expr.span
         self.text = expr.text
 
@@ -229,9 +225,10 @@ class Expression(Instruction):
 
 
 class Assignment(Instruction):
-    def __init__(self, target: YaqlExpression, value: t.Any, legacy: bool) -> None:
-        self.target = compile_target(target)
-        self.value = compile_data(value, legacy)
+    def __init__(self, target: YaqlExpression, value: t.Any, legacy: bool,
+                 functions: FunctionTable) -> None:
+        self.target = compile_target(target, functions)
+        self.value = compile_data(value, legacy, functions)
         self.span = target.span
         self.text = f"{target.text}: {value}" if not isinstance(value, (dict, list)) else \
             f"{target.text}: ..."
@@ -240,7 +237,7 @@ class Assignment(Instruction):
     def execute(self, scope: t.Any) -> None:
         value = self.value(scope)
         if self._variable is not None:
-            scope.frame.locals._data[self._variable] = value
+            scope.frame.locals.set_local(self._variable, value)
         else:
             self.target.set(scope, value)
 
@@ -274,7 +271,7 @@ class Block(Instruction):
             if key not in data:
                 raise ClassLoadError(f"{cls.keyword} block needs a {key!r} key", span,
                                      code="LAG-E0212")
-        block = cls.parse(data, ParseContext(span, ctx.legacy))
+        block = cls.parse(data, ctx._replace(span=span))
         block.span = span
         return block
 
@@ -286,11 +283,12 @@ class Block(Instruction):
 
 class Return(Block):
     keyword, allowed = "Return", frozenset({"Return"})
+    value: Fn
 
     @classmethod
     def parse(cls, data: dict[str, t.Any], ctx: ParseContext) -> Block:
         block = cls()
-        block.value = compile_data(data["Return"], ctx.legacy)
+        block.value = ctx.compile(data["Return"])
         block.text = f"Return: {data['Return']}"
         return block
 
@@ -325,11 +323,14 @@ class Continue(_LoopSignal):
 
 class If(Block):
     keyword, allowed, required = "If", frozenset({"If", "Then", "Else"}), frozenset({"Then"})
+    condition: Fn
+    then: CodeBlock
+    otherwise: CodeBlock | None
 
     @classmethod
     def parse(cls, data: dict[str, t.Any], ctx: ParseContext) -> Block:
         block = cls()
-        block.condition = compile_data(data["If"], ctx.legacy)
+        block.condition = ctx.compile(data["If"])
         block.then = parse_block(data["Then"], ctx)
         block.otherwise = parse_block(data["Else"], ctx) if "Else" in data else None
         block.text = f"If: {data['If']}"
@@ -355,13 +356,15 @@ def _loop_body(body: CodeBlock, scope: t.Any) -> bool:
 
 class While(Block):
     keyword, allowed, required = "While", frozenset({"While", "Do"}), frozenset({"Do"})
+    condition: Fn
+    body: CodeBlock
 
     @classmethod
     def parse(cls, data: dict[str, t.Any], ctx: ParseContext) -> Block:
         if not isinstance(data["While"], YaqlExpression):
             raise ClassLoadError("While needs a YAQL expression", ctx.span, code="LAG-E0214")
         block = cls()
-        block.condition = compile_data(data["While"], ctx.legacy)
+        block.condition = ctx.compile(data["While"])
         block.body = parse_block(data["Do"], ctx)
         block.text = f"While: {data['While']}"
         return block
@@ -376,6 +379,9 @@ class While(Block):
 
 class For(Block):
     keyword, allowed, required = "For", frozenset({"For", "In", "Do"}), frozenset({"In", "Do"})
+    variable: str
+    collection: Fn
+    body: CodeBlock
 
     @classmethod
     def parse(cls, data: dict[str, t.Any], ctx: ParseContext) -> Block:
@@ -383,7 +389,7 @@ class For(Block):
             raise ClassLoadError("For value must be of string type", ctx.span, code="LAG-E0215")
         block = cls()
         block.variable = normalize_name(str(data["For"]))
-        block.collection = compile_data(data["In"], ctx.legacy)
+        block.collection = ctx.compile(data["In"])
         block.body = parse_block(data["Do"], ctx)
         block.text = f"For: {data['For']}"
         return block
@@ -393,16 +399,18 @@ class For(Block):
         collection = self.collection(scope)
         if isinstance(collection, (dict, utils.FrozenDict)):
             collection = tuple(collection)
-        variables = scope.frame.locals._data
+        set_local = scope.frame.locals.set_local
         for item in collection:
             executor.tick()
-            variables[self.variable] = item
+            set_local(self.variable, item)
             if not _loop_body(self.body, scope):
                 break
 
 
 class Repeat(Block):
     keyword, allowed, required = "Repeat", frozenset({"Repeat", "Do"}), frozenset({"Do"})
+    count: Fn
+    body: CodeBlock
 
     @classmethod
     def parse(cls, data: dict[str, t.Any], ctx: ParseContext) -> Block:
@@ -411,7 +419,7 @@ class Repeat(Block):
             raise ClassLoadError("Repeat value must be either int or expression", ctx.span,
                                  code="LAG-E0216")
         block = cls()
-        block.count = compile_data(count, ctx.legacy)
+        block.count = ctx.compile(count)
         block.body = parse_block(data["Do"], ctx)
         block.text = f"Repeat: {count}"
         return block
@@ -427,6 +435,9 @@ class Repeat(Block):
 class Match(Block):
     keyword, allowed = "Match", frozenset({"Match", "Value", "Default"})
     required = frozenset({"Value"})
+    cases: list[tuple[t.Any, CodeBlock]]
+    value: Fn
+    default: CodeBlock | None
 
     @classmethod
     def parse(cls, data: dict[str, t.Any], ctx: ParseContext) -> Block:
@@ -435,8 +446,8 @@ class Match(Block):
             raise ClassLoadError("Match value must be of dictionary type", ctx.span,
                                  code="LAG-E0217")
         block = cls()
-        block.cases = [(_plain(key), parse_block(code, ctx)) for key, code in cases.items()]
-        block.value = compile_data(data["Value"], ctx.legacy)
+        block.cases = [(plain(key), parse_block(code, ctx)) for key, code in cases.items()]
+        block.value = ctx.compile(data["Value"])
         block.default = parse_block(data["Default"], ctx) if "Default" in data else None
         block.text = f"Match: {data['Value']}"
         return block
@@ -453,6 +464,8 @@ class Match(Block):
 
 class Switch(Block):
     keyword, allowed = "Switch", frozenset({"Switch", "Default"})
+    cases: list[tuple[Fn, CodeBlock]]
+    default: CodeBlock | None
 
     @classmethod
     def parse(cls, data: dict[str, t.Any], ctx: ParseContext) -> Block:
@@ -461,7 +474,7 @@ class Switch(Block):
             raise ClassLoadError("Switch value must be of dictionary type", ctx.span,
                                  code="LAG-E0217")
         block = cls()
-        block.cases = [(compile_data(key, ctx.legacy), parse_block(code, ctx))
+        block.cases = [(ctx.compile(key), parse_block(code, ctx))
                        for key, code in cases.items()]
         block.default = parse_block(data["Default"], ctx) if "Default" in data else None
         block.text = "Switch"
@@ -479,6 +492,7 @@ class Switch(Block):
 
 class Do(Block):
     keyword, allowed = "Do", frozenset({"Do"})
+    body: CodeBlock
 
     @classmethod
     def parse(cls, data: dict[str, t.Any], ctx: ParseContext) -> Block:
@@ -493,6 +507,8 @@ class Do(Block):
 
 class Parallel(Block):
     """Runs each instruction in its own thread, at most ``Limit`` at a time."""
+    branches: list[Instruction]
+    limit: Fn | None
 
     keyword, allowed = "Parallel", frozenset({"Parallel", "Limit"})
 
@@ -500,7 +516,7 @@ class Parallel(Block):
     def parse(cls, data: dict[str, t.Any], ctx: ParseContext) -> Block:
         block = cls()
         block.branches = parse_block(data["Parallel"], ctx).instructions
-        block.limit = compile_data(data["Limit"], ctx.legacy) if "Limit" in data else None
+        block.limit = ctx.compile(data["Limit"]) if "Limit" in data else None
         block.text = "Parallel"
         return block
 
@@ -531,16 +547,20 @@ class Parallel(Block):
 
 class Throw(Block):
     keyword, allowed = "Throw", frozenset({"Throw", "Message", "Extra", "Cause"})
+    names: Fn
+    message: Fn
+    extra: Fn
+    cause: Fn | None
 
     @classmethod
     def parse(cls, data: dict[str, t.Any], ctx: ParseContext) -> Block:
         if not data["Throw"]:
             raise ClassLoadError("Throw needs an exception name", ctx.span, code="LAG-E0218")
         block = cls()
-        block.names = compile_data(data["Throw"], ctx.legacy)
-        block.message = compile_data(data.get("Message"), ctx.legacy)
-        block.extra = compile_data(data.get("Extra") or {}, ctx.legacy)
-        block.cause = compile_data(data["Cause"], ctx.legacy) if "Cause" in data else None
+        block.names = ctx.compile(data["Throw"])
+        block.message = ctx.compile(data.get("Message"))
+        block.extra = ctx.compile(data.get("Extra") or {})
+        block.cause = ctx.compile(data["Cause"]) if "Cause" in data else None
         block.text = f"Throw {data['Throw']}" + (
             f": {data['Message']}" if data.get("Message") is not None else "")
         return block
@@ -589,6 +609,10 @@ class Catch:
 
 class Try(Block):
     keyword, allowed = "Try", frozenset({"Try", "Catch", "Else", "Finally"})
+    body: CodeBlock
+    catches: list[Catch] | None
+    otherwise: CodeBlock | None
+    final: CodeBlock | None
 
     @classmethod
     def parse(cls, data: dict[str, t.Any], ctx: ParseContext) -> Block:
@@ -618,8 +642,8 @@ class Try(Block):
                     if name is None:
                         continue
                     if catch.variable is not None:
-                        frame.locals._data[catch.variable] = frame.executor.exception_object(
-                            error, name, frame)
+                        frame.locals.set_local(catch.variable, frame.executor.exception_object(
+                            error, name, frame))
                     if catch.body is not None:
                         catch.body.execute(scope)
                     break
@@ -661,7 +685,7 @@ _PRIMARY = ("Return", "Break", "Continue", "If", "While", "For", "Repeat", "Matc
 
 def parse_instruction(data: t.Any, ctx: ParseContext) -> Instruction:
     if isinstance(data, YaqlExpression):
-        return Expression(data)
+        return Expression(data, ctx.functions)
     if isinstance(data, dict):
         expression_keys = [k for k in data if isinstance(k, YaqlExpression)]
         if expression_keys:
@@ -670,7 +694,7 @@ def parse_instruction(data: t.Any, ctx: ParseContext) -> Instruction:
                     "an assignment must be a mapping with a single key",
                     span_of(data) or ctx.span, code="LAG-E0220")
             target = expression_keys[0]
-            return Assignment(target, data[target], ctx.legacy)
+            return Assignment(target, data[target], ctx.legacy, ctx.functions)
         for keyword in _PRIMARY:
             if keyword in data:
                 return BLOCKS[keyword].build(data, ctx)
@@ -700,16 +724,3 @@ def parse_block(data: t.Any, ctx: ParseContext) -> CodeBlock:
 
 def parse_method_body(data: t.Any, ctx: ParseContext) -> MethodBlock:
     return MethodBlock(parse_block(data, ctx).instructions)
-
-
-def _plain_keep_expr(value: t.Any) -> t.Any:
-    """Like _plain, but YAQL expressions stay (defaults may compute values)."""
-    if isinstance(value, YaqlExpression):
-        return value
-    if isinstance(value, str):
-        return str(value)
-    if isinstance(value, dict):
-        return {_plain_keep_expr(k): _plain_keep_expr(v) for k, v in value.items()}
-    if isinstance(value, list):
-        return [_plain_keep_expr(v) for v in value]
-    return value

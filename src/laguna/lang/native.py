@@ -167,9 +167,8 @@ def _instance(impl: type, part: MuranoObject) -> t.Any:
     """The Python object behind one MuranoPL object, created on first use."""
     state = part.extension
     if state is None:
-        init = impl.__init__
-        takes_this = init is not object.__init__ and len(
-            inspect.signature(init).parameters) > 1
+        # the class's signature is its __init__'s without self
+        takes_this = len(inspect.signature(impl).parameters) > 0
         state = impl(part) if takes_this else impl()
         part.extension = state
     return state

@@ -26,6 +26,9 @@ class MuranoObject:
                  "name", "metadata", "initialized", "destroyed", "extension",
                  "dependencies", "executor_ref", "__weakref__")
 
+    #: a weak reference to the executor that created the object (set by the loader)
+    executor_ref: t.Callable[[], t.Any]
+
     def __init__(self, murano_class: MuranoClass, owner: MuranoObject | None,
                  object_id: str | None = None, name: str | None = None,
                  metadata: t.Any = None, real_this: MuranoObject | None = None) -> None:

@@ -38,11 +38,17 @@ class Frame:
         self.locals: Scope | None = None
         self.allow_writes = allow_writes
         self.exception: t.Any = None
-        self.depth = 0 if caller is None else caller.depth + 1
+        self.depth: int = 0 if caller is None else caller.depth + 1
 
 
 class Scope(contexts.Context):  # type: ignore[misc]
-    """A yaql context that carries the running frame."""
+    """A yaql context that carries the running frame.
+
+    Local variables are written through :meth:`set_local` and :meth:`set_this`
+    and read through :func:`lookup`: these are the only places laguna touches
+    yaql's private ``_data`` (yaql's ``context[name] = value`` normalises the
+    name and checks it on every write, which assignments in loops pay for).
+    """
 
     def __init__(self, parent_context: t.Any = None, data: t.Any = NO_VALUE,
                  convention: t.Any = None) -> None:
@@ -52,6 +58,17 @@ class Scope(contexts.Context):  # type: ignore[misc]
 
     def create_child_context(self) -> Scope:
         return Scope(self)
+
+    def set_local(self, name: str, value: t.Any) -> None:
+        """Bind variable ``name`` (already normalised: '$x', '$1') in this scope."""
+        self._data[name] = value
+
+    def set_this(self, this: t.Any) -> None:
+        """Bind `$this` and `$` (`$1`), as a method body or an expression on
+        an object sees them."""
+        data = self._data
+        data["$1"] = this
+        data["$this"] = this
 
 
 def lookup(scope: t.Any, name: str) -> t.Any:
@@ -67,6 +84,13 @@ def lookup(scope: t.Any, name: str) -> t.Any:
             return data[name]
         ctx = ctx._parent_context
     return None
+
+
+def local_values(context: t.Any) -> t.Iterable[t.Any]:
+    """The values of the variables bound in one yaql context (its parents'
+    not included); what the garbage collector follows from a running frame."""
+    data = getattr(context, "_data", None)
+    return data.values() if isinstance(data, dict) else ()
 
 
 def normalize_name(name: str) -> str:

@@ -4,9 +4,10 @@ from __future__ import annotations
 
 import typing as t
 
+from laguna.lang.actions import add_system_data
 from laguna.lang.dispatch import thaw
 from laguna.lang.objects import MuranoObject
-from laguna.lang.types import PropertyUsage, TypeRef
+from laguna.lang.types import MuranoClass, PropertyUsage, TypeRef
 
 _HIDDEN = (PropertyUsage.Runtime, PropertyUsage.Config, PropertyUsage.Static)
 
@@ -103,7 +104,6 @@ def serialize_model(root: MuranoObject | None, executor: t.Any) -> dict[str, t.A
     """The whole model: `Objects` (the root, each object's `?` with its
     `_actions`), `Attributes` of known objects."""
     objects = serialize_object(root, executor) if root is not None else None
-    from laguna.lang.actions import add_system_data
     add_system_data(objects, executor)     # designer attributes and `_actions` in each `?`
     executor.lifecycle.add_dependency_headers(objects)   # destruction subscriptions
     known = _collect_ids(objects)
@@ -114,6 +114,21 @@ def serialize_model(root: MuranoObject | None, executor: t.Any) -> dict[str, t.A
     # loaded, so a deployed environment keeps them after newer ones are imported
     return {"Objects": objects, "Attributes": attributes,
             "Packages": executor.classes.fixations()}
+
+
+def serialize_result(value: t.Any, executor: t.Any) -> t.Any:
+    """An action's return value as JSON data: objects become their model."""
+    if isinstance(value, MuranoObject):
+        return serialize_object(value.real_this, executor)
+    if isinstance(value, TypeRef):
+        return value.type.name
+    if isinstance(value, MuranoClass):
+        return value.name
+    if isinstance(value, (tuple, list, set, frozenset)):
+        return [serialize_result(v, executor) for v in value]
+    if isinstance(value, t.Mapping):
+        return {thaw(k): serialize_result(v, executor) for k, v in value.items()}
+    return value
 
 
 def _collect_ids(model: t.Any) -> set[str]:

@@ -20,7 +20,7 @@ from laguna.packages import errors as codes
 from laguna.packages.errors import PackageFormatError, VersionError
 from laguna.packages.versions import Requirement, Version, parse_requirement, parse_version
 from laguna.source import Diagnostic, Span
-from laguna.yamlio import YamlError, YMap, YSeq, load_all, span_of
+from laguna.yamlio import YamlError, YMap, YSeq, load_all, plain, span_of
 
 MANIFEST_FILE = "manifest.yaml"
 CORE_LIBRARY = "io.murano"
@@ -239,7 +239,7 @@ def _read_text(ctx: _Context, key: str, value: object) -> str | None:
 
 def _written(mapping: YMap, key: t.Any) -> str:
     """A version as written: YAML reads `1.10` as the number 1.1."""
-    texts = getattr(mapping, "number_texts", None) or {}
+    texts: dict[t.Any, str] = getattr(mapping, "number_texts", None) or {}
     return texts.get(key, str(mapping[key]))
 
 
@@ -381,17 +381,6 @@ FIELDS: tuple[_Field, ...] = (
     _Field("Meta", "meta", _read_raw),
 )
 _KNOWN = {f.key for f in FIELDS}
-
-
-def plain(value: t.Any) -> t.Any:
-    """A loaded YAML value without spans: dicts, lists, str and scalars."""
-    if isinstance(value, dict):
-        return {plain(k): plain(v) for k, v in value.items()}
-    if isinstance(value, list):
-        return [plain(v) for v in value]
-    if isinstance(value, str):
-        return str(value)
-    return value
 
 
 def validate_manifest(text: str, source: str = MANIFEST_FILE) -> tuple[Manifest | None, list[Diagnostic]]:

@@ -35,7 +35,7 @@ import re
 import typing as t
 
 # semantic_version ships no type information; its classes are typed as Any.
-from semantic_version import SimpleSpec  # type: ignore[import-untyped]
+from semantic_version import SimpleSpec
 from semantic_version import Version as Version
 
 from laguna.packages.errors import INVALID_REQUIREMENT, INVALID_VERSION, VersionError

@@ -6,7 +6,7 @@ import functools
 import os
 import typing as t
 
-from laguna.corelib import APPLICATIONS_PACKAGE_DIR, CORE_PACKAGE_DIR, bind_natives
+from laguna.corelib import APPLICATIONS_PACKAGE_DIR, CORE_PACKAGE_DIR, bind_natives, functions
 from laguna.lang.check import MuranoPlChecker
 from laguna.lang.classes import ClassRegistry, PackageClasses
 from laguna.packages.package import Package, load_package
@@ -29,8 +29,10 @@ def _core_package() -> Package:
 def core_registry(*sources: PackageSource) -> ClassRegistry:
     """A registry holding the core library, with its native methods bound,
     that draws further packages from ``sources``, then from the bundled
-    application framework library (io.murano.applications)."""
-    registry = ClassRegistry(*sources, DirectorySource([APPLICATIONS_PACKAGE_DIR]))
+    application framework library (io.murano.applications); its code may call
+    the functions of the language and of the core library."""
+    registry = ClassRegistry(*sources, DirectorySource([APPLICATIONS_PACKAGE_DIR]),
+                             functions=functions())
     bind_natives(registry)
     registry.add(PackageClasses.from_package(_core_package()))
     return registry

@@ -19,7 +19,8 @@ import time
 import typing as t
 import xml.etree.ElementTree as ET
 
-from laguna.classconfig import ClassConfigFolder
+from laguna.configfolder import ClassConfigFolder
+from laguna.corelib.native import AssertionFailed
 from laguna.corelib.services import attach
 from laguna.errors import LagunaError
 from laguna.lang.classes import ClassRegistry, PackageClasses
@@ -45,6 +46,9 @@ class TestResult:
     seconds: float
     message: str = ""
     trace: str = ""
+    # False: an assertion did not hold (JUnit <failure>); True: anything else
+    # went wrong (JUnit <error>): an exception, setUp, tearDown, a class load
+    error: bool = False
 
     @property
     def name(self) -> str:
@@ -63,7 +67,8 @@ class UnloadableClass:
         # the laguna error in full: its position and code
         trace = f"  class {self.name} cannot be loaded: {self.error}"
         return TestResult(self.name, method, False, 0.0,
-                          f"{', '.join(murano_names(self.error))}: {message}", trace)
+                          f"{', '.join(murano_names(self.error))}: {message}", trace,
+                          error=True)
 
 
 Case = tuple[MuranoClass | UnloadableClass, str]
@@ -152,18 +157,37 @@ class TestRunner:
         try:
             fixture = executor.new_object(cls, None, {})
             executor.call(fixture, "setUp")
-            try:
-                executor.call(fixture, method)
-            finally:
-                executor.call(fixture, "tearDown")
-        except MuranoPlError as error:
-            return TestResult(cls.name, method, False, time.perf_counter() - started,
-                              f"{', '.join(error.names)}: {error.message}",
-                              error.format("  ").split("\n", 1)[1])
         except LagunaError as error:
-            return TestResult(cls.name, method, False, time.perf_counter() - started,
-                              str(error))
+            # unittest's rule: when setUp fails, neither the test nor tearDown runs
+            return _failed(cls.name, method, started, error)
+        outcome: TestResult | None = None
+        try:
+            executor.call(fixture, method)
+        except LagunaError as error:
+            outcome = _failed(cls.name, method, started, error)
+        try:
+            executor.call(fixture, "tearDown")
+        except LagunaError as error:
+            cleanup = _failed(cls.name, method, started, error)
+            if outcome is None:
+                return cleanup
+            # the test's own failure comes first; the cleanup's is kept beside it
+            outcome.trace += (f"\n\n  During tearDown, another error: {cleanup.message}\n"
+                              f"{cleanup.trace}")
+            return outcome
+        if outcome is not None:
+            return outcome
         return TestResult(cls.name, method, True, time.perf_counter() - started)
+
+
+def _failed(class_name: str, method: str, started: float, error: LagunaError) -> TestResult:
+    seconds = time.perf_counter() - started
+    if isinstance(error, MuranoPlError):
+        return TestResult(class_name, method, False, seconds,
+                          f"{', '.join(error.names)}: {error.message}",
+                          error.format("  ").split("\n", 1)[1],
+                          error=not isinstance(error.original, AssertionFailed))
+    return TestResult(class_name, method, False, seconds, str(error), error=True)
 
 
 def _matches(pattern: str, class_name: str, method: str) -> bool:
@@ -176,15 +200,20 @@ def _matches(pattern: str, class_name: str, method: str) -> bool:
 
 
 def junit_xml(results: t.Sequence[TestResult], suite: str) -> bytes:
-    failures = sum(1 for r in results if not r.passed)
+    """The results as a JUnit XML report: a failed assertion is a ``<failure>``,
+    any other error an ``<error>``, each with its message and MuranoPL trace."""
+    errors = sum(1 for r in results if not r.passed and r.error)
+    failures = sum(1 for r in results if not r.passed) - errors
     root = ET.Element("testsuite", name=suite, tests=str(len(results)),
-                      failures=str(failures), errors="0",
+                      failures=str(failures), errors=str(errors),
                       time=f"{sum(r.seconds for r in results):.6f}")
     for result in results:
         case = ET.SubElement(root, "testcase", classname=result.class_name,
                              name=result.method, time=f"{result.seconds:.6f}")
         if not result.passed:
-            failure = ET.SubElement(case, "failure", message=result.message)
-            failure.text = result.trace or result.message
+            element = ET.SubElement(case, "error" if result.error else "failure",
+                                    message=result.message)
+            element.text = result.trace or result.message
     ET.indent(root)
-    return ET.tostring(root, encoding="utf-8", xml_declaration=True)
+    data: bytes = ET.tostring(root, encoding="utf-8", xml_declaration=True)
+    return data

@@ -13,7 +13,9 @@ from laguna.yamlio.loader import (
     YStr,
     YamlError,
     load_all,
+    plain,
     span_of,
 )
 
-__all__ = ["ExpressionHook", "YMap", "YSeq", "YStr", "YamlError", "load_all", "span_of"]
+__all__ = ["ExpressionHook", "YMap", "YSeq", "YStr", "YamlError", "load_all", "plain",
+           "span_of"]

@@ -14,9 +14,10 @@ from yaml.resolver import Resolver
 from yaml.scanner import Scanner
 
 try:
-    from yaml.cyaml import CParser as _CParser
+    from yaml._yaml import CParser as _CParser
+    _HAVE_LIBYAML = True
 except ImportError:  # pragma: no cover - PyYAML built without libyaml
-    _CParser = None
+    _HAVE_LIBYAML = False
 
 from laguna.errors import SourceError
 from laguna.source import Span
@@ -63,6 +64,19 @@ def span_of(value: object) -> Span | None:
     return getattr(value, "span", None)
 
 
+def plain(value: t.Any) -> t.Any:
+    """A loaded value without its spans: plain dict, list and str all the way
+    down, so values compare, hash and serialise like any Python data. Other
+    values (numbers, the caller's expression objects) stay as they are."""
+    if isinstance(value, str):
+        return str(value)
+    if isinstance(value, dict):
+        return {plain(k): plain(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [plain(v) for v in value]
+    return value
+
+
 def _span(source: str, node: nodes.Node) -> Span:
     start, end = node.start_mark, node.end_mark
     return Span(source, start.line + 1, start.column + 1, end.line + 1, end.column + 1)
@@ -72,6 +86,8 @@ class _Composer(Composer):
     """Builds nodes from parser events, recording whether a scalar's tag was
     written out: `!!str $x` and `$x` resolve to the same tag, and only the
     first is a string for MuranoPL."""
+
+    peek_event: t.Callable[[], t.Any]   # the parser's, mixed in by each loader
 
     def compose_scalar_node(self, anchor: t.Any) -> nodes.ScalarNode:
         event = self.peek_event()
@@ -94,8 +110,8 @@ class _PureLoader(_Composer, Reader, Scanner, Parser, SafeConstructor, Resolver)
         Resolver.__init__(self)
 
 
-if _CParser is not None:
-    class _FastLoader(_Composer, _CParser, SafeConstructor, Resolver):  # type: ignore[misc]
+if _HAVE_LIBYAML:
+    class _FastLoader(_Composer, _CParser, SafeConstructor, Resolver):
         """libyaml scans and parses (most of the time of loading a class file);
         nodes are composed in Python so they keep the tag as written."""
 
@@ -142,7 +158,8 @@ def load_all(text: str, source: str, expression: ExpressionHook | None = None) -
 
 
 class _Builder:
-    def __init__(self, source: str, loader: _Loader, expression: ExpressionHook | None) -> None:
+    def __init__(self, source: str, loader: _PureLoader | _FastLoader,
+                 expression: ExpressionHook | None) -> None:
         self.source = source
         self.loader = loader
         self.expression = expression

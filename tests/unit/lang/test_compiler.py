@@ -165,3 +165,15 @@ def test_missing_dictionary_key_reads_null_like_the_original_engine():
 
 def test_bool_is_not_a_number_for_arithmetic():
     assert run_compiled("true + 1")[0] == "error"
+
+
+def test_compile_cache_is_bounded_like_the_parse_cache():
+    from laguna.lang.compiler import COMPILE_CACHE_SIZE
+    assert compile_statement.cache_info().maxsize == COMPILE_CACHE_SIZE == 65536
+    assert engine.parse.cache_info().maxsize == COMPILE_CACHE_SIZE
+
+
+def test_compiled_statement_is_shared_per_parsed_statement():
+    parsed = engine.parse("$x + 1", False)
+    assert compile_statement(parsed, False) is compile_statement(parsed, False)
+    assert compile_statement(parsed, False) is not compile_statement(parsed, True)

@@ -14,10 +14,13 @@ import pytest
 import semantic_version
 from click.testing import CliRunner
 
-from laguna.classconfig import ClassConfigError, ClassConfigFolder, config_file_names
+from laguna.configfolder import ClassConfigFolder
 from laguna.cli.main import cli
 from laguna.config import CLASS_CONFIGS_VAR, Config
 from laguna.lang import errors
+from laguna.lang.classconfig import (
+    ClassConfigError, ClassConfigs, ConfigFile, config_file_names,
+)
 from laguna.lang.classes import PackageClasses
 from laguna.lang.executor import Executor
 from laguna.lang.types import RuntimePackage
@@ -47,7 +50,8 @@ def executor_for(configs: pathlib.Path | None, version: str = "1.2.3") -> Execut
     body = textwrap.dedent(CLASS)
     registry.add(PackageClasses(RuntimePackage("t.pkg", version),
                                 [("Classes/Service.yaml", lambda: body)]))
-    return Executor(registry, class_configs=configs)
+    return Executor(registry,
+                    class_configs=ClassConfigFolder(configs) if configs is not None else None)
 
 
 def values(executor: Executor, properties: dict[str, object] | None = None) -> object:
@@ -250,3 +254,42 @@ def test_laguna_test_falls_back_to_the_setting(tmp_path: pathlib.Path) -> None:
         cli, ["test", str(package)],
         env={CLASS_CONFIGS_VAR: str(_configs(tmp_path / "env", "expected"))})
     assert result.output.splitlines()[-1] == "1 passed, 0 failed", result.output
+
+
+# -- the source interface (the language reads no files itself) ------------------------------
+class DictSource:
+    """Configuration files held in memory; records what was asked for."""
+
+    def __init__(self, files: dict[str, str]) -> None:
+        self.files = files
+        self.asked: list[str] = []
+
+    def read(self, name: str) -> ConfigFile | None:
+        self.asked.append(name)
+        text = self.files.get(name)
+        return None if text is None else ConfigFile(f"mem:{name}", text)
+
+
+def test_class_configs_ask_the_source_by_file_name_most_specific_first() -> None:
+    source = DictSource({"ns.A-1.yaml": "x: 1\n"})
+    assert ClassConfigs(source).values("ns.A", V("1.2.3")) == {"x": 1}
+    assert source.asked == ["ns.A-1.2.3.json", "ns.A-1.2.3.yaml", "ns.A-1.2.json",
+                            "ns.A-1.2.yaml", "ns.A-1.json", "ns.A-1.yaml"]
+
+
+def test_errors_name_the_file_as_the_source_locates_it() -> None:
+    configs = ClassConfigs(DictSource({"ns.A-1.json": "[1]"}))
+    with pytest.raises(ClassConfigError) as info:
+        configs.values("ns.A", V("1.0.0"))
+    assert str(info.value) == ("class configuration file mem:ns.A-1.json: must hold a "
+                               "mapping of property names to values, not list")
+    assert info.value.path == "mem:ns.A-1.json"
+
+
+def test_executor_takes_values_from_an_in_memory_source() -> None:
+    registry = core_registry()
+    body = textwrap.dedent(CLASS)
+    registry.add(PackageClasses(RuntimePackage("t.pkg", "1.2.3"),
+                                [("Classes/Service.yaml", lambda: body)]))
+    configs = ClassConfigs(DictSource({"t.Service-1.json": '{"cfgProperty": 7}'}))
+    assert values(Executor(registry, class_configs=configs)) == (7, "DEFAULT")

@@ -12,7 +12,7 @@ import typing as t
 
 import pytest
 
-from laguna.corelib.native import native
+from laguna.corelib.declare import native
 from laguna.lang import errors
 from laguna.lang.classes import PackageClasses
 from laguna.lang.executor import Executor

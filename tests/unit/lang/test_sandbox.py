@@ -2,10 +2,12 @@
 and nothing reaches the host."""
 
 import pathlib
+import sys
 import textwrap
 
 import pytest
 
+from laguna import process
 from laguna.lang.errors import MuranoPlError
 from laguna.lang.executor import Executor
 from laguna.testing.packages import core_registry, read_package_dir
@@ -88,6 +90,36 @@ def test_endless_recursion_hits_the_call_depth_limit(make):
     assert info.value.names == ["LimitExceededError"]
     assert info.value.message == "call depth limit of 50 exceeded"
     assert len(info.value.frames) == 51
+
+
+def test_default_call_depth_limit_ends_recursion_before_python_does(make):
+    # the process raised the interpreter's limit once (tests/conftest.py, as
+    # the `laguna` command does): the engine's own counter is the bound
+    executor, obj = make()
+    with pytest.raises(MuranoPlError) as info:
+        executor.call(obj, "recurse", 0)
+    assert info.value.names == ["LimitExceededError"]
+    assert info.value.message == "call depth limit of 400 exceeded"
+    assert len(info.value.frames) == 401
+
+
+def test_constructing_an_executor_leaves_the_recursion_limit_alone(make, monkeypatch):
+    monkeypatch.setattr(sys, "getrecursionlimit", lambda: 1000)
+    changed: list[int] = []
+    monkeypatch.setattr(sys, "setrecursionlimit", changed.append)
+    make()
+    assert changed == []
+
+
+def test_prepare_raises_the_recursion_limit_but_never_lowers_it(monkeypatch):
+    limit = [1000]
+    monkeypatch.setattr(sys, "getrecursionlimit", lambda: limit[0])
+    monkeypatch.setattr(sys, "setrecursionlimit", lambda value: limit.__setitem__(0, value))
+    process.prepare()
+    assert limit == [process.RECURSION_LIMIT]
+    limit[0] = 50_000
+    process.prepare()
+    assert limit == [50_000]
 
 
 def test_huge_collection_hits_the_iterator_limit(make):

@@ -106,6 +106,10 @@ CLASSES = """\
       testPassesItself:
         Body:
           - $.step(testPassesItself)
+      testFailsItself:
+        Body:
+          - $.step(testFailsItself)
+          - $.assertTrue(false, 'own failure')
 
     --- # not a fixture at all
     Name: Plain
@@ -159,7 +163,8 @@ def test_selects_every_test_method_own_and_inherited(runner: PackageRunner) -> N
         "Child.testErrors", "Child.testFails", "Child.testFromMixin", "Child.testInherited",
         "Child.testOwn",
         "SetUpFails.testInherited", "SetUpFails.testNeverRuns",
-        "TearDownFails.testInherited", "TearDownFails.testPassesItself",
+        "TearDownFails.testFailsItself", "TearDownFails.testInherited",
+        "TearDownFails.testPassesItself",
     ]
 
 
@@ -233,10 +238,28 @@ def test_failing_tear_down_fails_a_passing_test(runner: PackageRunner,
     assert "in method tearDown of type t.harness.TearDownFails" in result.trace
 
 
+def test_failing_tear_down_keeps_the_tests_own_failure_first(
+        runner: PackageRunner, caplog: pytest.LogCaptureFixture) -> None:
+    result, steps = run(runner, caplog, "TearDownFails.testFailsItself")
+    assert (result.passed, result.error) == (False, False)
+    assert result.message == "AssertionError: own failure: False is not true"
+    assert steps == ["TearDownFails.setUp", "TearDownFails.testFailsItself",
+                     "TearDownFails.tearDown"]
+    head, _, cleanup = result.trace.partition("\n\n  During tearDown, another error: ")
+    assert "in method testFailsItself of type t.harness.TearDownFails" in head
+    assert cleanup.startswith("t.harness.TearDownError: cannot clean up\n")
+    assert "in method tearDown of type t.harness.TearDownFails" in cleanup
+
+
 # -- `laguna test`: console, summary line, exit code, JUnit XML -------------
 
+# failed assertions (JUnit <failure>)
 FAILING = {
     "t.harness.Child.testFails": "AssertionError: planned failure: 1 != 2",
+    "t.harness.TearDownFails.testFailsItself": "AssertionError: own failure: False is not true",
+}
+# anything else (JUnit <error>)
+ERRORS = {
     "t.harness.Child.testErrors": 'murano.dsl.exceptions.NoClassFound: Class '
                                   '"t.harness.NoSuchClass" is not found',
     "t.harness.SetUpFails.testInherited": "t.harness.SetUpError: no database",
@@ -260,12 +283,14 @@ def test_console_reports_every_test_and_the_summary(cli_run: t.Any) -> None:
     lines = result.output.splitlines()
     status = {line.split()[1]: line.split()[0] for line in lines
               if line.startswith(("PASS ", "FAIL "))}
-    assert status == {**{name: "FAIL" for name in FAILING}, **{name: "PASS" for name in PASSING}}
-    for name, message in FAILING.items():
+    # the console says FAIL for failures and errors alike; JUnit tells them apart
+    assert status == {**{name: "FAIL" for name in [*FAILING, *ERRORS]},
+                      **{name: "PASS" for name in PASSING}}
+    for name, message in [*FAILING.items(), *ERRORS.items()]:
         at = next(i for i, line in enumerate(lines) if line.startswith(f"FAIL {name} ("))
         assert lines[at + 1].startswith(f"  {message}")
         assert lines[at + 2] == "  Traceback (most recent call last):"
-    assert lines[-1] == "4 passed, 6 failed"
+    assert lines[-1] == "4 passed, 7 failed"
     assert result.exit_code == 1
 
 
@@ -273,22 +298,23 @@ def test_junit_report_holds_every_test(cli_run: t.Any) -> None:
     _, suite = cli_run
     assert suite.tag == "testsuite"
     assert suite.get("name") == "t.harness"
-    assert (suite.get("tests"), suite.get("failures"), suite.get("errors")) == ("10", "6", "0")
+    assert (suite.get("tests"), suite.get("failures"), suite.get("errors")) == ("11", "2", "5")
     cases = {f"{c.get('classname')}.{c.get('name')}": c for c in suite.findall("testcase")}
-    assert sorted(cases) == sorted([*FAILING, *PASSING])
+    assert sorted(cases) == sorted([*FAILING, *ERRORS, *PASSING])
     for name in PASSING:
         assert list(cases[name]) == [], name
 
 
-@pytest.mark.parametrize("name", sorted(FAILING))
-def test_junit_report_holds_each_failure_with_message_and_trace(cli_run: t.Any,
-                                                                name: str) -> None:
+@pytest.mark.parametrize(("name", "element"), [*((n, "failure") for n in sorted(FAILING)),
+                                               *((n, "error") for n in sorted(ERRORS))])
+def test_junit_report_holds_each_failure_and_error_with_message_and_trace(
+        cli_run: t.Any, name: str, element: str) -> None:
     result, suite = cli_run
     case = next(c for c in suite.findall("testcase")
                 if f"{c.get('classname')}.{c.get('name')}" == name)
-    failures = case.findall("failure")
-    assert len(failures) == 1
-    assert failures[0].get("message").startswith(FAILING[name])
+    assert [e.tag for e in case] == [element]
+    failures = case.findall(element)
+    assert failures[0].get("message").startswith({**FAILING, **ERRORS}[name])
     trace = failures[0].text
     assert trace.startswith("  Traceback (most recent call last):\n    File \"Classes/Cases.yaml\"")
     # the same trace the console printed

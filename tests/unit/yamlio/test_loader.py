@@ -70,3 +70,22 @@ def test_key_spans_are_recorded():
 def test_several_documents():
     docs = load_all("Name: A\n---\nName: B\n", "f.yaml")
     assert [d["Name"] for d in docs] == ["A", "B"]
+
+
+def test_plain_strips_every_position_wrapper():
+    from laguna.yamlio import YMap, YSeq, YStr, plain
+    [document] = load_all("a: [x, {b: c}]\n1: two\n", "f.yaml")
+    assert (type(document), type(document["a"]), type(document["a"][0])) == (YMap, YSeq, YStr)
+    value = plain(document)
+    assert value == {"a": ["x", {"b": "c"}], 1: "two"}
+    assert type(value) is dict and type(value["a"]) is list
+    assert type(value["a"][0]) is str and type(value["a"][1]) is dict
+    assert [type(k) for k in value] == [str, int]
+    assert type(next(iter(value["a"][1]))) is str and type(value["a"][1]["b"]) is str
+
+
+def test_plain_leaves_other_values_alone():
+    from laguna.yamlio import plain
+    marker = object()
+    assert plain([marker, 1.5, None])[0] is marker
+    assert plain([marker, 1.5, None])[1:] == [1.5, None]

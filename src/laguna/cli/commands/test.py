@@ -8,7 +8,7 @@ import sys
 import typing as t
 
 import click
-import yaml  # type: ignore[import-untyped]
+import yaml
 
 from laguna.cli.sources import catalog_sources, db_url_option, warn_skipped
 from laguna.config import Config

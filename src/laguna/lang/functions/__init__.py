@@ -1,6 +1,12 @@
-"""YAQL functions the engine adds for MuranoPL code, on top of yaql's standard library.
+"""The functions MuranoPL code calls by name, registered explicitly.
 
-One module per concept, each ending with ``register(context, ...)`` in the
+:mod:`.table` holds the :class:`FunctionTable` of built-ins and fast paths
+that the compiler resolves names against, built from a list of modules that
+each end with ``register(table)`` (:data:`LANGUAGE_MODULES`, and
+``laguna.corelib.FUNCTION_MODULES`` for a real engine).
+
+Above the yaql root contexts an executor builds from that table sit the
+YAQL functions the original engine added for every package, one module per concept, each ending with ``register(context, ...)`` in the
 style of yaql's standard library:
 
 - :mod:`.murano`: data functions every package gets (``base64encode``,
@@ -20,8 +26,12 @@ import typing as t
 
 from laguna.lang.functions import host, legacy, murano
 from laguna.lang.functions.host import Host
+from laguna.lang.functions.table import (
+    LANGUAGE_MODULES, FunctionModule, FunctionTable, build_table, language_functions,
+)
 
-__all__ = ["Host", "register"]
+__all__ = ["FunctionModule", "FunctionTable", "Host", "LANGUAGE_MODULES", "build_table",
+           "language_functions", "register"]
 
 
 def register(context: t.Any, legacy_mode: bool) -> t.Any:

@@ -1,4 +1,4 @@
-"""Per-class configuration files: where `Usage: Config` properties get their values.
+"""Per-class configuration: where `Usage: Config` properties get their values.
 
 An operator keeps one file per class in a folder (laguna's ``class_configs``
 setting, ``LAGUNA_CLASS_CONFIGS``). The file of class ``ns.Name`` from a
@@ -13,24 +13,31 @@ This is the original engine's naming. The file holds a mapping of property
 names to values. A `Usage: Config` property takes its value from there and
 never from the object model; for any other property of that class the value
 in the file replaces the declared `Default`.
+
+The language does no I/O: :class:`ClassConfigs` asks a
+:class:`ConfigFileSource` for the text of a file by name
+(:class:`laguna.configfolder.ConfigFolder` reads a folder; tests may pass
+a dict-backed source) and parses it here.
 """
 
 from __future__ import annotations
 
 import json
 import os
-import pathlib
 import threading
 import typing as t
 
-import yaml  # type: ignore[import-untyped]
+import yaml
 
 from laguna.lang.errors import DslError
 
 if t.TYPE_CHECKING:
-    import semantic_version  # type: ignore[import-untyped]
+    import semantic_version
 
 _Loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+
+#: where a configuration file is, as the source names it in errors
+Location = t.Union[str, "os.PathLike[str]"]
 
 
 class ClassConfigError(DslError):
@@ -39,10 +46,25 @@ class ClassConfigError(DslError):
     code = "LAG-E0901"
     murano_name = "ClassConfigError"
 
-    def __init__(self, path: pathlib.Path, reason: str) -> None:
+    def __init__(self, path: Location, reason: str) -> None:
         super().__init__(f"class configuration file {path}: {reason}")
         self.path = path
         self.reason = reason
+
+
+class ConfigFile(t.NamedTuple):
+    """The text of one configuration file and where it was found."""
+
+    path: Location
+    text: str
+
+
+class ConfigFileSource(t.Protocol):
+    """Where class configuration files come from."""
+
+    def read(self, name: str) -> ConfigFile | None:
+        """The file called ``name``, None when there is none; raises
+        :class:`ClassConfigError` when it exists but cannot be read."""
 
 
 def config_file_names(class_name: str, version: semantic_version.Version) -> list[str]:
@@ -54,16 +76,16 @@ def config_file_names(class_name: str, version: semantic_version.Version) -> lis
     return [f"{class_name}{suffix}.{ext}" for suffix in suffixes for ext in ("json", "yaml")]
 
 
-class ClassConfigFolder:
-    """The class configuration files of one folder, each read once."""
+class ClassConfigs:
+    """The configured values of classes, each file read once from ``source``."""
 
-    def __init__(self, path: str | os.PathLike[str]) -> None:
-        self.path = pathlib.Path(path)
+    def __init__(self, source: ConfigFileSource) -> None:
+        self.source = source
         self._cache: dict[tuple[str, str], dict[str, t.Any]] = {}
         self._lock = threading.Lock()
 
     def __repr__(self) -> str:
-        return f"ClassConfigFolder({str(self.path)!r})"
+        return f"{type(self).__name__}({self.source!r})"
 
     def values(self, class_name: str, version: semantic_version.Version) -> dict[str, t.Any]:
         """The configured values of a class; empty when it has no file."""
@@ -77,19 +99,17 @@ class ClassConfigFolder:
 
     def _read(self, class_name: str, version: semantic_version.Version) -> dict[str, t.Any]:
         for name in config_file_names(class_name, version):
-            path = self.path / name
-            if path.is_file():
-                return _load(path)
+            file = self.source.read(name)
+            if file is not None:
+                return parse_config(file)
         return {}
 
 
-def _load(path: pathlib.Path) -> dict[str, t.Any]:
+def parse_config(file: ConfigFile) -> dict[str, t.Any]:
+    """The values a configuration file holds (JSON for `.json` names, else YAML)."""
+    path, text = file
     try:
-        text = path.read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError) as exc:
-        raise ClassConfigError(path, f"cannot be read ({exc})") from exc
-    try:
-        if path.suffix == ".json":
+        if os.fspath(path).endswith(".json"):
             data = json.loads(text) if text.strip() else None
         else:
             data = yaml.load(text, Loader=_Loader)
@@ -108,4 +128,5 @@ def _load(path: pathlib.Path) -> dict[str, t.Any]:
     return {str(k): v for k, v in data.items()}
 
 
-__all__ = ["ClassConfigError", "ClassConfigFolder", "config_file_names"]
+__all__ = ["ClassConfigError", "ClassConfigs", "ConfigFile", "ConfigFileSource",
+           "config_file_names", "parse_config"]
