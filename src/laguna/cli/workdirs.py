@@ -19,7 +19,7 @@ from rich.console import Console
 
 from laguna.deploy.context import ResourcesFactory, no_resources
 from laguna.deploy.errors import DeployError
-from laguna.deploy.frontend import FrontendRegistry, default_registry
+from laguna.deploy.frontend import FrontendRegistry
 from laguna.deploy.result import REJECTED, Result
 from laguna.deploy.service import Clock, Service, utcnow
 from laguna.deploy.workdir import Workdir, resolve_workdir
@@ -36,6 +36,17 @@ class Wiring:
     frontends: FrontendRegistry
     resources: ResourcesFactory = no_resources
     clock: Clock = utcnow
+
+
+def default_wiring() -> Wiring:
+    """The built-in front ends (registered here, where the CLI wires them; the
+    deployment layer knows none), then the installed ones, over the local
+    cloud (recording fakes for dry runs)."""
+    from laguna.frontends import builtin_frontends
+    from laguna.frontends.muranopl import muranopl_resources
+    registry = FrontendRegistry(builtin_frontends())
+    registry.load_entry_points()
+    return Wiring(registry, resources=muranopl_resources)
 
 
 def _remember_workdir(ctx: click.Context, _param: click.Parameter,
@@ -66,7 +77,7 @@ def make_service() -> Service:
     ctx = click.get_current_context()
     wiring = ctx.find_object(Wiring)
     if wiring is None:
-        wiring = Wiring(default_registry())
+        wiring = default_wiring()
     return Service(current_workdir(), wiring.frontends, resources=wiring.resources,
                    clock=wiring.clock)
 

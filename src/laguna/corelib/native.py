@@ -8,8 +8,8 @@ from __future__ import annotations
 
 import typing as t
 
-from laguna.corelib.declare import REQUIRED, native
 from laguna.corelib.agent import AGENT_CLASS, LISTENER_CLASS, bind_agent, bind_listener
+from laguna.corelib.declare import REQUIRED, native
 from laguna.corelib.events import EVENT_CLASS, bind_event
 from laguna.corelib.gc import GC_CLASS, bind_gc
 from laguna.corelib.heat import HEAT_CLASS, bind_heat_stack

@@ -76,6 +76,9 @@ class Outcome:
     error: ErrorInfo | None = None
     #: dry runs: the stack templates and agent plans sent, in order
     plan: t.Sequence[t.Mapping[str, t.Any]] | None = None
+    #: a deploy: the packages the run used, which the environment keeps (they may
+    #: come from the stored ones when no ``-l`` was given); None: the blueprint's
+    packages: t.Sequence[StoredPackage] | None = None
 
 
 @t.runtime_checkable

@@ -320,8 +320,9 @@ class Service:
         if operation is Operation.DEPLOY and outcome.ok and blueprint is not None:
             record.language = blueprint.language
             record.version += 1
+            used = outcome.packages if outcome.packages is not None else blueprint.packages
             repo.replace_packages(session, record, [
-                (p.name, p.version, p.archive) for p in blueprint.packages])
+                (p.name, p.version, p.archive) for p in used])
         repo.release(session, record)
         record.updated = now
         session.flush()

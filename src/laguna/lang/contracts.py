@@ -107,7 +107,8 @@ class Contract:
         try:
             return fn(scope)
         except errors.ContractViolationException as exc:
-            exc.path = path + exc.path
+            if exc.target is None:
+                exc.path = path + exc.path
             raise
 
 

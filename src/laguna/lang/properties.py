@@ -49,9 +49,10 @@ def set_property(executor: Executor, obj: MuranoObject, name: str, value: t.Any,
                                     mode="validate", default=property_default(executor, spec),
                                     caller=frame)
         except errors.ContractViolationException as exc:
-            exc.target = f"property {ultimate.declaring_type.name}.{name}"
-            exc.contract = ultimate.contract.text
-            exc.declared_at = ultimate.span
+            if exc.target is None:   # else a property of an object in the value failed
+                exc.target = f"property {ultimate.declaring_type.name}.{name}"
+                exc.contract = ultimate.contract.text
+                exc.declared_at = ultimate.span
             raise
         if ultimate.usage is PropertyUsage.Static:
             executor.statics[ultimate] = value

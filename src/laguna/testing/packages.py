@@ -29,8 +29,8 @@ def _core_package() -> Package:
 def core_registry(*sources: PackageSource) -> ClassRegistry:
     """A registry holding the core library, with its native methods bound,
     that draws further packages from ``sources``, then from the bundled
-    application framework library (io.murano.applications); its code may
-    call the functions of the language and of the core library."""
+    application framework library (io.murano.applications); its code may call
+    the functions of the language and of the core library."""
     registry = ClassRegistry(*sources, DirectorySource([APPLICATIONS_PACKAGE_DIR]),
                              functions=functions())
     bind_natives(registry)

@@ -1,0 +1,21 @@
+"""The MuranoPL front end of the deployment layer (see docs/MURANOPL_DEPLOY.md).
+
+=================  ==============================================================
+module             concept
+=================  ==============================================================
+``model``          recognising and reading object models; wrapping applications
+``packages``       the packages of a run: ``-l`` entries and stored packages
+``services``       DeploymentServices over a Cloud and the hosts' agents
+``redeploy``       the difference between the stored model and a new one
+``errors``         error kinds and messages
+``resources``      the cloud and agents of a run (local, or recording for dry runs)
+``frontend``       the Frontend: prepare, deploy, action, undeploy
+=================  ==============================================================
+"""
+
+from __future__ import annotations
+
+from laguna.frontends.muranopl.frontend import LANGUAGE, MuranoPlFrontend
+from laguna.frontends.muranopl.resources import muranopl_resources
+
+__all__ = ["LANGUAGE", "MuranoPlFrontend", "muranopl_resources"]

@@ -1,0 +1,311 @@
+"""The MuranoPL front end: object models and packages deployed through laguna.deploy.
+
+One run (deploy, action or undeploy) is one executor, as one task of the
+original engine was: the model is loaded with the stored objects as
+``ObjectsCopy`` (objects gone from the model are destroyed by the garbage
+collector), the environment's applications are deployed (or the action
+runs), and the model is serialised back with its Out values and attributes.
+The core library's natives reach the cloud and the agents through
+:class:`~laguna.frontends.muranopl.services.CloudServices`.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import typing as t
+from pathlib import Path
+
+from laguna.corelib.services import NoServices, attach
+from laguna.deploy.context import RunContext
+from laguna.deploy.errors import CLASS_NOT_FOUND, MODEL_INVALID, Rejected
+from laguna.deploy.frontend import Blueprint, Outcome, PrepareOptions
+from laguna.deploy.result import Component
+from laguna.errors import LagunaError
+from laguna.frontends.muranopl import model as models
+from laguna.frontends.muranopl import redeploy
+from laguna.frontends.muranopl.errors import error_info, kind_and_message
+from laguna.frontends.muranopl.packages import registry_for, used_packages
+from laguna.frontends.muranopl.services import CloudServices
+from laguna.lang.actions import invoke_action
+from laguna.lang.classes import ClassRegistry
+from laguna.lang.errors import MuranoPlError
+from laguna.lang.executor import Executor
+from laguna.lang.objects import MuranoObject
+from laguna.lang.types import PropertyUsage
+from laguna.packages.package import load_package
+
+LANGUAGE = "muranopl"
+APPLICATION_CLASS = "io.murano.Application"
+
+
+@dataclasses.dataclass(frozen=True)
+class Prepared:
+    """The front end's payload of a blueprint: where its packages are."""
+
+    libs: tuple[Path, ...]
+    wrapped: bool
+
+
+class MuranoPlFrontend:
+    """laguna's built-in MuranoPL front end."""
+
+    language = LANGUAGE
+
+    # -- blueprint ----------------------------------------------------------------------
+    def recognises(self, path: Path) -> bool:
+        return models.recognises(path)
+
+    def prepare(self, path: Path, options: PrepareOptions) -> Blueprint:
+        libs = tuple(options.libs)
+        for lib in libs:
+            if not lib.exists():
+                raise Rejected(MODEL_INVALID, f"-l {lib}: no such file or folder")
+        if models.is_package(path):
+            model, package_name, libs = self._package_model(path, options, libs)
+            name: t.Any = package_name
+            wrapped = True
+        else:
+            model, wrapped = models.read_model(path)
+            model = models.apply_settings(model, options.settings, str(path))
+            root = model["Objects"]
+            name = None if wrapped else root.get("name")
+        registry = registry_for(libs)
+        self._trial_load(registry, model)
+        return Blueprint(language=LANGUAGE, source=str(path), model=model,
+                         packages=used_packages(registry),
+                         name=name if isinstance(name, str) and name else None,
+                         payload=Prepared(libs, wrapped))
+
+    def _package_model(self, path: Path, options: PrepareOptions, libs: tuple[Path, ...]
+                       ) -> tuple[dict[str, t.Any], str, tuple[Path, ...]]:
+        try:
+            package = load_package(path)
+        except LagunaError as error:
+            raise Rejected(MODEL_INVALID, f"{path}: {error}") from None
+        class_name = package.name
+        if class_name not in package.class_names():
+            raise Rejected(MODEL_INVALID, f"{path}: the package has no class {class_name} "
+                           "(an application package's FullName names its application class)")
+        settings = {key: models.parse_value(value) for key, value in options.settings.items()}
+        application = models.application_object(class_name, settings)
+        return {"Objects": models.wrap([application])}, path.stem, (path, *libs)
+
+    @staticmethod
+    def _trial_load(registry: ClassRegistry, model: t.Mapping[str, t.Any]) -> None:
+        """Load the model without a cloud: a contract the values break or a model
+        that does not load is refused before anything runs. A class that is
+        missing may be in the environment's stored packages (a redeploy needs
+        no ``-l``): the run's own load decides, still before anything runs."""
+        executor = Executor(registry)
+        attach(executor, NoServices())
+        try:
+            root = executor.load_model(dict(model))
+        except Exception as error:  # noqa: BLE001 - an engine error that escaped its conversion
+            kind, message, _ = kind_and_message(error)
+            if kind == CLASS_NOT_FOUND:
+                return
+            raise Rejected(kind, message) from None
+        finally:
+            executor.lifecycle.roots.clear()
+        if root is None:
+            raise Rejected(MODEL_INVALID, "the model has no objects")
+
+    # -- operations ---------------------------------------------------------------------
+    def deploy(self, blueprint: Blueprint, context: RunContext) -> Outcome:
+        prepared = blueprint.payload if isinstance(blueprint.payload, Prepared) \
+            else Prepared((), False)
+        stored = context.stored
+        model = models.settle_wrapped(dict(blueprint.model), stored.environment_id, stored.name)
+        registry = registry_for(prepared.libs, stored.packages)
+        return Run(self, context, registry).deploy(redeploy.deployment_model(model, stored.model))
+
+    def action(self, context: RunContext, object_id: str, method: str,
+               arguments: t.Mapping[str, str]) -> Outcome:
+        stored = context.stored
+        registry = registry_for((), stored.packages)
+        data = redeploy.deployment_model(stored.model or {}, stored.model)
+        values = {key: models.parse_value(value) for key, value in arguments.items()}
+        return Run(self, context, registry).action(data, object_id, method, values)
+
+    def undeploy(self, context: RunContext) -> Outcome:
+        stored = context.stored
+        registry = registry_for((), stored.packages)
+        return Run(self, context, registry).undeploy(redeploy.removal_model(stored.model))
+
+
+class Run:
+    """One operation on one environment: one executor, one set of services."""
+
+    def __init__(self, frontend: MuranoPlFrontend, context: RunContext,
+                 registry: ClassRegistry) -> None:
+        self.context = context
+        self.registry = registry
+        self.plan: list[dict[str, t.Any]] | None = [] if context.dry_run else None
+        agents = context.agents if callable(context.agents) else _no_agents
+        self.services = CloudServices(
+            context.cloud, agents, context.reporter, context.stored.environment_id,
+            context.stored.name, agent_timeout=context.timeouts.agent, plan=self.plan,
+            components=context.stored.components, name_of=self._name_of_id)
+        self.executor = Executor(registry)
+        attach(self.executor, self.services)
+        #: the application (or action target) running when a failure comes
+        self.failing: str | None = None
+
+    def _name_of_id(self, object_id: str) -> str | None:
+        obj = self.executor.objects.get(object_id)
+        return _name_of(obj) if obj is not None else None
+
+    # -- the three operations -----------------------------------------------------------
+    def deploy(self, data: dict[str, t.Any]) -> Outcome:
+        root = self._load(data)
+        return self._finish(root, lambda: self._deploy_applications(root))
+
+    def action(self, data: dict[str, t.Any], object_id: str, method: str,
+               arguments: t.Mapping[str, t.Any]) -> Outcome:
+        root = self._load(data)
+        target = self.executor.objects.get(object_id)
+        if target is None:
+            raise Rejected(MODEL_INVALID, f"the environment has no object {object_id}")
+
+        def run() -> None:
+            self.context.reporter.report("info", f"running action {method} of {object_id}",
+                                         object_id)
+            invoke_action(self.executor, target, method, arguments)
+        return self._finish(root, run, failing=object_id)
+
+    def undeploy(self, data: dict[str, t.Any]) -> Outcome:
+        stored = self.context.stored
+        identities = {stored.environment_id}
+        if stored.model and isinstance(stored.model.get("Objects"), dict):
+            identities.add(str(stored.model["Objects"]["?"]["id"]))
+        try:
+            self._load(data)
+        except Rejected:
+            pass    # the packages cannot load the stored objects: the stacks still go
+        self.executor.collect_garbage()
+        self.executor.finalize(None)
+        error = None
+        try:
+            cloud: t.Any = self.context.cloud
+            for stack in list(cloud.stacks()) if cloud is not None else []:
+                if any(stack == f"murano-{i}" or stack.startswith(f"murano-{i}-")
+                       for i in identities):
+                    self.services.delete_stack(stack)
+        except (MuranoPlError, LagunaError) as failure:
+            error = error_info(failure)
+        finally:
+            self.services.close()
+        if error is None:
+            self.context.reporter.report("info", "the environment is undeployed")
+        return Outcome(ok=error is None, model=None, outputs={}, components={},
+                       error=error, plan=self.plan)
+
+    # -- steps ----------------------------------------------------------------------------
+    def _load(self, data: dict[str, t.Any]) -> MuranoObject | None:
+        try:
+            root = self.executor.load_model(data)
+        except Exception as error:  # noqa: BLE001 - an engine error that escaped its conversion
+            kind, message, _ = kind_and_message(error)
+            self.services.close()
+            raise Rejected(kind, message) from None
+        if root is not None:
+            self.executor.lifecycle.roots.append(root)
+            for object_id in redeploy.removed_ids(data):
+                self.context.reporter.report(
+                    "info", f"removing {object_id}: it is no longer in the model", object_id)
+        # objects of the stored model that the new one lacks are destroyed now
+        self.executor.collect_garbage()
+        return root
+
+    def _applications(self, root: MuranoObject | None) -> list[MuranoObject]:
+        if root is None:
+            return []
+        apps = root.real_this.values.get("applications") or ()
+        return [app.real_this for app in apps if isinstance(app, MuranoObject)]
+
+    def _deploy_applications(self, root: MuranoObject | None) -> None:
+        if root is None:
+            return
+        method = root.real_this.type.find_method("deploy")
+        reporter = self.context.reporter
+        if method.declaring_type.name != models.ENVIRONMENT_CLASS:
+            self.executor.call(root, "deploy")
+            return
+        for app in self._applications(root):
+            kind, name = app.type.name, _name_of(app)
+            self.failing = app.id
+            reporter.component(app.id, kind, name, "deploying")
+            self.executor.call(app, "deploy")
+            reporter.component(app.id, kind, name, "deployed")
+        self.failing = None
+
+    def _finish(self, root: MuranoObject | None, work: t.Callable[[], None],
+                failing: str | None = None) -> Outcome:
+        self.failing = failing
+        error = None
+        try:
+            work()
+        except (MuranoPlError, LagunaError) as failure:
+            error = error_info(failure, last_plan=self.services.last_plan,
+                               failing_object=self.failing)
+            if self.failing is not None:
+                app = self.executor.objects.get(self.failing)
+                if app is not None:
+                    self.context.reporter.component(app.id, app.real_this.type.name,
+                                                    _name_of(app.real_this), "failed")
+            self.context.reporter.report("error", error.message, self.failing)
+        outputs = self._outputs(root)
+        components = self._components(root, error is None)
+        try:
+            model = self.executor.finalize(root)
+        finally:
+            self.services.close()
+        if model is not None:
+            model = {"Objects": model.get("Objects"), "Attributes": model.get("Attributes") or []}
+        if error is None:
+            self.context.reporter.report("info", "the deployment finished")
+        return Outcome(ok=error is None, model=model, outputs=outputs,
+                       components=components, error=error, plan=self.plan,
+                       packages=used_packages(self.registry))
+
+    def _outputs(self, root: MuranoObject | None) -> dict[str, t.Any]:
+        """Out properties of the applications, as ``<application name>.<property>``."""
+        outputs: dict[str, t.Any] = {}
+        for app in self._applications(root):
+            for cls in app.type.mro:
+                for name, spec in cls.properties.items():
+                    if spec.usage is PropertyUsage.Out:
+                        value = app.values.get(name)
+                        if value is not None:
+                            outputs.setdefault(f"{_name_of(app)}.{name}", _plain(value))
+        return outputs
+
+    def _components(self, root: MuranoObject | None, ok: bool) -> dict[str, Component]:
+        components = {}
+        for key, value in self.services.components.items():
+            obj = self.executor.objects.get(key)
+            if obj is not None:
+                components[key] = Component(value.type, _name_of(obj), value.state)
+        for app in self._applications(root):
+            state = "deployed" if ok or app.id != self.failing else "failed"
+            if not ok and app.id != self.failing and app.id not in self.context.stored.components:
+                state = "pending"
+            components[app.id] = Component(app.type.name, _name_of(app), state)
+        return components
+
+
+def _name_of(obj: MuranoObject) -> str:
+    name = obj.real_this.values.get("name")
+    return str(name) if isinstance(name, str) and name else obj.type.name.rsplit(".", 1)[-1]
+
+
+def _plain(value: t.Any) -> t.Any:
+    from laguna.lang.dispatch import thaw
+    plain = thaw(value)
+    return plain if isinstance(plain, (str, int, float, bool, list, dict, type(None))) \
+        else str(plain)
+
+
+def _no_agents(host: t.Any) -> t.Any:
+    from laguna.frontends.muranopl.services import AgentUnavailable
+    raise AgentUnavailable("this run has no agents")

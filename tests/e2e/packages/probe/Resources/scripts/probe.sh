@@ -1,0 +1,12 @@
+#!/bin/sh
+# probe.sh MODE: ok prints "probe ok"; fail writes to stderr and exits 3;
+# hang waits for stdin, which never closes before the plan's timeout.
+case "$1" in
+    fail)
+        echo "probe: the disk is full" >&2
+        exit 3 ;;
+    hang)
+        exec sleep 60 ;;
+    *)
+        echo "probe ok" ;;
+esac

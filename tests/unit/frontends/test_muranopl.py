@@ -1,0 +1,159 @@
+"""The MuranoPL front end's parts without a real cloud: model files, redeploy
+merging, the services adapter over a recording cloud, error kinds, and a dry
+run of the examples through the deployment service."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from laguna.agent.errors import AgentTimeout
+from laguna.agent.transport import RecordingAgent
+from laguna.cloud.recording import RecordingCloud
+from laguna.deploy.errors import Rejected
+from laguna.deploy.frontend import FrontendRegistry, PrepareOptions
+from laguna.deploy.service import Service
+from laguna.deploy.workdir import Workdir
+from laguna.frontends.muranopl import MuranoPlFrontend, muranopl_resources
+from laguna.frontends.muranopl import model as models
+from laguna.frontends.muranopl import redeploy
+from laguna.frontends.muranopl.services import AgentTimeoutError, CloudFailure, CloudServices
+
+EXAMPLES = Path(__file__).parents[3] / "examples"
+
+
+class Reports:
+    def __init__(self) -> None:
+        self.reports: list[tuple[str, str, str | None]] = []
+        self.components: list[tuple[str, str]] = []
+
+    def report(self, level: str, text: str, object_id: str | None = None) -> None:
+        self.reports.append((level, text, object_id))
+
+    def component(self, object_id: str, type: str, name: str, state: str) -> None:
+        self.components.append((object_id, state))
+
+
+def write(path: Path, data: object) -> Path:
+    path.write_text(json.dumps(data))
+    return path
+
+
+# -- model files ------------------------------------------------------------------------
+def test_applications_are_wrapped_into_an_environment_with_a_default_network(
+        tmp_path: Path) -> None:
+    path = write(tmp_path / "m.json", {"?": {"id": "a", "type": "x.App"}, "name": "a"})
+    model, wrapped = models.read_model(path)
+    root = model["Objects"]
+    assert wrapped and root["?"]["type"] == "io.murano.Environment"
+    assert root["applications"][0]["?"]["id"] == "a"
+    assert root["defaultNetworks"]["environment"]["?"]["type"] == \
+        "io.murano.resources.NeutronNetwork"
+    settled = models.settle_wrapped(model, "e1", "shop")
+    assert settled["Objects"]["?"]["id"] == "e1"
+    assert settled["Objects"]["defaultNetworks"]["environment"]["name"] == "shop-network"
+
+
+def test_recognises_models_and_packages_only(tmp_path: Path) -> None:
+    assert models.recognises(EXAMPLES / "webserver")
+    assert models.recognises(EXAMPLES / "webserver" / "web.yaml")
+    assert not models.recognises(write(tmp_path / "t.yaml", {"tosca_definitions_version": 1}))
+    assert not models.recognises(tmp_path / "missing.yaml")
+
+
+def test_an_unreadable_file_is_model_invalid_naming_it(tmp_path: Path) -> None:
+    path = tmp_path / "bad.yaml"
+    path.write_text("a: [unclosed\n")
+    with pytest.raises(Rejected) as caught:
+        models.read_model(path)
+    assert caught.value.kind == "model_invalid" and str(path) in caught.value.message
+
+
+def test_settings_set_application_properties(tmp_path: Path) -> None:
+    model, _ = models.read_model(EXAMPLES / "dashboard" / "shop.yaml")
+    changed = models.apply_settings(model, {"store.port": "7071", "key": "other"}, "shop")
+    store, dashboard = changed["Objects"]["applications"]
+    assert store["port"] == 7071 and "port" not in dashboard
+    assert dashboard["key"] == "other"
+    with pytest.raises(Rejected):
+        models.apply_settings(model, {"nothing": "1"}, "shop")
+
+
+# -- redeploy ---------------------------------------------------------------------------
+def test_a_new_model_is_applied_to_the_stored_one_by_object_id() -> None:
+    stored = {"Objects": {"?": {"id": "env", "type": "E"}, "applications": [
+        {"?": {"id": "a", "type": "A"}, "url": "http://kept/", "message": "old"},
+        {"?": {"id": "b", "type": "B"}, "url": "http://gone/"}]},
+        "Attributes": [["a", "A", "deployed", True]]}
+    new = {"Objects": {"?": {"id": "env", "type": "E"}, "applications": [
+        {"?": {"id": "a", "type": "A"}, "message": "new"},
+        {"?": {"id": "c", "type": "C"}}]}}
+    data = redeploy.deployment_model(new, stored)
+    a, c = data["Objects"]["applications"]
+    assert a == {"?": {"id": "a", "type": "A"}, "url": "http://kept/", "message": "new"}
+    assert c == {"?": {"id": "c", "type": "C"}}
+    assert data["ObjectsCopy"] == stored["Objects"]
+    assert data["Attributes"] == stored["Attributes"]
+    assert redeploy.removed_ids(data) == ["b"]
+    assert redeploy.removal_model(stored)["Objects"] is None
+
+
+# -- services ---------------------------------------------------------------------------
+TEMPLATE = {"heat_template_version": "2013-05-23", "resources": {
+    "web": {"type": "OS::Nova::Server",
+            "properties": {"name": "web", "user_data": "input_queue = e1-ha"}}}}
+
+
+def test_plans_go_to_the_server_whose_user_data_names_the_key() -> None:
+    agents: dict[str, RecordingAgent] = {}
+    plan: list[dict] = []
+
+    def agent(host: object) -> RecordingAgent:
+        return agents.setdefault(host.server_name, RecordingAgent(host.server_name))  # type: ignore[attr-defined]
+    services = CloudServices(RecordingCloud(), agent, Reports(), "e1", "shop", plan=plan)
+    services.push_stack("murano-e1", TEMPLATE, {})
+    result = services.agent_execute("e1-ha", {"FormatVersion": "2.0.0", "ID": "p1",
+                                              "Name": "Deploy"}, 10)
+    assert result is not None and result["ErrorCode"] == 0
+    assert [entry["kind"] for entry in plan] == ["stack", "agent"]
+    assert plan[1]["host"] == "web" and agents["web"].plans[0]["Name"] == "Deploy"
+
+
+def test_agent_timeouts_and_cloud_errors_become_muranopl_exceptions() -> None:
+    agent = RecordingAgent("web").then(AgentTimeout("p1", 2))
+    services = CloudServices(RecordingCloud(), lambda host: agent, Reports(), "e1", "shop")
+    services.push_stack("murano-e1", TEMPLATE, {})
+    with pytest.raises(AgentTimeoutError, match="the agent of web gave no result for plan "
+                                                "'Deploy' within 2 seconds"):
+        services.agent_execute("e1-ha", {"ID": "p1", "Name": "Deploy"}, 2)
+    broken = {"heat_template_version": "2013-05-23", "resources": {
+        "port": {"type": "OS::Neutron::Port",
+                 "properties": {"network_id": {"get_resource": "nowhere"}}}}}
+    with pytest.raises(CloudFailure) as caught:
+        services.push_stack("murano-e1", broken, {})
+    assert caught.value.resource == "port"
+
+
+# -- the whole front end, dry ----------------------------------------------------------
+def test_dry_run_of_the_linked_examples_through_the_service(tmp_path: Path) -> None:
+    service = Service(Workdir(tmp_path), FrontendRegistry([MuranoPlFrontend()]),
+                      resources=muranopl_resources)
+    result = service.deploy(EXAMPLES / "dashboard" / "shop.yaml",
+                            PrepareOptions(libs=(EXAMPLES,)), dry_run=True)
+    assert result.status == "ok", result.error
+    assert [entry["plan"]["Name"] for entry in result.plan or () if entry["kind"] == "agent"] \
+        == ["Deploy Key-Value Store", "Deploy Dashboard"]
+    assert set(result.outputs) == {"store.endpoint", "dashboard.url"}
+    assert not (tmp_path / ".laguna" / "cloud").exists()
+
+
+def test_a_missing_class_is_rejected_naming_it(tmp_path: Path) -> None:
+    service = Service(Workdir(tmp_path), FrontendRegistry([MuranoPlFrontend()]),
+                      resources=muranopl_resources)
+    path = write(tmp_path / "m.json", [{"?": {"id": "a", "type": "org.nowhere.Missing"}}])
+    result = service.deploy(path, PrepareOptions(), dry_run=True)
+    assert result.status == "rejected"
+    assert result.error is not None and result.error.kind == "class_not_found"
+    assert "org.nowhere.Missing" in result.error.message
