@@ -54,7 +54,7 @@ hypothesis.settings.load_profile("mutation")
 @pytest.fixture(autouse=True)
 def _fresh_compiled_expressions():
     from laguna.lang import compiler
-    compiler._cache.clear()
+    compiler.compile_statement.cache_clear()
     yield
 '''
 
