@@ -226,3 +226,24 @@ def test_workdir_after_the_command_wins_over_the_one_before(wiring: Wiring,
                  "--workdir", str(tmp_path / "after"))
     assert result.exit_code == 0
     assert sorted(p.name for p in tmp_path.iterdir() if p.is_dir()) == ["after"]
+
+
+def test_deploy_keeps_the_address_range_asked_for(wiring: Wiring, tmp_path: Path) -> None:
+    path = write_blueprint(tmp_path, "shop", components=[WEB])
+    result = run(wiring, "--workdir", str(tmp_path), "deploy", str(path), "--json",
+                 "--address-range", "127.44.0.0/24")
+    assert (result.exit_code, result.stderr) == (0, "")
+    kept = json.loads((tmp_path / ".laguna" / "cloud" / "settings.json").read_text())
+    assert kept == {"isolation": "loopback", "address_range": "127.44.0.0/24"}
+
+
+def test_deploy_refuses_a_loopback_range_off_loopback(wiring: Wiring, tmp_path: Path) -> None:
+    path = write_blueprint(tmp_path, "shop", components=[WEB])
+    result = run(wiring, "--workdir", str(tmp_path), "deploy", str(path), "--json",
+                 "--address-range", "10.1.0.0/16")
+    assert result.exit_code == 2
+    assert json.loads(result.stdout) == {"error": {
+        "kind": "cloud_error",
+        "message": "address range '10.1.0.0/16' of isolation 'loopback' must lie in "
+                   "127.0.0.0/8"}}
+    assert not (tmp_path / ".laguna" / "laguna.sqlite").exists()

@@ -8,13 +8,17 @@ import click
 
 from laguna.cli.progress import progress_view
 from laguna.cli.workdirs import (
+    current_workdir,
     emit_result,
+    fail,
     json_option,
     key_values,
     make_service,
     stdout_console,
     workdir_option,
 )
+from laguna.cloud.errors import IsolationError
+from laguna.deploy.errors import CLOUD_ERROR, Rejected
 from laguna.deploy.frontend import PrepareOptions
 
 
@@ -30,16 +34,31 @@ from laguna.deploy.frontend import PrepareOptions
 @click.option("--dry-run", is_flag=True,
               help="Run against a recording cloud and agent; print the stack templates "
                    "and execution plans that would be sent. Nothing is kept.")
+@click.option("--isolation", type=click.Choice(["loopback", "netns"]),
+              help="How the local cloud's hosts are kept apart: loopback (an address "
+                   "of 127.42.0.0/16 each, the default) or netns (a network namespace "
+                   "each, root and iproute2 needed). Kept by the working directory; "
+                   "changed only while it holds no deployed environment.")
+@click.option("--address-range", metavar="CIDR",
+              help="The hosts' addresses (default 127.42.0.0/16 for loopback, "
+                   "198.18.0.0/15 for netns). Kept like --isolation.")
 @json_option
 @workdir_option
 def deploy(model: Path, libs: tuple[Path, ...], name: str | None, settings: tuple[str, ...],
-           dry_run: bool, as_json: bool) -> None:
+           dry_run: bool, isolation: str | None, address_range: str | None,
+           as_json: bool) -> None:
     """Deploy MODEL (an object model file, or a package) into an environment.
 
     Redeploying a changed model applies the difference. Exit status: 0 when the
     deployment succeeded, 1 when it failed, 2 when it was refused before
     anything ran.
     """
+    if not dry_run and (isolation or address_range):
+        from laguna.cloud.local.settings import choose_settings
+        try:
+            choose_settings(current_workdir().cloud_dir, isolation, address_range)
+        except IsolationError as error:
+            fail(Rejected(CLOUD_ERROR, str(error)), as_json)
     service = make_service()
     options = PrepareOptions(libs=libs, settings=key_values(settings, "--set"), name=name)
     if as_json:

@@ -30,13 +30,13 @@ from laguna.cloud import stacks
 from laguna.cloud.base import Host, StackResult
 from laguna.cloud.errors import HostError, StackNotFound
 from laguna.cloud.local import netns, processes
+from laguna.cloud.local.settings import Isolation
 from laguna.cloud.local.addresses import (LOOPBACK_RANGE, NETNS_RANGE, AddressPool,
                                           default_registry)
 from laguna.cloud.local.statefiles import StateFiles
 from laguna.cloud.resources import Server
 from laguna.cloud.state import COMPLETE, ResourceRecord, StackState
 
-Isolation = t.Literal["loopback", "netns"]
 DEFAULT_AGENT = (sys.executable, "-m", "laguna.agent")
 
 

@@ -1,7 +1,7 @@
 """The cloud and agents of a MuranoPL run (a :class:`~laguna.deploy.context.ResourcesFactory`).
 
 A real run uses the local cloud whose state lives in the working directory's
-``.laguna/cloud/`` (``state_dir``) and an :class:`~laguna.agent.AgentClient`
+``.laguna/cloud/`` (``state_dir``), with the isolation kept there, and an :class:`~laguna.agent.AgentClient`
 per host; a dry run uses a :class:`~laguna.cloud.recording.RecordingCloud`
 and a :class:`~laguna.agent.transport.RecordingAgent` per host, which start
 and keep nothing.
@@ -32,5 +32,5 @@ def muranopl_resources(state_dir: Path, environment_id: str, dry_run: bool) -> R
     if dry_run:
         from laguna.cloud.recording import RecordingCloud
         return Resources(cloud=RecordingCloud(), agents=recording_agent)
-    from laguna.cloud.local.driver import LocalCloud
-    return Resources(cloud=LocalCloud(state_dir), agents=real_agent)
+    from laguna.cloud.factory import local_cloud
+    return Resources(cloud=local_cloud(state_dir), agents=real_agent)
