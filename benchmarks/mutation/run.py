@@ -106,7 +106,7 @@ def run(name: str, jobs: int, rerun: bool) -> None:
     work = prepare(name)
     names: list[str] = []
     if rerun:
-        names = [key for key, code in results(name).items() if STATUS.get(code) == "survived"]
+        names = [key for key, code in results(name).items() if STATUS.get(code) in ("survived", "no tests")]
         if not names:
             return
     print(f"== mutmut: {name} ({MODULES[name]['path']})", flush=True)
