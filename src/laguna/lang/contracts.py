@@ -68,10 +68,9 @@ class ContractState:
 class Contract:
     """A compiled contract of one property or argument."""
 
-    __slots__ = ("spec", "declaring_type", "text", "shape")
+    __slots__ = ("declaring_type", "text", "shape")
 
     def __init__(self, spec: t.Any, declaring_type: MuranoClass) -> None:
-        self.spec = spec
         self.declaring_type = declaring_type
         self.text = _spec_text(spec)
         self.shape = _compile(spec)
@@ -361,8 +360,6 @@ def c_class(state: ContractState, value: t.Any, type_: MuranoClass,
                     return ObjRef(value)
                 raise errors.NoObjectFoundError(value)
             value = found
-    if isinstance(value, ObjRef) and executor.loading:
-        return value
     if not isinstance(value, MuranoObject):
         if state.mode == TRANSFORM:
             raise errors.ContractViolationException(
