@@ -24,7 +24,7 @@ from yaql.language import utils
 from laguna.lang import errors
 from laguna.lang.objects import MuranoObject, find_owner
 from laguna.lang.resolution import incompatibility
-from laguna.lang.scope import NO_VALUE, Frame, Scope
+from laguna.lang.scope import NO_VALUE, Frame
 from laguna.yaql.expressions import YaqlExpression
 
 if t.TYPE_CHECKING:
@@ -395,7 +395,3 @@ def c_template(state: ContractState, value: t.Any, type_: MuranoClass,
     if exclude:
         value = utils.FrozenDict((k, v) for k, v in value.items() if k not in set(exclude))
     return value
-
-
-def new_contract_scope(executor: Executor, cls: MuranoClass) -> Scope:
-    return executor.new_scope(cls)
