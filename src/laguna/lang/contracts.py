@@ -24,7 +24,7 @@ from yaql.language import utils
 from laguna.lang import errors
 from laguna.lang.objects import MuranoObject, find_owner
 from laguna.lang.resolution import incompatibility
-from laguna.lang.scope import NO_VALUE, Frame, Scope
+from laguna.lang.scope import NO_VALUE, Frame
 from laguna.yaql.expressions import YaqlExpression
 
 if t.TYPE_CHECKING:
@@ -68,10 +68,9 @@ class ContractState:
 class Contract:
     """A compiled contract of one property or argument."""
 
-    __slots__ = ("spec", "declaring_type", "text", "shape")
+    __slots__ = ("declaring_type", "text", "shape")
 
     def __init__(self, spec: t.Any, declaring_type: MuranoClass) -> None:
-        self.spec = spec
         self.declaring_type = declaring_type
         self.text = _spec_text(spec)
         self.shape = _compile(spec)
@@ -361,8 +360,6 @@ def c_class(state: ContractState, value: t.Any, type_: MuranoClass,
                     return ObjRef(value)
                 raise errors.NoObjectFoundError(value)
             value = found
-    if isinstance(value, ObjRef) and executor.loading:
-        return value
     if not isinstance(value, MuranoObject):
         if state.mode == TRANSFORM:
             raise errors.ContractViolationException(
@@ -398,7 +395,3 @@ def c_template(state: ContractState, value: t.Any, type_: MuranoClass,
     if exclude:
         value = utils.FrozenDict((k, v) for k, v in value.items() if k not in set(exclude))
     return value
-
-
-def new_contract_scope(executor: Executor, cls: MuranoClass) -> Scope:
-    return executor.new_scope(cls)

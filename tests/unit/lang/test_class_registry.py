@@ -10,6 +10,7 @@ import pytest
 
 from laguna.lang import errors
 from laguna.lang.classes import ClassRegistry, PackageClasses
+from laguna.lang.resolution import NoPackageForClassFound, NoPackageFound
 from laguna.lang.types import RuntimePackage
 from laguna.packages.package import MemoryTree, package_from_tree
 from laguna.packages.source import MemorySource
@@ -226,3 +227,44 @@ def test_fixations_list_every_loaded_version_by_package_name():
     registry.fix(None)
     registry.fix({"t.a": ["1.0", "2.0.0"]})
     assert registry._fixed == {"t.a": {parse_version("1.0.0"), parse_version("2.0.0")}}
+
+
+def test_available_versions_are_the_loaded_and_the_offered_ones():
+    registry = ClassRegistry(MemorySource([memory_package("t.pkg", "1.0.0", {}, {})]))
+    registry.add(in_memory({}))   # t.pkg 0.0.0, which no source offers
+    assert registry.available_versions("t.pkg") == [parse_version("0.0.0"),
+                                                    parse_version("1.0.0")]
+    assert registry.available_versions("t.other") == []
+
+
+def test_a_missing_package_version_names_the_available_ones():
+    with pytest.raises(NoPackageFound) as info:
+        two_versions().package_version("t.pkg", parse_version("3.0.0"))
+    assert str(info.value) == ("Package \"t.pkg\" is not found in a version matching "
+                               "'==3.0.0' (==3.0.0); available: 1.0.0, 2.0.0")
+
+
+@pytest.mark.parametrize(("type_name", "header", "message"), [
+    ("t.A", {"classVersion": ">=3"},
+     "Package for class \"t.A\" is not found in a version matching '>=3' (>=3.0.0)"),
+    ("t.Z", {}, "Package for class \"t.Z\" is not found"),
+])
+def test_model_type_no_package_offers(type_name, header, message):
+    with pytest.raises(NoPackageForClassFound) as info:
+        two_versions().find_for_model(type_name, header)
+    assert str(info.value) == message
+
+
+def test_of_two_loaded_packages_of_one_version_a_lookup_finds_the_first():
+    registry = core_registry()
+    first = registry.add(in_memory({"A.yaml": "Name: t.A\n"}))
+    registry.add(in_memory({"A.yaml": "Name: t.A\n"}))
+    assert registry.find("t.A").package is first.package
+
+
+def test_of_two_packages_offering_a_class_in_one_version_the_first_by_name_wins():
+    shared = {"t.Shared": "Shared.yaml"}, {"Shared.yaml": b"Name: t.Shared\n"}
+    registry = core_registry(MemorySource([memory_package("t.two", "1.0.0", *shared),
+                                           memory_package("t.one", "1.0.0", *shared),
+                                           memory_package("t.old", "0.9.0", *shared)]))
+    assert registry.find("t.Shared").package.name == "t.one"

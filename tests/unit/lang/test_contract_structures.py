@@ -147,6 +147,10 @@ DICTS = [
     ("{a: [$.int()]}", {"a": [1, "x"]}, Fails("Value 'x' violates int() contract", "['a'][1]")),
     ("{a: {b: $.int()}}", {"a": {"b": "z"}}, Fails("Value 'z' violates int() contract", "['a']['b']")),
     ("{a: [$.int(), 1]}", {"a": []}, Fails("Array length 0 must not be less than 1", "['a']")),
+    ("{a: [$.int(), 1, 2]}", {"a": [1, 2, 3]},
+     Fails("Array length 3 is not within [1..2] range", "['a']")),
+    ("{a: {b: $.int()}}", {"a": 5}, Fails("Value 5 is not of a dictionary type", "['a']")),
+    ("[{b: $.int()}]", [{}, "x"], Fails("Value 'x' is not of a dictionary type", "[1]")),
     # constants
     ("x", "x", "x"),
     ("x", None, Fails("Value None is not equal to x")),

@@ -328,6 +328,23 @@ def test_diamond_resolves_when_the_wider_side_loaded_a_newer_version_first() -> 
     assert obj.cast(alone).type is inner
 
 
+def test_a_class_rebuilt_on_other_parents_is_built_once_per_class_and_parents() -> None:
+    reg = diamond("1")
+    alone = reg.find("y.C")
+    d13 = alone.parents[0]
+    d12 = reg.find("x.B").parents[0]
+    assert (str(d12.version), str(d13.version)) == ("1.2.0", "1.3.0")
+    on12 = reg.variant(alone, [d12])
+    assert [str(c.version) for c in on12.mro] == ["1.0.0", "1.2.0", "0.2.0"]
+    assert reg.variant(alone, [d12]) is on12
+    on13 = reg.variant(alone, [d13])
+    assert on13 is not on12 and on13 is not alone
+    assert [str(c.version) for c in on13.mro] == ["1.0.0", "1.3.0", "0.2.0"]
+    other = reg.variant(reg.find("x.B"), [d12])
+    assert (other.name, [str(c.version) for c in other.mro]) == ("x.B", ["1.0.0", "1.2.0",
+                                                                        "0.2.0"])
+
+
 def test_diamond_finds_a_version_nobody_loaded_yet() -> None:
     # x needs >=1.2,<1.4; y needs >=1.3; each alone takes its highest (1.3.9 / 1.5.0),
     # both accept 1.3.9
@@ -413,6 +430,18 @@ HOLDER = """\
               Contract: $.class(u:Part)
         Body:
           - Return: $thing.where()
+      template:
+        Arguments:
+          - thing:
+              Contract: $.template(l:Thing)
+        Body:
+          - Return: $thing['?']
+      templateSpec:
+        Arguments:
+          - thing:
+              Contract: $.template(l:Thing, versionSpec => '>=1.2.0')
+        Body:
+          - Return: $thing['?'].version
     """
 
 
@@ -479,6 +508,48 @@ def test_class_contract_accepts_the_same_major_of_its_own_package() -> None:
     assert info.value.message == (
         "Object of type t.user.Part is not compatible with requested type t.user.Part: "
         "t.user 2.0.0 does not satisfy '==1' (>=1.0.0,<2.0.0-0) of t.user 1.4.0")
+
+
+def test_class_contract_makes_a_model_of_the_version_its_package_requires() -> None:
+    """The model's type name resolves as the contract's class sees it: its
+    namespaces and its package's requirement (lib 1.2)."""
+    reg, cls = contract_registry()
+    executor = Executor(reg)
+    holder = executor.new_object(cls, None, {})
+    assert executor.call(holder, "take", {"?": {"type": "l:Thing"}}) == "1.2.5-rc.1"
+
+
+def test_template_contract_refuses_a_version_outside_the_requirement() -> None:
+    reg, cls = contract_registry()
+    executor = Executor(reg)
+    holder = executor.new_object(cls, None, {})
+    required = executor.new_object(reg.class_of(reg.load_package("lib", "1.2.0"), "lib.Thing"),
+                                   None, {})
+    newer = executor.new_object(reg.class_of(reg.load_package("lib", "1.3.0"), "lib.Thing"),
+                                None, {})
+    assert executor.call(holder, "template", required) == {
+        "type": "lib.Thing", "id": required.id, "package": "lib", "version": "1.2.0"}
+    with pytest.raises(errors.ContractViolationException) as info:
+        executor.call(holder, "template", newer)
+    assert info.value.message == (
+        "Object of type lib.Thing is not compatible with requested type lib.Thing")
+    # a model's type resolves in the contract's class: l:Thing is lib.Thing
+    assert executor.call(holder, "template", {"?": {"type": "l:Thing"}}) == {"type": "l:Thing"}
+
+
+def test_template_contract_version_spec_wins_over_the_requirement() -> None:
+    reg, cls = contract_registry()
+    executor = Executor(reg)
+    holder = executor.new_object(cls, None, {})
+    newer = executor.new_object(reg.class_of(reg.load_package("lib", "1.3.0"), "lib.Thing"),
+                                None, {})
+    older = executor.new_object(reg.class_of(reg.load_package("lib", "1.0.0"), "lib.Thing"),
+                                None, {})
+    assert executor.call(holder, "templateSpec", newer) == "1.3.0"
+    with pytest.raises(errors.ContractViolationException) as info:
+        executor.call(holder, "templateSpec", older)
+    assert info.value.message == (
+        "Object of type lib.Thing is not compatible with requested type lib.Thing")
 
 
 def test_class_contract_accepts_subclasses_from_packages_it_does_not_require() -> None:
