@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import copy
 import dataclasses
+import threading
 import typing as t
 import uuid
 
@@ -81,40 +82,50 @@ class RecordingCloud:
         self.pushes: list[Push] = []
         self._stacks: dict[str, StackState] = {}
         self._next_address = 0
+        # engines call from several threads (parallel deployments of servers);
+        # each operation sees and leaves whole stacks
+        self._lock = threading.RLock()
 
     def push_stack(self, stack: str, template: t.Mapping[str, t.Any],
                    parameters: t.Mapping[str, t.Any] | None = None,
                    files: t.Mapping[str, str] | None = None) -> StackResult:
-        self.pushes.append(Push(stack, copy.deepcopy(dict(template)),
-                                copy.deepcopy(dict(parameters or {}))))
-        state = self._stacks.setdefault(stack, StackState(stack))
-        diff = stacks.apply(_Realm(self, state), template, parameters or {}, files or {})
-        return StackResult(stack, dict(state.outputs), tuple(self.hosts(stack)), diff)
+        with self._lock:
+            self.pushes.append(Push(stack, copy.deepcopy(dict(template)),
+                                    copy.deepcopy(dict(parameters or {}))))
+            state = self._stacks.setdefault(stack, StackState(stack))
+            diff = stacks.apply(_Realm(self, state), template, parameters or {}, files or {})
+            return StackResult(stack, dict(state.outputs), tuple(self.hosts(stack)), diff)
 
     def get_template(self, stack: str) -> dict[str, t.Any] | None:
-        state = self._stacks.get(stack)
-        return copy.deepcopy(state.template) if state is not None else None
+        with self._lock:
+            state = self._stacks.get(stack)
+            return copy.deepcopy(state.template) if state is not None else None
 
     def stack_outputs(self, stack: str) -> dict[str, t.Any]:
-        if stack not in self._stacks:
-            raise StackNotFound("no such stack", stack=stack)
-        return dict(self._stacks[stack].outputs)
+        with self._lock:
+            if stack not in self._stacks:
+                raise StackNotFound("no such stack", stack=stack)
+            return dict(self._stacks[stack].outputs)
 
     def delete_stack(self, stack: str) -> None:
-        state = self._stacks.pop(stack, None)
-        if state is not None:
-            self.pushes.append(Push(stack, None, {}))
-            stacks.delete_all(_Realm(self, state))
+        with self._lock:
+            state = self._stacks.pop(stack, None)
+            if state is not None:
+                self.pushes.append(Push(stack, None, {}))
+                stacks.delete_all(_Realm(self, state))
 
     def stacks(self) -> list[str]:
-        return list(self._stacks)
+        with self._lock:
+            return list(self._stacks)
 
     def hosts(self, stack: str) -> list[Host]:
-        state = self._stacks.get(stack)
-        if state is None:
-            return []
-        return [stacks.host(stack, r, None) for r in state.of_type(Server.name)]
+        with self._lock:
+            state = self._stacks.get(stack)
+            if state is None:
+                return []
+            return [stacks.host(stack, r, None) for r in state.of_type(Server.name)]
 
     def find_host(self, stack: str, name: str) -> Host | None:
-        return next((h for h in self.hosts(stack)
-                     if name in (h.name, h.server_name)), None)
+        with self._lock:
+            return next((h for h in self.hosts(stack)
+                         if name in (h.name, h.server_name)), None)
