@@ -1,8 +1,9 @@
 """A cloud for dry runs: it records every push and starts nothing.
 
-Servers, ports and floating IPs get placeholder addresses from the
-documentation range 192.0.2.0/24 (never contacted); volumes get a placeholder
-path. Templates are validated and outputs computed exactly as the local cloud
+Servers and ports get placeholder addresses from the documentation range
+192.0.2.0/24 (never contacted), floating IPs on ports addresses of their own
+from 198.51.100.0/24 (as on OpenStack, and unlike the local cloud, where a
+floating IP is its port's address); volumes get a placeholder path. Templates are validated and outputs computed exactly as the local cloud
 does, so the engine's workflow runs unchanged. Nothing outlives the object.
 """
 
@@ -21,6 +22,7 @@ from laguna.cloud.resources import Server
 from laguna.cloud.state import ResourceRecord, StackState
 
 PLACEHOLDER_NETWORK = "192.0.2."
+PLACEHOLDER_FLOATING = "198.51.100."    # floating IPs on ports, as RecordingServices
 
 
 @dataclasses.dataclass(frozen=True, slots=True)
@@ -52,6 +54,14 @@ class _Realm:
                              resource=record.name)
         return f"{PLACEHOLDER_NETWORK}{number}"
 
+    def floating_address(self, record: ResourceRecord) -> str:
+        self.cloud._next_floating += 1
+        number = self.cloud._next_floating
+        if number > 254:
+            raise CloudError("no placeholder floating address left", stack=self.state.stack,
+                             resource=record.name)
+        return f"{PLACEHOLDER_FLOATING}{number}"
+
     def release_address(self, address: str) -> None:
         pass
 
@@ -82,6 +92,7 @@ class RecordingCloud:
         self.pushes: list[Push] = []
         self._stacks: dict[str, StackState] = {}
         self._next_address = 0
+        self._next_floating = 0
         # engines call from several threads (parallel deployments of servers);
         # each operation sees and leaves whole stacks
         self._lock = threading.RLock()
