@@ -3,8 +3,9 @@
 Servers and ports get placeholder addresses from the documentation range
 192.0.2.0/24 (never contacted), floating IPs on ports addresses of their own
 from 198.51.100.0/24 (as on OpenStack, and unlike the local cloud, where a
-floating IP is its port's address); volumes get a placeholder path. Templates are validated and outputs computed exactly as the local cloud
-does, so the engine's workflow runs unchanged. Nothing outlives the object.
+floating IP is its port's address); volumes get a placeholder path.
+Templates are validated and outputs computed exactly as the local cloud does,
+so the engine's workflow runs unchanged. Nothing outlives the object.
 """
 
 from __future__ import annotations
