@@ -48,20 +48,18 @@ class _Realm:
                               f"laguna-dry-run:{self.state.stack}/{record_name}"))
 
     def allocate_address(self, record: ResourceRecord) -> str:
-        self.cloud._next_address += 1
-        number = self.cloud._next_address
-        if number > 254:
-            raise CloudError("no placeholder address left", stack=self.state.stack,
-                             resource=record.name)
-        return f"{PLACEHOLDER_NETWORK}{number}"
+        return self._placeholder(PLACEHOLDER_NETWORK, record)
 
     def floating_address(self, record: ResourceRecord) -> str:
-        self.cloud._next_floating += 1
-        number = self.cloud._next_floating
+        return self._placeholder(PLACEHOLDER_FLOATING, record)
+
+    def _placeholder(self, network: str, record: ResourceRecord) -> str:
+        """The next unused address of ``network`` (a /24 prefix) in this cloud."""
+        number = self.cloud._next_address[network] = self.cloud._next_address.get(network, 0) + 1
         if number > 254:
-            raise CloudError("no placeholder floating address left", stack=self.state.stack,
-                             resource=record.name)
-        return f"{PLACEHOLDER_FLOATING}{number}"
+            raise CloudError(f"no placeholder address left in {network}0/24",
+                             stack=self.state.stack, resource=record.name)
+        return f"{network}{number}"
 
     def release_address(self, address: str) -> None:
         pass
@@ -92,8 +90,7 @@ class RecordingCloud:
     def __init__(self) -> None:
         self.pushes: list[Push] = []
         self._stacks: dict[str, StackState] = {}
-        self._next_address = 0
-        self._next_floating = 0
+        self._next_address: dict[str, int] = {}    # per placeholder network
         # engines call from several threads (parallel deployments of servers);
         # each operation sees and leaves whole stacks
         self._lock = threading.RLock()
