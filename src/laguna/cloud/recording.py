@@ -1,15 +1,18 @@
 """A cloud for dry runs: it records every push and starts nothing.
 
-Servers, ports and floating IPs get placeholder addresses from the
-documentation range 192.0.2.0/24 (never contacted); volumes get a placeholder
-path. Templates are validated and outputs computed exactly as the local cloud
-does, so the engine's workflow runs unchanged. Nothing outlives the object.
+Servers and ports get placeholder addresses from the documentation range
+192.0.2.0/24 (never contacted), floating IPs on ports addresses of their own
+from 198.51.100.0/24 (as on OpenStack, and unlike the local cloud, where a
+floating IP is its port's address); volumes get a placeholder path.
+Templates are validated and outputs computed exactly as the local cloud does,
+so the engine's workflow runs unchanged. Nothing outlives the object.
 """
 
 from __future__ import annotations
 
 import copy
 import dataclasses
+import threading
 import typing as t
 import uuid
 
@@ -20,6 +23,7 @@ from laguna.cloud.resources import Server
 from laguna.cloud.state import ResourceRecord, StackState
 
 PLACEHOLDER_NETWORK = "192.0.2."
+PLACEHOLDER_FLOATING = "198.51.100."    # floating IPs on ports, as RecordingServices
 
 
 @dataclasses.dataclass(frozen=True, slots=True)
@@ -44,12 +48,18 @@ class _Realm:
                               f"laguna-dry-run:{self.state.stack}/{record_name}"))
 
     def allocate_address(self, record: ResourceRecord) -> str:
-        self.cloud._next_address += 1
-        number = self.cloud._next_address
+        return self._placeholder(PLACEHOLDER_NETWORK, record)
+
+    def floating_address(self, record: ResourceRecord) -> str:
+        return self._placeholder(PLACEHOLDER_FLOATING, record)
+
+    def _placeholder(self, network: str, record: ResourceRecord) -> str:
+        """The next unused address of ``network`` (a /24 prefix) in this cloud."""
+        number = self.cloud._next_address[network] = self.cloud._next_address.get(network, 0) + 1
         if number > 254:
-            raise CloudError("no placeholder address left", stack=self.state.stack,
-                             resource=record.name)
-        return f"{PLACEHOLDER_NETWORK}{number}"
+            raise CloudError(f"no placeholder address left in {network}0/24",
+                             stack=self.state.stack, resource=record.name)
+        return f"{network}{number}"
 
     def release_address(self, address: str) -> None:
         pass
@@ -80,41 +90,51 @@ class RecordingCloud:
     def __init__(self) -> None:
         self.pushes: list[Push] = []
         self._stacks: dict[str, StackState] = {}
-        self._next_address = 0
+        self._next_address: dict[str, int] = {}    # per placeholder network
+        # engines call from several threads (parallel deployments of servers);
+        # each operation sees and leaves whole stacks
+        self._lock = threading.RLock()
 
     def push_stack(self, stack: str, template: t.Mapping[str, t.Any],
                    parameters: t.Mapping[str, t.Any] | None = None,
                    files: t.Mapping[str, str] | None = None) -> StackResult:
-        self.pushes.append(Push(stack, copy.deepcopy(dict(template)),
-                                copy.deepcopy(dict(parameters or {}))))
-        state = self._stacks.setdefault(stack, StackState(stack))
-        diff = stacks.apply(_Realm(self, state), template, parameters or {}, files or {})
-        return StackResult(stack, dict(state.outputs), tuple(self.hosts(stack)), diff)
+        with self._lock:
+            self.pushes.append(Push(stack, copy.deepcopy(dict(template)),
+                                    copy.deepcopy(dict(parameters or {}))))
+            state = self._stacks.setdefault(stack, StackState(stack))
+            diff = stacks.apply(_Realm(self, state), template, parameters or {}, files or {})
+            return StackResult(stack, dict(state.outputs), tuple(self.hosts(stack)), diff)
 
     def get_template(self, stack: str) -> dict[str, t.Any] | None:
-        state = self._stacks.get(stack)
-        return copy.deepcopy(state.template) if state is not None else None
+        with self._lock:
+            state = self._stacks.get(stack)
+            return copy.deepcopy(state.template) if state is not None else None
 
     def stack_outputs(self, stack: str) -> dict[str, t.Any]:
-        if stack not in self._stacks:
-            raise StackNotFound("no such stack", stack=stack)
-        return dict(self._stacks[stack].outputs)
+        with self._lock:
+            if stack not in self._stacks:
+                raise StackNotFound("no such stack", stack=stack)
+            return dict(self._stacks[stack].outputs)
 
     def delete_stack(self, stack: str) -> None:
-        state = self._stacks.pop(stack, None)
-        if state is not None:
-            self.pushes.append(Push(stack, None, {}))
-            stacks.delete_all(_Realm(self, state))
+        with self._lock:
+            state = self._stacks.pop(stack, None)
+            if state is not None:
+                self.pushes.append(Push(stack, None, {}))
+                stacks.delete_all(_Realm(self, state))
 
     def stacks(self) -> list[str]:
-        return list(self._stacks)
+        with self._lock:
+            return list(self._stacks)
 
     def hosts(self, stack: str) -> list[Host]:
-        state = self._stacks.get(stack)
-        if state is None:
-            return []
-        return [stacks.host(stack, r, None) for r in state.of_type(Server.name)]
+        with self._lock:
+            state = self._stacks.get(stack)
+            if state is None:
+                return []
+            return [stacks.host(stack, r, None) for r in state.of_type(Server.name)]
 
     def find_host(self, stack: str, name: str) -> Host | None:
-        return next((h for h in self.hosts(stack)
-                     if name in (h.name, h.server_name)), None)
+        with self._lock:
+            return next((h for h in self.hosts(stack)
+                         if name in (h.name, h.server_name)), None)

@@ -32,6 +32,11 @@ class Realm(t.Protocol):
 
     def allocate_address(self, record: ResourceRecord) -> str: ...
 
+    def floating_address(self, record: ResourceRecord) -> str | None:
+        """An address of its own for a floating IP on a port, or None to give
+        it the port's address."""
+        ...
+
     def release_address(self, address: str) -> None: ...
 
     def start_host(self, record: ResourceRecord) -> None: ...
@@ -146,6 +151,17 @@ class Server(ResourceType):
             addresses.setdefault(entry["network"], []).append({
                 "addr": entry["addr"], "version": 4, "OS-EXT-IPS:type": "fixed",
                 "port": entry["port"]})
+        # as on OpenStack, a floating IP on one of the server's ports is listed
+        # after the fixed addresses of its network
+        by_port = {entry["port"]: entry["network"] for entry in entries if entry["port"]}
+        for fip in realm.state.of_type(FloatingIP.name):
+            network = by_port.get(fip.properties.get("port_id"))
+            address = fip.data.get("address")
+            if network is not None and address and address not in networks[network]:
+                networks[network].append(address)
+                addresses[network].append({
+                    "addr": address, "version": 4, "OS-EXT-IPS:type": "floating",
+                    "port": fip.properties.get("port_id")})
         first = entries[0]["addr"] if entries else None
         return {"first_address": first, "accessIPv4": first, "networks": networks,
                 "addresses": addresses, "instance_name": record.name,
@@ -229,15 +245,19 @@ class Port(ResourceType):
 
 
 class FloatingIP(ResourceType):
-    """On a port, the port's own address (reachable from this machine);
-    without one, an address of its own."""
+    """On a port, the port's own address (reachable from this machine), unless
+    the realm gives it one of its own (dry runs, as on OpenStack); without a
+    port, an address of its own."""
 
     name = "OS::Neutron::FloatingIP"
 
     def create(self, realm: Realm, record: ResourceRecord) -> None:
         port = realm.state.by_id(record.properties.get("port_id"))
-        if port is not None:
+        own = realm.floating_address(record) if port is not None else None
+        if port is not None and own is None:
             record.data.update(address=port.data["address"], own=False)
+        elif own is not None:
+            record.data.update(address=own, own=True)
         else:
             record.data.update(address=realm.allocate_address(record), own=True)
 

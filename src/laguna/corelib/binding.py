@@ -4,20 +4,27 @@ declared with :func:`laguna.corelib.declare.native`)."""
 
 from __future__ import annotations
 
+import threading
 import typing as t
 
 from laguna.lang.objects import MuranoObject
 from laguna.lang.types import MuranoClass
 
 S = t.TypeVar("S")
+# pselect runs MuranoPL code in threads: two of them reaching an object's
+# natives first at once must share one state, not each make its own
+_state_lock = threading.Lock()
 
 
 def state(this: MuranoObject, factory: t.Callable[[MuranoObject], S]) -> S:
     """The Python object behind ``this`` (one per object and class), made on first use."""
     value = this.extension
     if value is None:
-        value = factory(this)
-        this.extension = value
+        with _state_lock:
+            value = this.extension
+            if value is None:
+                value = factory(this)
+                this.extension = value
     return t.cast(S, value)
 
 

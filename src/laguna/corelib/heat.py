@@ -6,11 +6,18 @@ the cloud on ``push`` through the run's services; nothing is sent while the
 template equals what was pushed last. A template without resources deletes
 the stack instead. ``push(isAsync)`` (also spelled ``async``, as the core's own
 Instance called it) runs synchronously: services answer when the cloud has.
+
+Instances deployed by ``pselect`` share their region's stack from several
+threads: each method of a stack holds the stack's lock, so one push runs at a
+time and sends a whole template, and the outputs read after a push are those
+of a template holding every fragment merged before it (the original got the
+same from Heat, which refuses a second update of a stack while one runs).
 """
 
 from __future__ import annotations
 
 import copy
+import threading
 import typing as t
 
 from laguna.corelib.binding import prop, state
@@ -80,53 +87,60 @@ class Stack:
         self.hot_environment: t.Any = {}
         self.applied = True
         self.outputs: dict[str, t.Any] | None = None
+        self.lock = threading.RLock()
 
     def current(self) -> dict[str, t.Any]:
-        if self.template is None:
-            held = self.services.get_template(self.name)
-            self.template = copy.deepcopy(held) if held else {}
-            self.applied = True
-        return copy.deepcopy(self.template)
+        with self.lock:
+            if self.template is None:
+                held = self.services.get_template(self.name)
+                self.template = copy.deepcopy(held) if held else {}
+                self.applied = True
+            return copy.deepcopy(self.template)
 
     def set_template(self, template: dict[str, t.Any]) -> None:
-        self.template = copy.deepcopy(template)
-        self.parameters = {}
-        self.applied = False
+        with self.lock:
+            self.template = copy.deepcopy(template)
+            self.parameters = {}
+            self.applied = False
 
     def update_template(self, fragment: dict[str, t.Any]) -> None:
-        version = fragment.get("heat_template_version", HEAT_TEMPLATE_VERSION)
-        if version != HEAT_TEMPLATE_VERSION:
-            raise HeatStackError(
-                f"Currently only heat_template_version {HEAT_TEMPLATE_VERSION} is supported.")
-        current = self.current()
-        self.template = merge(current, fragment)
-        self.applied = self.applied and self.template == current
+        with self.lock:
+            version = fragment.get("heat_template_version", HEAT_TEMPLATE_VERSION)
+            if version != HEAT_TEMPLATE_VERSION:
+                raise HeatStackError(
+                    f"Currently only heat_template_version {HEAT_TEMPLATE_VERSION} is supported.")
+            current = self.current()
+            self.template = merge(current, fragment)
+            self.applied = self.applied and self.template == current
 
     def push(self) -> None:
-        if self.applied or self.template is None:
-            return
-        template = self.template
-        template.setdefault("heat_template_version", HEAT_TEMPLATE_VERSION)
-        if "description" not in template and self.description:
-            template["description"] = self.description
-        if template.get("resources") is None and template.get("Resources") is None:
-            self.delete()
-            return
-        self.outputs = self.services.push_stack(self.name, copy.deepcopy(template),
-                                                dict(self.parameters))
-        self.applied = True
+        with self.lock:
+            if self.applied or self.template is None:
+                return
+            template = self.template
+            template.setdefault("heat_template_version", HEAT_TEMPLATE_VERSION)
+            if "description" not in template and self.description:
+                template["description"] = self.description
+            if template.get("resources") is None and template.get("Resources") is None:
+                self.delete()
+                return
+            self.outputs = self.services.push_stack(self.name, copy.deepcopy(template),
+                                                    dict(self.parameters))
+            self.applied = True
 
     def output(self) -> dict[str, t.Any]:
-        if self.outputs is None:
-            self.outputs = self.services.stack_outputs(self.name)
-        return dict(self.outputs or {})
+        with self.lock:
+            if self.outputs is None:
+                self.outputs = self.services.stack_outputs(self.name)
+            return dict(self.outputs or {})
 
     def delete(self) -> None:
-        if self.current() or self.outputs is not None:
-            self.services.delete_stack(self.name)
-        self.template = {}
-        self.outputs = {}
-        self.applied = True
+        with self.lock:
+            if self.current() or self.outputs is not None:
+                self.services.delete_stack(self.name)
+            self.template = {}
+            self.outputs = {}
+            self.applied = True
 
 
 def stack_of(executor: t.Any, this: MuranoObject) -> Stack:
@@ -137,7 +151,9 @@ def stack_of(executor: t.Any, this: MuranoObject) -> Stack:
 def bind_heat_stack(cls: MuranoClass) -> None:
     def method(fn: t.Callable[..., t.Any]) -> t.Callable[..., t.Any]:
         def call(executor: t.Any, this: MuranoObject, frame: t.Any, **args: t.Any) -> t.Any:
-            return fn(stack_of(executor, this), **{k: thaw(v) for k, v in args.items()})
+            stack = stack_of(executor, this)
+            with stack.lock:
+                return fn(stack, **{k: thaw(v) for k, v in args.items()})
         return call
 
     def push(stack: Stack, isAsync: t.Any = False, **kwargs: t.Any) -> None:  # noqa: N803

@@ -123,7 +123,13 @@ class Compiler:
     def arg(self, node: t.Any) -> t.Any:
         """An argument for yaql's resolver: compiled, but still an Expression."""
         if isinstance(node, ast.MappingRuleExpression):
-            return ast.MappingRuleExpression(node.source, self.arg(node.destination))
+            # a keyword source names a parameter and must reach yaql as it is;
+            # any other source is a value (switch's conditions) and is compiled,
+            # so it reads objects the way every other expression does
+            source = node.source
+            if not isinstance(source, ast.KeywordConstant):
+                source = self.arg(source)
+            return ast.MappingRuleExpression(source, self.arg(node.destination))
         if isinstance(node, ast.Constant):
             return node
         return CompiledArg(self.node(node), node)

@@ -16,6 +16,7 @@ the model's ids then only resolve references inside that model (an
 from __future__ import annotations
 
 import re
+import threading
 import typing as t
 import weakref
 
@@ -32,16 +33,57 @@ if t.TYPE_CHECKING:
     from laguna.lang.executor import Executor
 
 
+class _GraphState(threading.local):
+    """The graph a thread is loading. Per thread: pselect runs MuranoPL code
+    in threads, and a `new()` in one must not join a graph another thread is
+    loading (its object would come back before its `.init` ran)."""
+
+    def __init__(self) -> None:
+        self.loading = False
+        self.pending_init: list[MuranoObject] | None = None
+        self.load_params: dict[int, dict[str, t.Any]] = {}
+        self.id_scope: _IdScope | None = None
+
+
 class ObjectLoader:
     """Creates the objects of one executor."""
 
     def __init__(self, executor: Executor) -> None:
         self._executor = weakref.ref(executor)
-        #: True while a graph's objects are created (contracts let ObjRefs pass)
-        self.loading = False
-        self._pending_init: list[MuranoObject] | None = None
-        self._load_params: dict[int, dict[str, t.Any]] = {}
-        self._id_scope: _IdScope | None = None
+        self._graph = _GraphState()
+
+    @property
+    def loading(self) -> bool:
+        """True while this thread creates a graph's objects (contracts let ObjRefs pass)."""
+        return self._graph.loading
+
+    @loading.setter
+    def loading(self, value: bool) -> None:
+        self._graph.loading = value
+
+    @property
+    def _pending_init(self) -> list[MuranoObject] | None:
+        return self._graph.pending_init
+
+    @_pending_init.setter
+    def _pending_init(self, value: list[MuranoObject] | None) -> None:
+        self._graph.pending_init = value
+
+    @property
+    def _load_params(self) -> dict[int, dict[str, t.Any]]:
+        return self._graph.load_params
+
+    @_load_params.setter
+    def _load_params(self, value: dict[int, dict[str, t.Any]]) -> None:
+        self._graph.load_params = value
+
+    @property
+    def _id_scope(self) -> _IdScope | None:
+        return self._graph.id_scope
+
+    @_id_scope.setter
+    def _id_scope(self, value: _IdScope | None) -> None:
+        self._graph.id_scope = value
 
     @property
     def executor(self) -> Executor:

@@ -56,9 +56,13 @@ def test_push_gives_placeholder_addresses_and_outputs(cloud: RecordingCloud) -> 
     port_id = result.outputs["addresses"][0]["port"]
     assert result.outputs == {
         "web-id": web_id,
+        # the floating IP has an address of its own, listed after the fixed one
+        # (as on OpenStack; the local cloud gives it the port's address)
         "addresses": [{"addr": "192.0.2.1", "version": 4, "OS-EXT-IPS:type": "fixed",
+                       "port": port_id},
+                      {"addr": "198.51.100.1", "version": 4, "OS-EXT-IPS:type": "floating",
                        "port": port_id}],
-        "fip": "192.0.2.1", "cidr": "10.0.0.0/24", "port-ip": "192.0.2.1"}
+        "fip": "198.51.100.1", "cidr": "10.0.0.0/24", "port-ip": "192.0.2.1"}
     assert result.diff == Diff(added=("net", "sg", "subnet", "port-web", "fip", "web"),
                                removed=(), changed=())
     [host] = result.hosts

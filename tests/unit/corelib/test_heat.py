@@ -1,9 +1,15 @@
-"""HeatStack: the template merge and the push/output cycle through services."""
+"""HeatStack: the template merge, the push/output cycle through services, and
+stacks shared by threads (pselect)."""
 
 from __future__ import annotations
 
+import concurrent.futures
+import time
+import typing as t
+
 import pytest
 
+from laguna.corelib.binding import state
 from laguna.corelib.heat import HeatStackError, Stack, merge
 from laguna.corelib.services import RecordingServices
 
@@ -73,3 +79,55 @@ def test_current_reads_the_cloud_template_once() -> None:
     assert stack.current() == {"resources": {"a": {"type": "T"}}}
     stack.update_template({"resources": {"b": {"type": "U"}}})
     assert set(stack.current()["resources"]) == {"a", "b"}
+
+
+class SlowServices(RecordingServices):
+    """Pushes take a while, and overlapping pushes are counted."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.running = 0
+        self.overlaps = 0
+
+    def push_stack(self, name: str, template: dict[str, t.Any],
+                   parameters: dict[str, t.Any]) -> dict[str, t.Any]:
+        self.running += 1
+        self.overlaps += self.running > 1
+        time.sleep(0.01)
+        try:
+            return super().push_stack(name, template, parameters)
+        finally:
+            self.running -= 1
+
+
+def test_servers_pushed_from_parallel_threads_each_see_their_outputs() -> None:
+    # what pselect($.instance.deploy()) does: each thread adds its server and
+    # pushes, then reads its own outputs
+    services = SlowServices()
+    stack = Stack("murano-env", None, services)
+
+    def deploy(i: int) -> dict[str, t.Any]:
+        stack.update_template({"resources": {f"vm{i}": {"type": "OS::Nova::Server"}},
+                               "outputs": {f"vm{i}-id": {"value": {"get_resource": f"vm{i}"}}}})
+        stack.push()
+        return stack.output()
+
+    with concurrent.futures.ThreadPoolExecutor(8) as pool:
+        outputs = list(pool.map(deploy, range(8)))
+    assert services.overlaps == 0
+    assert all(f"vm{i}-id" in seen for i, seen in enumerate(outputs))
+    assert set(stack.current()["resources"]) == {f"vm{i}" for i in range(8)}
+
+
+def test_threads_reaching_a_new_object_at_once_share_one_state() -> None:
+    class Part:
+        extension: t.Any = None
+
+    def slow_factory(part: t.Any) -> object:
+        time.sleep(0.01)
+        return object()
+
+    part = Part()
+    with concurrent.futures.ThreadPoolExecutor(4) as pool:
+        made = list(pool.map(lambda _: state(t.cast(t.Any, part), slow_factory), range(4)))
+    assert all(m is made[0] for m in made)

@@ -157,3 +157,54 @@ def test_a_missing_class_is_rejected_naming_it(tmp_path: Path) -> None:
     assert result.status == "rejected"
     assert result.error is not None and result.error.kind == "class_not_found"
     assert "org.nowhere.Missing" in result.error.message
+
+
+PARTS_APP = """\
+Namespaces:
+  =: org.test.parts
+  std: io.murano
+---
+Name: Part
+Properties:
+  size:
+    Contract: $.int()
+---
+Name: App
+Extends: std:Application
+Properties:
+  parts:
+    Contract: [$.class(Part)]
+    Usage: Out
+  byName:
+    Contract: {}
+    Usage: Out
+  kind:
+    Contract: $
+    Usage: Out
+Methods:
+  deploy:
+    Body:
+      - $.parts: list(new(Part, $this, size => 1), new(Part, $this, size => 2))
+      - $.byName: dict(first => $.parts[0], sizes => $.parts.select($.size))
+      - $.kind: type($this)
+"""
+
+
+def test_outputs_holding_objects_give_their_ids(tmp_path: Path) -> None:
+    package = tmp_path / "parts"
+    (package / "Classes").mkdir(parents=True)
+    (package / "manifest.yaml").write_text(
+        "Format: 1.4\nType: Application\nFullName: org.test.parts.App\nName: Parts\n"
+        "Classes:\n  org.test.parts.App: App.yaml\n  org.test.parts.Part: App.yaml\n")
+    (package / "Classes" / "App.yaml").write_text(PARTS_APP)
+    path = write(tmp_path / "m.json", [{"?": {"id": "a1", "type": "org.test.parts.App"}}])
+    service = Service(Workdir(tmp_path), FrontendRegistry([MuranoPlFrontend()]),
+                      resources=muranopl_resources)
+    result = service.deploy(path, PrepareOptions(libs=(package,)), dry_run=True)
+    assert result.status == "ok", result.error
+    # outputs are named after the application's class when it has no name
+    parts = result.outputs["App.parts"]
+    assert len(parts) == 2 and all(isinstance(p, str) for p in parts)
+    assert result.outputs["App.byName"] == {"first": parts[0], "sizes": [1, 2]}
+    assert result.outputs["App.kind"] == "org.test.parts.App"
+    assert json.loads(json.dumps(result.to_json()))["outputs"]["App.parts"] == parts

@@ -194,6 +194,9 @@ class _Realm:
     def allocate_address(self, record: ResourceRecord) -> str:
         return self.cloud.pool.allocate(self.state.stack, record.name)
 
+    def floating_address(self, record: ResourceRecord) -> str | None:
+        return None     # hosts are reached at their port's address
+
     def release_address(self, address: str) -> None:
         self.cloud.pool.release(address, self.state.stack)
 

@@ -31,7 +31,7 @@ from laguna.lang.classes import ClassRegistry
 from laguna.lang.errors import MuranoPlError
 from laguna.lang.executor import Executor
 from laguna.lang.objects import MuranoObject
-from laguna.lang.types import PropertyUsage
+from laguna.lang.types import PropertyUsage, TypeRef
 from laguna.packages.package import load_package
 
 LANGUAGE = "muranopl"
@@ -300,10 +300,19 @@ def _name_of(obj: MuranoObject) -> str:
 
 
 def _plain(value: t.Any) -> t.Any:
-    from laguna.lang.dispatch import thaw
-    plain = thaw(value)
-    return plain if isinstance(plain, (str, int, float, bool, list, dict, type(None))) \
-        else str(plain)
+    """An output as JSON data: an object (also inside a list or a map) is its id,
+    as the model refers to it; a type is its name; anything else not JSON is text."""
+    if isinstance(value, MuranoObject):
+        return value.real_this.id
+    if isinstance(value, (tuple, list, set, frozenset)):
+        return [_plain(v) for v in value]
+    if isinstance(value, t.Mapping):
+        return {str(_plain(k)): _plain(v) for k, v in value.items()}
+    if isinstance(value, (str, int, float, bool, type(None))):
+        return value
+    if isinstance(value, TypeRef):
+        return value.type.name
+    return str(value)
 
 
 def _no_agents(host: t.Any) -> t.Any:
