@@ -81,12 +81,18 @@ class Stack:
         self.applied = True
         self.outputs: dict[str, t.Any] | None = None
 
-    def current(self) -> dict[str, t.Any]:
+    def held(self) -> dict[str, t.Any]:
+        """The template itself (read from the cloud the first time), not a copy:
+        for reading only. Nothing changes it in place but :meth:`push` (its top
+        level); :func:`merge` builds new dicts and lists."""
         if self.template is None:
             held = self.services.get_template(self.name)
             self.template = copy.deepcopy(held) if held else {}
             self.applied = True
-        return copy.deepcopy(self.template)
+        return self.template
+
+    def current(self) -> dict[str, t.Any]:
+        return copy.deepcopy(self.held())
 
     def set_template(self, template: dict[str, t.Any]) -> None:
         self.template = copy.deepcopy(template)
@@ -98,7 +104,7 @@ class Stack:
         if version != HEAT_TEMPLATE_VERSION:
             raise HeatStackError(
                 f"Currently only heat_template_version {HEAT_TEMPLATE_VERSION} is supported.")
-        current = self.current()
+        current = self.held()
         self.template = merge(current, fragment)
         self.applied = self.applied and self.template == current
 
@@ -122,7 +128,7 @@ class Stack:
         return dict(self.outputs or {})
 
     def delete(self) -> None:
-        if self.current() or self.outputs is not None:
+        if self.held() or self.outputs is not None:
             self.services.delete_stack(self.name)
         self.template = {}
         self.outputs = {}
@@ -158,9 +164,12 @@ def bind_heat_stack(cls: MuranoClass) -> None:
     def reload(stack: Stack) -> dict[str, t.Any]:
         stack.template = None
         stack.parameters = {}
-        return stack.current()
+        return stack.held()
 
-    native(cls, "current", method(lambda stack: stack.current()), [])
+    # What a native method returns reaches MuranoPL frozen, i.e. copied: no
+    # copy here (the template is copied whole for each read, and grows with
+    # every instance of the environment).
+    native(cls, "current", method(lambda stack: stack.held()), [])
     native(cls, "parameters", method(lambda stack: dict(stack.parameters)), [])
     native(cls, "reload", method(reload), [])
     native(cls, "setTemplate", method(lambda stack, template: stack.set_template(template)),
