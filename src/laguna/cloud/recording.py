@@ -8,7 +8,6 @@ does, so the engine's workflow runs unchanged. Nothing outlives the object.
 
 from __future__ import annotations
 
-import copy
 import dataclasses
 import typing as t
 import uuid
@@ -85,15 +84,15 @@ class RecordingCloud:
     def push_stack(self, stack: str, template: t.Mapping[str, t.Any],
                    parameters: t.Mapping[str, t.Any] | None = None,
                    files: t.Mapping[str, str] | None = None) -> StackResult:
-        self.pushes.append(Push(stack, copy.deepcopy(dict(template)),
-                                copy.deepcopy(dict(parameters or {}))))
+        self.pushes.append(Push(stack, stacks.copy_data(dict(template)),
+                                stacks.copy_data(dict(parameters or {}))))
         state = self._stacks.setdefault(stack, StackState(stack))
         diff = stacks.apply(_Realm(self, state), template, parameters or {}, files or {})
         return StackResult(stack, dict(state.outputs), tuple(self.hosts(stack)), diff)
 
     def get_template(self, stack: str) -> dict[str, t.Any] | None:
         state = self._stacks.get(stack)
-        return copy.deepcopy(state.template) if state is not None else None
+        return stacks.copy_data(state.template) if state is not None else None
 
     def stack_outputs(self, stack: str) -> dict[str, t.Any]:
         if stack not in self._stacks:
