@@ -118,8 +118,9 @@ class Stack:
         if template.get("resources") is None and template.get("Resources") is None:
             self.delete()
             return
-        self.outputs = self.services.push_stack(self.name, copy.deepcopy(template),
-                                                dict(self.parameters))
+        # No copy: the cloud copies what it keeps, and the template is never
+        # changed in place after this (updates build new dicts, see merge).
+        self.outputs = self.services.push_stack(self.name, template, dict(self.parameters))
         self.applied = True
 
     def output(self) -> dict[str, t.Any]:
