@@ -20,6 +20,7 @@ from laguna.store.models import (
     EnvironmentPackage,
     EnvironmentRecord,
     StatusReport,
+    new_id,
 )
 
 #: the project of environments made from the command line
@@ -106,6 +107,40 @@ def add_report(session: Session, deployment_id: str, level: str, text: str,
     session.add(report)
     session.flush()
     return report
+
+
+# Built once: a deployment's reporter runs them for every report, and building
+# a statement (and its cache key) costs more than running it.
+_NEXT_POSITION = sa.select(sa.func.coalesce(sa.func.max(StatusReport.position), 0) + 1).where(
+    StatusReport.deployment_id == sa.bindparam("deployment_id")).scalar_subquery()
+_APPEND_REPORT = sa.insert(StatusReport).values(
+    id=sa.bindparam("id"), deployment_id=sa.bindparam("deployment_id"),
+    position=_NEXT_POSITION, level=sa.bindparam("level"), text=sa.bindparam("text"),
+    entity_id=sa.bindparam("entity_id"), time=sa.bindparam("time"))
+_COMPONENTS = sa.select(EnvironmentRecord.components).where(
+    EnvironmentRecord.id == sa.bindparam("environment_id"))
+_SET_COMPONENTS = sa.update(EnvironmentRecord).where(
+    EnvironmentRecord.id == sa.bindparam("environment_id")).values(
+    components=sa.bindparam("components", type_=EnvironmentRecord.components.type))
+
+
+def append_report(session: Session, deployment_id: str, level: str, text: str,
+                  entity_id: str | None, time: datetime.datetime) -> None:
+    """:func:`add_report` as one INSERT and no ORM object: what a running
+    deployment's reporter calls for every report."""
+    session.execute(_APPEND_REPORT, {"id": new_id(), "deployment_id": deployment_id,
+                                     "level": level, "text": text, "entity_id": entity_id,
+                                     "time": time})
+
+
+def set_component(session: Session, environment_id: str, object_id: str,
+                  component: t.Mapping[str, t.Any]) -> None:
+    """Set one entry of an environment's components (nothing if it is gone),
+    reading and writing that column only."""
+    components = session.scalar(_COMPONENTS, {"environment_id": environment_id})
+    if components is not None:
+        session.execute(_SET_COMPONENTS, {"environment_id": environment_id, "components":
+                                          {**components, object_id: dict(component)}})
 
 
 def list_reports(session: Session, deployment_id: str) -> list[StatusReport]:
