@@ -191,6 +191,25 @@ def _calls(value: t.Any, path: Location | None
                 yield from _calls(item, Location(path, i))
 
 
+def _collect_calls(value: t.Any, out: list[tuple[str, t.Any]]) -> None:
+    """The (name, argument) of every call inside ``value``, in :func:`_calls`'s order."""
+    if isinstance(value, dict):
+        if len(value) == 1:
+            (key, arg), = value.items()
+            if key in FUNCTIONS:
+                out.append((key, arg))
+                if isinstance(arg, (dict, list)):
+                    _collect_calls(arg, out)
+                return
+        for item in value.values():
+            if isinstance(item, (dict, list)):
+                _collect_calls(item, out)
+    elif isinstance(value, list):
+        for item in value:
+            if isinstance(item, (dict, list)):
+                _collect_calls(item, out)
+
+
 def parse(data: t.Any, stack: str,
           known_types: t.Container[str] | None = None) -> Template:
     """Check a template document and build its model.
@@ -261,9 +280,34 @@ def parse(data: t.Any, stack: str,
             fail(f"outputs.{name}", "an output must be a mapping with a value")
         outputs[name] = Output(name, spec["value"], spec.get("description"))
 
+    def wrong(call: str, arg: t.Any) -> bool:
+        """True if ``check`` fails this call."""
+        if call in ("get_resource", "get_attr"):
+            target = _target(call, arg)
+            return target is None or target not in resources or (
+                call == "get_attr" and len(arg) < 2)
+        if call == "get_param":
+            pname = arg[0] if isinstance(arg, list) and arg else arg
+            return not isinstance(pname, str) or (
+                pname not in parameters and not pname.startswith("OS::"))
+        return False
+
     def check(value: t.Any, base: Location, resource: str | None,
               found: set[str] | None = None) -> None:
-        """Check the calls inside ``value``; add the resources they name to ``found``."""
+        """Check the calls inside ``value``; add the resources they name to ``found``.
+
+        One quick walk without paths; only a call that fails sends it through
+        :func:`explain`, which walks again with the paths an error names."""
+        calls: list[tuple[str, t.Any]] = []
+        _collect_calls(value, calls)
+        for call, arg in calls:
+            if wrong(call, arg):
+                explain(value, base, resource)
+            if found is not None and call in ("get_resource", "get_attr"):
+                found.add(arg if call == "get_resource" else arg[0])
+
+    def explain(value: t.Any, base: Location, resource: str | None) -> None:
+        """Fail at the first call ``check`` refuses, naming where it is."""
         for call, arg, at in _calls(value, base):
             if call in ("get_resource", "get_attr"):
                 target = _target(call, arg)
@@ -276,8 +320,6 @@ def parse(data: t.Any, stack: str,
                 if call == "get_attr" and len(arg) < 2:
                     fail(f"{at}.{call}", "get_attr needs a resource name and an attribute",
                          errors.BAD_FUNCTION, resource)
-                if found is not None:
-                    found.add(target)
             elif call == "get_param":
                 pname = arg[0] if isinstance(arg, list) and arg else arg
                 if not isinstance(pname, str):
