@@ -109,19 +109,22 @@ def add_report(session: Session, deployment_id: str, level: str, text: str,
     return report
 
 
-# Built once: a deployment's reporter runs them for every report, and building
-# a statement (and its cache key) costs more than running it.
-_NEXT_POSITION = sa.select(sa.func.coalesce(sa.func.max(StatusReport.position), 0) + 1).where(
-    StatusReport.deployment_id == sa.bindparam("deployment_id")).scalar_subquery()
-_APPEND_REPORT = sa.insert(StatusReport).values(
+# Built once, on the tables rather than the mapped classes (no ORM bookkeeping):
+# a deployment's reporter runs them for every report, and building a statement
+# (and its cache key) costs more than running it.
+_REPORTS = t.cast(sa.Table, StatusReport.__table__)
+_ENVIRONMENTS = t.cast(sa.Table, EnvironmentRecord.__table__)
+_APPEND_REPORT = sa.insert(_REPORTS).values(
     id=sa.bindparam("id"), deployment_id=sa.bindparam("deployment_id"),
-    position=_NEXT_POSITION, level=sa.bindparam("level"), text=sa.bindparam("text"),
+    position=sa.select(sa.func.coalesce(sa.func.max(_REPORTS.c.position), 0) + 1).where(
+        _REPORTS.c.deployment_id == sa.bindparam("deployment_id")).scalar_subquery(),
+    level=sa.bindparam("level"), text=sa.bindparam("text"),
     entity_id=sa.bindparam("entity_id"), time=sa.bindparam("time"))
-_COMPONENTS = sa.select(EnvironmentRecord.components).where(
-    EnvironmentRecord.id == sa.bindparam("environment_id"))
-_SET_COMPONENTS = sa.update(EnvironmentRecord).where(
-    EnvironmentRecord.id == sa.bindparam("environment_id")).values(
-    components=sa.bindparam("components", type_=EnvironmentRecord.components.type))
+_COMPONENTS = sa.select(_ENVIRONMENTS.c.components).where(
+    _ENVIRONMENTS.c.id == sa.bindparam("environment_id"))
+_SET_COMPONENTS = sa.update(_ENVIRONMENTS).where(
+    _ENVIRONMENTS.c.id == sa.bindparam("environment_id")).values(
+    components=sa.bindparam("components", type_=_ENVIRONMENTS.c.components.type))
 
 
 def append_report(session: Session, deployment_id: str, level: str, text: str,
