@@ -29,6 +29,9 @@ Then the same model as a dry run (recording cloud and agents: nothing
 starts), whose time per instance is the engine's alone.
 
     python3 benchmarks/bench_deploy.py [--instances 50] [--runs 3]
+
+Figures before and after the work of issue 10, and where the time goes:
+benchmarks/README.md.
 """
 
 from __future__ import annotations
