@@ -7,6 +7,9 @@ reflection (`$method.invoke($, i)`) with direct calls (`$.step(i)`).
 
 Then the per-call workloads: each makes CALLS calls of one kind in a MuranoPL
 loop and prints microseconds per call and the ratio to a plain instance call.
+
+The other benchmarks (catalog, local cloud, deploying N instances) are listed in
+benchmarks/README.md.
 """
 
 from __future__ import annotations

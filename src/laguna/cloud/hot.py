@@ -86,22 +86,33 @@ class Template:
     outputs: t.Mapping[str, Output]
     raw: t.Mapping[str, t.Any]
 
+    #: resource name -> what it depends on, found once by :func:`parse`
+    references: t.Mapping[str, frozenset[str]] = dataclasses.field(
+        default_factory=dict, compare=False, repr=False)
+    _order: list[str] | None = dataclasses.field(default=None, compare=False, repr=False)
+
     def dependencies(self, name: str) -> set[str]:
         """The resources ``name`` refers to or explicitly depends on."""
+        known = self.references.get(name)
+        if known is not None:
+            return set(known)
         resource = self.resources[name]
         found = set(resource.depends_on)
-        for call, arg, _ in _calls(resource.properties, ""):
-            target = _target(call, arg)
-            if target is not None:
-                found.add(target)
-        for call, arg, _ in _calls(resource.metadata, ""):
-            target = _target(call, arg)
-            if target is not None:
-                found.add(target)
+        for part in (resource.properties, resource.metadata):
+            for call, arg, _ in _calls(part, None):
+                target = _target(call, arg)
+                if target is not None:
+                    found.add(target)
         return found
 
     def order(self) -> list[str]:
         """Resource names, each after what it depends on; ties in template order."""
+        if self._order is None:
+            # a frozen dataclass: computed once (parse checks it for cycles)
+            object.__setattr__(self, "_order", self._sorted())
+        return list(t.cast(list[str], self._order))
+
+    def _sorted(self) -> list[str]:
         position = {name: i for i, name in enumerate(self.resources)}
         sorter: graphlib.TopologicalSorter[str] = graphlib.TopologicalSorter()
         for name in self.resources:
@@ -120,6 +131,38 @@ class Template:
         return result
 
 
+class Location:
+    """Where a value sits in a template (``resources.web.properties.networks[0]``).
+
+    Walks make one per node they visit; the text is put together only when
+    an error names it (formatting every path of every push was most of the
+    walks' time)."""
+
+    __slots__ = ("parent", "key")
+
+    def __init__(self, parent: Location | None, key: str | int) -> None:
+        self.parent = parent
+        self.key = key          # a list index is an int, a mapping key a str
+
+    def __str__(self) -> str:
+        keys: list[str | int] = []
+        node: Location | None = self
+        while node is not None:
+            keys.append(node.key)
+            node = node.parent
+        text = ""
+        for key in reversed(keys):
+            if isinstance(key, int):
+                text += f"[{key}]"
+            else:
+                text = f"{text}.{key}" if text else key
+        return text
+
+
+def _key(parent: Location | None, key: t.Any) -> Location:
+    return Location(parent, key if type(key) is str else str(key))
+
+
 def _target(call: str, arg: t.Any) -> str | None:
     if call == "get_resource" and isinstance(arg, str):
         return arg
@@ -128,20 +171,43 @@ def _target(call: str, arg: t.Any) -> str | None:
     return None
 
 
-def _calls(value: t.Any, path: str) -> t.Iterator[tuple[str, t.Any, str]]:
-    """Every intrinsic function call inside ``value``: (name, argument, path)."""
+def _calls(value: t.Any, path: Location | None
+           ) -> t.Iterator[tuple[str, t.Any, Location | None]]:
+    """Every intrinsic function call inside ``value``: (name, argument, where)."""
     if isinstance(value, dict):
         if len(value) == 1:
             (key, arg), = value.items()
             if key in FUNCTIONS:
                 yield key, arg, path
-                yield from _calls(arg, f"{path}.{key}")
+                if isinstance(arg, (dict, list)):
+                    yield from _calls(arg, Location(path, key))
                 return
         for key, item in value.items():
-            yield from _calls(item, f"{path}.{key}" if path else str(key))
+            if isinstance(item, (dict, list)):
+                yield from _calls(item, _key(path, key))
     elif isinstance(value, list):
         for i, item in enumerate(value):
-            yield from _calls(item, f"{path}[{i}]")
+            if isinstance(item, (dict, list)):
+                yield from _calls(item, Location(path, i))
+
+
+def _collect_calls(value: t.Any, out: list[tuple[str, t.Any]]) -> None:
+    """The (name, argument) of every call inside ``value``, in :func:`_calls`'s order."""
+    if isinstance(value, dict):
+        if len(value) == 1:
+            (key, arg), = value.items()
+            if key in FUNCTIONS:
+                out.append((key, arg))
+                if isinstance(arg, (dict, list)):
+                    _collect_calls(arg, out)
+                return
+        for item in value.values():
+            if isinstance(item, (dict, list)):
+                _collect_calls(item, out)
+    elif isinstance(value, list):
+        for item in value:
+            if isinstance(item, (dict, list)):
+                _collect_calls(item, out)
 
 
 def parse(data: t.Any, stack: str,
@@ -214,40 +280,70 @@ def parse(data: t.Any, stack: str,
             fail(f"outputs.{name}", "an output must be a mapping with a value")
         outputs[name] = Output(name, spec["value"], spec.get("description"))
 
-    def check(value: t.Any, base: str, resource: str | None) -> None:
-        for call, arg, path in _calls(value, base):
-            where = f"{path}.{call}" if path else call
+    def wrong(call: str, arg: t.Any) -> bool:
+        """True if ``check`` fails this call."""
+        if call in ("get_resource", "get_attr"):
+            target = _target(call, arg)
+            return target is None or target not in resources or (
+                call == "get_attr" and len(arg) < 2)
+        if call == "get_param":
+            pname = arg[0] if isinstance(arg, list) and arg else arg
+            return not isinstance(pname, str) or (
+                pname not in parameters and not pname.startswith("OS::"))
+        return False
+
+    def check(value: t.Any, base: Location, resource: str | None,
+              found: set[str] | None = None) -> None:
+        """Check the calls inside ``value``; add the resources they name to ``found``.
+
+        One quick walk without paths; only a call that fails sends it through
+        :func:`explain`, which walks again with the paths an error names."""
+        calls: list[tuple[str, t.Any]] = []
+        _collect_calls(value, calls)
+        for call, arg in calls:
+            if wrong(call, arg):
+                explain(value, base, resource)
+            if found is not None and call in ("get_resource", "get_attr"):
+                found.add(arg if call == "get_resource" else arg[0])
+
+    def explain(value: t.Any, base: Location, resource: str | None) -> None:
+        """Fail at the first call ``check`` refuses, naming where it is."""
+        for call, arg, at in _calls(value, base):
             if call in ("get_resource", "get_attr"):
                 target = _target(call, arg)
                 if target is None:
-                    fail(where, f"{call} needs a resource name", errors.BAD_FUNCTION,
-                         resource)
+                    fail(f"{at}.{call}", f"{call} needs a resource name",
+                         errors.BAD_FUNCTION, resource)
                 if target not in resources:
-                    fail(path, f"reference to missing resource {target!r}",
+                    fail(str(at), f"reference to missing resource {target!r}",
                          errors.MISSING_RESOURCE, resource)
                 if call == "get_attr" and len(arg) < 2:
-                    fail(where, "get_attr needs a resource name and an attribute",
+                    fail(f"{at}.{call}", "get_attr needs a resource name and an attribute",
                          errors.BAD_FUNCTION, resource)
             elif call == "get_param":
                 pname = arg[0] if isinstance(arg, list) and arg else arg
                 if not isinstance(pname, str):
-                    fail(where, "get_param needs a parameter name", errors.BAD_FUNCTION,
-                         resource)
+                    fail(f"{at}.{call}", "get_param needs a parameter name",
+                         errors.BAD_FUNCTION, resource)
                 if pname not in parameters and not pname.startswith("OS::"):
-                    fail(path, f"reference to missing parameter {pname!r}",
+                    fail(str(at), f"reference to missing parameter {pname!r}",
                          errors.PARAMETER, resource)
 
+    references: dict[str, frozenset[str]] = {}
     for name, res in resources.items():
-        check(res.properties, f"resources.{name}.properties", name)
-        check(res.metadata, f"resources.{name}.metadata", name)
+        found = set(res.depends_on)
+        where = Location(Location(None, "resources"), name)
+        check(res.properties, Location(where, "properties"), name, found)
+        check(res.metadata, Location(where, "metadata"), name, found)
         for i, dep in enumerate(res.depends_on):
             if dep not in resources:
                 fail(f"resources.{name}.depends_on[{i}]",
                      f"reference to missing resource {dep!r}", errors.MISSING_RESOURCE, name)
+        references[name] = frozenset(found)
     for name, out in outputs.items():
-        check(out.value, f"outputs.{name}.value", None)
+        check(out.value, Location(Location(Location(None, "outputs"), name), "value"), None)
 
-    template = Template(stack, version, parameters, resources, outputs, data)
+    template = Template(stack, version, parameters, resources, outputs, data, references)
     template.order()   # a cycle fails at parse time
     return template
 
@@ -337,23 +433,28 @@ class Evaluator:
     resolver: Resolver
     files: t.Mapping[str, str] = dataclasses.field(default_factory=dict)
 
-    def fail(self, path: str, message: str) -> t.NoReturn:
-        raise TemplateError(message, stack=self.template.stack, path=path,
+    def fail(self, path: str | Location, message: str) -> t.NoReturn:
+        raise TemplateError(message, stack=self.template.stack, path=str(path),
                             code=errors.BAD_FUNCTION)
 
-    def evaluate(self, value: t.Any, path: str) -> t.Any:
+    def evaluate(self, value: t.Any, path: str | Location) -> t.Any:
+        """``value`` with its function calls computed; ``path`` is where it sits."""
         if isinstance(value, dict):
+            at = path if isinstance(path, Location) else Location(None, path)
             if len(value) == 1:
                 (key, arg), = value.items()
                 if key in FUNCTIONS:
                     method = getattr(self, f"_fn_{key}")
-                    return method(arg, f"{path}.{key}")
-            return {k: self.evaluate(v, f"{path}.{k}") for k, v in value.items()}
+                    return method(arg, Location(at, key))
+            return {k: self.evaluate(v, _key(at, k)) if isinstance(v, (dict, list)) else v
+                    for k, v in value.items()}
         if isinstance(value, list):
-            return [self.evaluate(v, f"{path}[{i}]") for i, v in enumerate(value)]
+            at = path if isinstance(path, Location) else Location(None, path)
+            return [self.evaluate(v, Location(at, i)) if isinstance(v, (dict, list)) else v
+                    for i, v in enumerate(value)]
         return value
 
-    def _fn_get_param(self, arg: t.Any, path: str) -> t.Any:
+    def _fn_get_param(self, arg: t.Any, path: Location) -> t.Any:
         keys = list(arg) if isinstance(arg, list) else [arg]
         keys = [self.evaluate(k, path) for k in keys]
         name = keys[0]
@@ -363,14 +464,14 @@ class Evaluator:
             self.fail(path, f"reference to missing parameter {name!r}")
         return _index(self.parameters[name], keys[1:])
 
-    def _fn_get_resource(self, arg: t.Any, path: str) -> t.Any:
+    def _fn_get_resource(self, arg: t.Any, path: Location) -> t.Any:
         return self.resolver.resource_id(self.evaluate(arg, path))
 
-    def _fn_get_attr(self, arg: t.Any, path: str) -> t.Any:
+    def _fn_get_attr(self, arg: t.Any, path: Location) -> t.Any:
         args = [self.evaluate(a, path) for a in arg]
         return _index(self.resolver.attribute(args[0], args[1]), args[2:])
 
-    def _fn_str_replace(self, arg: t.Any, path: str) -> t.Any:
+    def _fn_str_replace(self, arg: t.Any, path: Location) -> t.Any:
         arg = self.evaluate(arg, path)
         if not isinstance(arg, dict) or not isinstance(arg.get("template"), str) \
                 or not isinstance(arg.get("params"), dict):
@@ -381,14 +482,14 @@ class Evaluator:
             text = text.replace(str(key), _text(arg["params"][key]))
         return text
 
-    def _fn_list_join(self, arg: t.Any, path: str) -> t.Any:
+    def _fn_list_join(self, arg: t.Any, path: Location) -> t.Any:
         arg = self.evaluate(arg, path)
         if not isinstance(arg, list) or len(arg) < 2 or not isinstance(arg[0], str) \
                 or not all(isinstance(a, list) for a in arg[1:]):
             self.fail(path, "list_join needs a delimiter and one or more lists")
         return arg[0].join(_text(item) for items in arg[1:] for item in items)
 
-    def _fn_str_split(self, arg: t.Any, path: str) -> t.Any:
+    def _fn_str_split(self, arg: t.Any, path: Location) -> t.Any:
         arg = self.evaluate(arg, path)
         if not isinstance(arg, list) or len(arg) not in (2, 3) \
                 or not isinstance(arg[0], str) or not isinstance(arg[1], str):
@@ -400,7 +501,7 @@ class Evaluator:
             return parts[arg[2]]
         return parts
 
-    def _fn_map_merge(self, arg: t.Any, path: str) -> t.Any:
+    def _fn_map_merge(self, arg: t.Any, path: Location) -> t.Any:
         arg = self.evaluate(arg, path)
         if not isinstance(arg, list) or not all(isinstance(m, dict) for m in arg):
             self.fail(path, "map_merge needs a list of mappings")
@@ -409,18 +510,18 @@ class Evaluator:
             merged.update(mapping)
         return merged
 
-    def _fn_repeat(self, arg: t.Any, path: str) -> t.Any:
+    def _fn_repeat(self, arg: t.Any, path: Location) -> t.Any:
         if not isinstance(arg, dict) or set(arg) != {"for_each", "template"}:
             self.fail(path, "repeat needs for_each and template")
-        loops = self.evaluate(arg["for_each"], f"{path}.for_each")
+        loops = self.evaluate(arg["for_each"], Location(path, "for_each"))
         if not isinstance(loops, dict) or not all(isinstance(v, list) for v in loops.values()):
             self.fail(path, "repeat: for_each must map placeholders to lists")
         keys = list(loops)
-        body = self.evaluate(arg["template"], f"{path}.template")
+        body = self.evaluate(arg["template"], Location(path, "template"))
         return [_substitute(body, dict(zip(keys, combo)))
                 for combo in itertools.product(*(loops[k] for k in keys))]
 
-    def _fn_get_file(self, arg: t.Any, path: str) -> t.Any:
+    def _fn_get_file(self, arg: t.Any, path: Location) -> t.Any:
         name = self.evaluate(arg, path)
         if name not in self.files:
             self.fail(path, f"no file {name!r} was given with the template")

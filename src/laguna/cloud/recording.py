@@ -10,7 +10,6 @@ so the engine's workflow runs unchanged. Nothing outlives the object.
 
 from __future__ import annotations
 
-import copy
 import dataclasses
 import threading
 import typing as t
@@ -99,8 +98,8 @@ class RecordingCloud:
                    parameters: t.Mapping[str, t.Any] | None = None,
                    files: t.Mapping[str, str] | None = None) -> StackResult:
         with self._lock:
-            self.pushes.append(Push(stack, copy.deepcopy(dict(template)),
-                                    copy.deepcopy(dict(parameters or {}))))
+            self.pushes.append(Push(stack, stacks.copy_data(dict(template)),
+                                    stacks.copy_data(dict(parameters or {}))))
             state = self._stacks.setdefault(stack, StackState(stack))
             diff = stacks.apply(_Realm(self, state), template, parameters or {}, files or {})
             return StackResult(stack, dict(state.outputs), tuple(self.hosts(stack)), diff)
@@ -108,7 +107,7 @@ class RecordingCloud:
     def get_template(self, stack: str) -> dict[str, t.Any] | None:
         with self._lock:
             state = self._stacks.get(stack)
-            return copy.deepcopy(state.template) if state is not None else None
+            return stacks.copy_data(state.template) if state is not None else None
 
     def stack_outputs(self, stack: str) -> dict[str, t.Any]:
         with self._lock:

@@ -37,12 +37,30 @@ class _Resolver:
 
 
 class _Evaluator(hot.Evaluator):
-    def _fn_get_attr(self, arg: t.Any, path: str) -> t.Any:
+    def _fn_get_attr(self, arg: t.Any, path: hot.Location) -> t.Any:
         try:
             return super()._fn_get_attr(arg, path)
         except KeyError as exc:
             self.fail(path, f"resource {arg[0]!r} of type "
                       f"{self.template.resources[arg[0]].type!r} has no attribute {exc.args[0]!r}")
+
+
+def copy_data(value: t.Any) -> t.Any:
+    """A deep copy of JSON-like data (dicts, lists, tuples, scalars) at a
+    fraction of :func:`copy.deepcopy`'s cost; anything else goes to deepcopy."""
+    kind = type(value)
+    if kind is dict:
+        return {k: v if type(v) in _ATOMS else copy_data(v) for k, v in value.items()}
+    if kind is list:
+        return [v if type(v) in _ATOMS else copy_data(v) for v in value]
+    if kind in _ATOMS:
+        return value
+    if kind is tuple:
+        return tuple(copy_data(v) for v in value)
+    return copy.deepcopy(value)
+
+
+_ATOMS = frozenset({str, int, float, bool, type(None)})
 
 
 def delete_record(realm: Realm, record: ResourceRecord) -> None:
@@ -64,7 +82,7 @@ def apply(realm: Realm, template: t.Mapping[str, t.Any],
     state = realm.state
     # A copy: the caller may change its template in place before the next push,
     # and the records must keep what was realised to see what changed.
-    own = copy.deepcopy(dict(template))
+    own = copy_data(dict(template))
     parsed = hot.parse(own, state.stack, known_types=TYPES)
     values = hot.resolve_parameters(parsed, parameters)
     evaluator = _Evaluator(parsed, values, _Resolver(realm), files)

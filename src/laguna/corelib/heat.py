@@ -89,13 +89,20 @@ class Stack:
         self.outputs: dict[str, t.Any] | None = None
         self.lock = threading.RLock()
 
-    def current(self) -> dict[str, t.Any]:
+    def held(self) -> dict[str, t.Any]:
+        """The template itself (read from the cloud the first time), not a copy:
+        for reading only. Nothing changes it in place but :meth:`push` (its top
+        level); :func:`merge` builds new dicts and lists."""
         with self.lock:
             if self.template is None:
                 held = self.services.get_template(self.name)
                 self.template = copy.deepcopy(held) if held else {}
                 self.applied = True
-            return copy.deepcopy(self.template)
+            return self.template
+
+    def current(self) -> dict[str, t.Any]:
+        with self.lock:
+            return copy.deepcopy(self.held())
 
     def set_template(self, template: dict[str, t.Any]) -> None:
         with self.lock:
@@ -109,7 +116,7 @@ class Stack:
             if version != HEAT_TEMPLATE_VERSION:
                 raise HeatStackError(
                     f"Currently only heat_template_version {HEAT_TEMPLATE_VERSION} is supported.")
-            current = self.current()
+            current = self.held()
             self.template = merge(current, fragment)
             self.applied = self.applied and self.template == current
 
@@ -124,7 +131,9 @@ class Stack:
             if template.get("resources") is None and template.get("Resources") is None:
                 self.delete()
                 return
-            self.outputs = self.services.push_stack(self.name, copy.deepcopy(template),
+            # No copy: the cloud copies what it keeps, and the template is never
+            # changed in place after this (updates build new dicts, see merge).
+            self.outputs = self.services.push_stack(self.name, template,
                                                     dict(self.parameters))
             self.applied = True
 
@@ -136,7 +145,7 @@ class Stack:
 
     def delete(self) -> None:
         with self.lock:
-            if self.current() or self.outputs is not None:
+            if self.held() or self.outputs is not None:
                 self.services.delete_stack(self.name)
             self.template = {}
             self.outputs = {}
@@ -174,9 +183,12 @@ def bind_heat_stack(cls: MuranoClass) -> None:
     def reload(stack: Stack) -> dict[str, t.Any]:
         stack.template = None
         stack.parameters = {}
-        return stack.current()
+        return stack.held()
 
-    native(cls, "current", method(lambda stack: stack.current()), [])
+    # What a native method returns reaches MuranoPL frozen, i.e. copied: no
+    # copy here (the template is copied whole for each read, and grows with
+    # every instance of the environment).
+    native(cls, "current", method(lambda stack: stack.held()), [])
     native(cls, "parameters", method(lambda stack: dict(stack.parameters)), [])
     native(cls, "reload", method(reload), [])
     native(cls, "setTemplate", method(lambda stack, template: stack.set_template(template)),

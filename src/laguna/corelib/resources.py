@@ -10,6 +10,7 @@ and ``new(sys:Resources).string('x.sh')`` read the caller's own package.
 
 from __future__ import annotations
 
+import functools
 import json
 import posixpath
 import typing as t
@@ -72,10 +73,20 @@ class PackageFiles:
         return data.decode("utf-8").replace("\r\n", "\n").replace("\r", "\n")
 
     def yaml(self, name: str) -> t.Any:
-        return yaml.load(self.string(name), Loader=_PlainLoader)  # noqa: S506 (safe loader)
+        """The resource read as YAML, parsed once per text: the value is shared,
+        so it must not be changed (MuranoPL gets it frozen, i.e. copied)."""
+        text = self.string(name)
+        assert isinstance(text, str)
+        return _parsed_yaml(text)
 
     def json(self, name: str) -> t.Any:
         return json.loads(self.string(name))
+
+
+@functools.lru_cache(maxsize=256)
+def _parsed_yaml(text: str) -> t.Any:
+    # every instance of an application reads the same templates
+    return yaml.load(text, Loader=_PlainLoader)  # noqa: S506 (safe loader)
 
 
 def package_files(executor: t.Any, cls: MuranoClass) -> PackageFiles:

@@ -16,7 +16,6 @@ from laguna.deploy.events import ComponentChanged, EventSink, ReportEmitted
 from laguna.deploy.result import LEVELS, Component, Report
 from laguna.store import environments as repo
 from laguna.store.db import Database
-from laguna.store.models import EnvironmentRecord
 
 Clock = t.Callable[[], datetime.datetime]
 
@@ -71,11 +70,9 @@ class StoreReporter(MemoryReporter):
 
     def _keep_report(self, report: Report) -> None:
         with self.database.session() as session:
-            repo.add_report(session, self.deployment_id, report.level, report.text,
-                            report.object, report.time)
+            repo.append_report(session, self.deployment_id, report.level, report.text,
+                               report.object, report.time)
 
     def _keep_component(self, object_id: str, component: Component) -> None:
         with self.database.session() as session:
-            record = session.get(EnvironmentRecord, self.environment_id)
-            if record is not None:
-                record.components = {**record.components, object_id: component.to_json()}
+            repo.set_component(session, self.environment_id, object_id, component.to_json())

@@ -31,7 +31,7 @@ import typing as t
 
 from laguna.lang import errors
 from laguna.lang.functions import FunctionTable, language_functions
-from laguna.lang.loader import ClassBuilder, class_name_of, parse_class_file
+from laguna.lang.loader import ClassBuilder, class_name_of, shared_class_file
 from laguna.lang.resolution import (
     ClassNotVisibleError,
     NoPackageForClassFound,
@@ -81,7 +81,7 @@ class PackageClasses:
     def _parse(self, source: str, read: t.Callable[[], str]) -> list[dict[str, t.Any]]:
         docs = self._parsed_files.get(source)
         if docs is None:
-            docs = parse_class_file(read(), source, self.package.legacy)
+            docs = shared_class_file(read(), source, self.package.legacy)
             self._parsed_files[source] = docs
         return docs
 

@@ -23,6 +23,7 @@ from yaql.language import runner, utils
 
 from laguna.lang import dispatch
 from laguna.lang.functions import FunctionTable, language_functions
+from laguna.lang.objects import MuranoObject
 from laguna.lang.scope import NO_VALUE, lookup, normalize_name
 from laguna.yaql import engine as yaql_engine
 
@@ -41,6 +42,9 @@ _COMPARISON: dict[str, t.Callable[[t.Any, t.Any], t.Any]] = {
     "#operator_>=": operator.ge,
 }
 _PLAIN_EQ_TYPES = frozenset((int, float, str, bool, type(None)))
+# yaql's only `*equal` is Python's ==, and objects compare by identity: an
+# object on either side (against another or a plain value) needs no yaql
+_EQ_TYPES = _PLAIN_EQ_TYPES | {MuranoObject}
 
 
 class CompiledArg(ast.Expression):  # type: ignore[misc]
@@ -279,7 +283,7 @@ class Compiler:
             def equality(scope: t.Any) -> t.Any:
                 a = left(scope)
                 b = right(scope)
-                if type(a) in _PLAIN_EQ_TYPES and type(b) in _PLAIN_EQ_TYPES:
+                if type(a) in _EQ_TYPES and type(b) in _EQ_TYPES:
                     return (a != b) if negate else (a == b)
                 return slow(scope, a, b)
             return equality

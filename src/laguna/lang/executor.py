@@ -74,7 +74,7 @@ class Executor:
                              for legacy in (True, False)}
         # yaql's standard library and the table's functions, then the layer of
         # the original engine's functions (legacy ones for Format 1.0/1.1)
-        self._roots = {legacy: functions.register(self.functions.root_context(legacy), legacy)
+        self._roots = {legacy: functions.engine_context(self.functions, legacy)
                        for legacy in (True, False)}
         self._deadline: float | None = None
         self._lock = threading.RLock()

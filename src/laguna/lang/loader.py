@@ -8,6 +8,7 @@ problem raises :class:`ClassLoadError` with the file and line of the key.
 from __future__ import annotations
 
 import enum
+import functools
 import typing as t
 
 from yaql.language import exceptions as yaql_exceptions
@@ -67,6 +68,14 @@ def parse_class_file(text: str, source: str, legacy: bool) -> list[dict[str, t.A
             continue
         result.append(doc)
     return result
+
+
+@functools.lru_cache(maxsize=1024)
+def shared_class_file(text: str, source: str, legacy: bool) -> list[dict[str, t.Any]]:
+    """:func:`parse_class_file`, once per text: every registry of the process
+    (a deploy builds two, each with the core library) gets the same
+    documents, which nothing changes once parsed."""
+    return parse_class_file(text, source, legacy)
 
 
 def class_name_of(doc: dict[str, t.Any]) -> str | None:
@@ -312,4 +321,5 @@ class ClassBuilder:
         return result
 
 
-__all__ = ["ClassBuilder", "ClassLoadError", "YamlError", "parse_class_file", "class_name_of"]
+__all__ = ["ClassBuilder", "ClassLoadError", "YamlError", "parse_class_file", "class_name_of",
+           "shared_class_file"]

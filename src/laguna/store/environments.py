@@ -20,6 +20,7 @@ from laguna.store.models import (
     EnvironmentPackage,
     EnvironmentRecord,
     StatusReport,
+    new_id,
 )
 
 #: the project of environments made from the command line
@@ -106,6 +107,43 @@ def add_report(session: Session, deployment_id: str, level: str, text: str,
     session.add(report)
     session.flush()
     return report
+
+
+# Built once, on the tables rather than the mapped classes (no ORM bookkeeping):
+# a deployment's reporter runs them for every report, and building a statement
+# (and its cache key) costs more than running it.
+_REPORTS = t.cast(sa.Table, StatusReport.__table__)
+_ENVIRONMENTS = t.cast(sa.Table, EnvironmentRecord.__table__)
+_APPEND_REPORT = sa.insert(_REPORTS).values(
+    id=sa.bindparam("id"), deployment_id=sa.bindparam("deployment_id"),
+    position=sa.select(sa.func.coalesce(sa.func.max(_REPORTS.c.position), 0) + 1).where(
+        _REPORTS.c.deployment_id == sa.bindparam("deployment_id")).scalar_subquery(),
+    level=sa.bindparam("level"), text=sa.bindparam("text"),
+    entity_id=sa.bindparam("entity_id"), time=sa.bindparam("time"))
+_COMPONENTS = sa.select(_ENVIRONMENTS.c.components).where(
+    _ENVIRONMENTS.c.id == sa.bindparam("environment_id"))
+_SET_COMPONENTS = sa.update(_ENVIRONMENTS).where(
+    _ENVIRONMENTS.c.id == sa.bindparam("environment_id")).values(
+    components=sa.bindparam("components", type_=_ENVIRONMENTS.c.components.type))
+
+
+def append_report(session: Session, deployment_id: str, level: str, text: str,
+                  entity_id: str | None, time: datetime.datetime) -> None:
+    """:func:`add_report` as one INSERT and no ORM object: what a running
+    deployment's reporter calls for every report."""
+    session.execute(_APPEND_REPORT, {"id": new_id(), "deployment_id": deployment_id,
+                                     "level": level, "text": text, "entity_id": entity_id,
+                                     "time": time})
+
+
+def set_component(session: Session, environment_id: str, object_id: str,
+                  component: t.Mapping[str, t.Any]) -> None:
+    """Set one entry of an environment's components (nothing if it is gone),
+    reading and writing that column only."""
+    components = session.scalar(_COMPONENTS, {"environment_id": environment_id})
+    if components is not None:
+        session.execute(_SET_COMPONENTS, {"environment_id": environment_id, "components":
+                                          {**components, object_id: dict(component)}})
 
 
 def list_reports(session: Session, deployment_id: str) -> list[StatusReport]:

@@ -86,11 +86,25 @@ def operator_table() -> list[tuple[t.Any, ...]]:
     return table
 
 
-@functools.lru_cache(maxsize=None)
-def create_engine(legacy_mode: bool, limits: Limits = DEFAULT_LIMITS) -> t.Any:
+@functools.cache
+def _parsing_engine() -> t.Any:
+    """The one engine whose lexer and LALR parser every engine shares: ply
+    builds the parser's tables anew each time (about half a second), and
+    the tables depend only on the operators, never on the options."""
     engine_factory = factory.YaqlFactory(keyword_operator=NAME_VALUE_OPERATOR)
     engine_factory.operators = operator_table()
-    return engine_factory.create(options=_engine_options(legacy_mode, limits))
+    return engine_factory.create()
+
+
+def create_engine(legacy_mode: bool, limits: Limits = DEFAULT_LIMITS) -> t.Any:
+    """The engine of a flavour and limits, built once (with or without ``limits``
+    given, the same engine)."""
+    return _engine(legacy_mode, limits)
+
+
+@functools.lru_cache(maxsize=None)
+def _engine(legacy_mode: bool, limits: Limits) -> t.Any:
+    return _parsing_engine().copy(_engine_options(legacy_mode, limits))
 
 
 def create_root_context(legacy_mode: bool) -> t.Any:

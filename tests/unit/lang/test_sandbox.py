@@ -1,6 +1,7 @@
 """Untrusted MuranoPL code: limits end runaway code with a clear MuranoPL error,
 and nothing reaches the host."""
 
+import gc
 import pathlib
 import sys
 import textwrap
@@ -120,6 +121,17 @@ def test_prepare_raises_the_recursion_limit_but_never_lowers_it(monkeypatch):
     limit[0] = 50_000
     process.prepare()
     assert limit == [50_000]
+
+
+def test_prepare_makes_full_collections_rarer_but_never_more_frequent(monkeypatch):
+    thresholds = [(700, 10, 10)]
+    monkeypatch.setattr(gc, "get_threshold", lambda: thresholds[0])
+    monkeypatch.setattr(gc, "set_threshold", lambda *values: thresholds.__setitem__(0, values))
+    process.prepare()
+    assert thresholds == [(700, 10, process.FULL_COLLECTION_THRESHOLD)]
+    thresholds[0] = (1000, 20, 500)
+    process.prepare()
+    assert thresholds == [(1000, 20, 500)]
 
 
 def test_huge_collection_hits_the_iterator_limit(make):

@@ -78,12 +78,14 @@ class LocalCloud:
             unfinished = self.files.begin(stack)
             try:
                 self._recover(realm, unfinished)
+                # saves the records at its end (and before it starts any agent)
                 diff = stacks.apply(realm, template, parameters or {}, files or {},
                                     settle=realm.settle)
-            finally:
+            except BaseException:
                 realm.abandon()
                 if realm.state.records or self.files.path(stack).exists():
                     realm.save()
+                raise
             # Left in place when the push failed: the next operation looks for leftovers.
             self.files.end(stack)
             return StackResult(stack, dict(realm.state.outputs),

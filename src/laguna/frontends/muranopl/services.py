@@ -16,11 +16,11 @@ a :class:`laguna.cloud.Cloud` and the hosts' agents.
 
 from __future__ import annotations
 
-import copy
 import typing as t
 
 from laguna.agent.errors import AgentClientError, AgentPlanRejected, AgentTimeout
 from laguna.cloud.errors import CloudError, StackNotFound
+from laguna.cloud.stacks import copy_data
 from laguna.corelib.services import RecordingServices
 from laguna.deploy.context import Reporter
 from laguna.deploy.result import Component
@@ -83,6 +83,9 @@ class CloudServices:
         #: every stack this run pushed to
         self.stacks: set[str] = set()
         self._transports: dict[str, t.Any] = {}
+        #: stack -> its hosts as this run's last push left them (the environment is
+        #: held by this run, so nothing else pushes to its stacks meanwhile)
+        self._hosts: dict[str, tuple[t.Any, ...]] = {}
         #: the host and name of the last plan sent (named in a script failure)
         self.last_plan: dict[str, t.Any] | None = None
         self._network = RecordingServices(environment_id, environment_name)
@@ -92,12 +95,14 @@ class CloudServices:
                    parameters: dict[str, t.Any]) -> dict[str, t.Any]:
         if self.plan is not None:
             self.plan.append({"kind": "stack", "stack": name,
-                              "template": copy.deepcopy(template)})
+                              "template": copy_data(template)})
         self.stacks.add(name)
+        self._hosts.pop(name, None)
         try:
             result = self.cloud.push_stack(name, template, parameters or None)
         except CloudError as error:
             raise CloudFailure(error) from error
+        self._hosts[name] = tuple(result.hosts)
         return dict(result.outputs)
 
     def get_template(self, name: str) -> dict[str, t.Any] | None:
@@ -105,6 +110,7 @@ class CloudServices:
         return t.cast("dict[str, t.Any] | None", template)
 
     def delete_stack(self, name: str) -> None:
+        self._hosts.pop(name, None)
         try:
             self.cloud.delete_stack(name)
         except CloudError as error:
@@ -122,10 +128,14 @@ class CloudServices:
         """The server the Instance put at ``server`` of ``stack``, else the one
         whose user data names ``host_key``; None if there is none."""
         if stack is not None and server is not None:
-            try:
-                host = self.cloud.find_host(stack, server)
-            except StackNotFound:
-                host = None
+            # the hosts the last push answered, else the cloud's (which reads its state)
+            host = next((h for h in self._hosts.get(stack, ())
+                         if server in (h.name, h.server_name)), None)
+            if host is None:
+                try:
+                    host = self.cloud.find_host(stack, server)
+                except StackNotFound:
+                    host = None
             if host is not None:
                 return host
         for name in self.cloud.stacks():
@@ -144,7 +154,7 @@ class CloudServices:
         name = host.server_name
         self.last_plan = {"host": name, "name": plan.get("Name")}
         if self.plan is not None:
-            self.plan.append({"kind": "agent", "host": name, "plan": copy.deepcopy(plan)})
+            self.plan.append({"kind": "agent", "host": name, "plan": copy_data(plan)})
         wait = timeout != 0
         seconds = self.agent_timeout if timeout is None else min(float(timeout) or
                                                                  self.agent_timeout,

@@ -31,7 +31,22 @@ from laguna.lang.functions.table import (
 )
 
 __all__ = ["FunctionModule", "FunctionTable", "Host", "LANGUAGE_MODULES", "build_table",
-           "language_functions", "register"]
+           "engine_context", "language_functions", "register"]
+
+
+def engine_context(table: FunctionTable, legacy_mode: bool) -> t.Any:
+    """The context every scope of an executor descends from: ``table``'s root
+    context with the engine's functions above it (:func:`register`).
+
+    Built once per table and flavour (yaql's standard library takes a tenth
+    of a second to register) and shared by every executor: scopes are its
+    children and nothing writes into it; what differs between executors
+    (the host, limits) is reached through the running frame."""
+    context = table.contexts.get(legacy_mode)
+    if context is None:
+        context = register(table.root_context(legacy_mode), legacy_mode)
+        table.contexts[legacy_mode] = context
+    return context
 
 
 def register(context: t.Any, legacy_mode: bool) -> t.Any:

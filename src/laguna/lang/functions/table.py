@@ -46,6 +46,9 @@ class FunctionTable:
         #: method forms with a direct path: built at compile time from the arguments
         self.fast_methods: dict[str, t.Callable[..., t.Any]] = {}
         self._yaql_functions: list[tuple[t.Any, tuple[t.Any, ...], dict[str, t.Any]]] = []
+        #: contexts built from this table and shared by executors (legacy flag ->
+        #: context, see ``lang.functions.engine_context``); a new yaql function drops them
+        self.contexts: dict[bool, t.Any] = {}
 
     def add_builtin(self, fn: t.Callable[..., t.Any]) -> None:
         """Register ``fn`` under the name and forms its ``@dispatch.builtin``
@@ -69,6 +72,7 @@ class FunctionTable:
         ``Context.register_function``, so a module written for a yaql context
         registers here unchanged."""
         self._yaql_functions.append((spec, args, kwargs))
+        self.contexts.clear()
 
     def root_context(self, legacy: bool) -> t.Any:
         """A fresh root context: yaql's standard library (legacy or not) and
