@@ -207,7 +207,9 @@ class ClassRegistry:
         self._available: dict[str, list[Version]] = {}
         self._fixed: dict[str, set[Version]] = {}
         self._built: dict[tuple[int, str], MuranoClass] = {}
-        self._building: set[tuple[int, str]] = set()
+        # the classes being built, in the order their builds started (a class
+        # met again here extends itself; the names in between are the cycle)
+        self._building: dict[tuple[int, str], str] = {}
         self._variants: dict[tuple[int, ...], MuranoClass] = {}
         self._natives: dict[str, list[NativeBinder]] = {}
         self._lock = threading.RLock()
@@ -395,10 +397,12 @@ class ClassRegistry:
             if cls is not None:
                 return cls
             if key in self._building:
-                raise errors.ClassLoadError(f"class {name} inherits from itself",
-                                            getattr(holder.document(name), "span", None),
-                                            code="LAG-E0204")
-            self._building.add(key)
+                names = list(self._building.values())
+                cycle = [*names[list(self._building).index(key):], name]
+                raise errors.ClassLoadError(
+                    f"class {name} inherits from itself: {' -> '.join(cycle)}",
+                    _extends_span(holder.document(name)), code="LAG-E0204")
+            self._building[key] = name
             try:
                 doc = holder.document(name)
                 package = holder.package
@@ -410,7 +414,7 @@ class ClassRegistry:
                 self._built[key] = cls
                 return cls
             finally:
-                self._building.discard(key)
+                self._building.pop(key, None)
 
     def variant(self, cls: MuranoClass, parents: list[MuranoClass]) -> MuranoClass:
         """``cls`` rebuilt on other versions of its parents (same names)."""
