@@ -27,6 +27,7 @@ from laguna.errors import LagunaError, SourceError
 from laguna.lang import errors, meta
 from laguna.lang.classes import ClassRegistry, PackageClasses, SourcePackageClasses
 from laguna.lang.types import NamespaceResolver, RuntimePackage
+from laguna.packages.errors import CLASS_FILE_INVALID
 from laguna.packages.package import Package
 from laguna.source import Diagnostic, Span
 from laguna.yamlio import YamlError, span_of
@@ -73,7 +74,8 @@ class MuranoPlChecker:
         except YamlError:
             return  # the built-in class file check reports broken YAML
         except SourceError as exc:
-            yield _located(exc.span, exc.code, exc.message, start, files)
+            if exc.code != CLASS_FILE_INVALID:   # else reported by the built-in check
+                yield _located(exc.span, exc.code, exc.message, start, files)
             return
         try:
             cls = registry.class_of(holder, name)

@@ -39,7 +39,8 @@ from laguna.lang.resolution import (
     unify,
 )
 from laguna.lang.types import MuranoClass, RuntimePackage
-from laguna.packages.errors import PackageLoadError
+from laguna.errors import SourceError, decode_text
+from laguna.packages.errors import CLASS_FILE_INVALID, PackageLoadError
 from laguna.packages.package import Package
 from laguna.packages.source import PackageSource, packages_with_class
 from laguna.packages.versions import (
@@ -144,12 +145,11 @@ class SourcePackageClasses(PackageClasses):
         except PackageLoadError:
             raise KeyError(name) from None
         try:
-            text = self.source.read(path).decode("utf-8")
+            text = decode_text(self.source.read(path), path, CLASS_FILE_INVALID)
         except PackageLoadError:
             raise _declared_missing(name, path, False) from None
-        except UnicodeDecodeError as exc:
-            raise errors.ClassLoadError(f"{path} is not UTF-8 text: {exc}", Span(path, 1, 1),
-                                        code="LAG-E0201") from None
+        except SourceError as exc:
+            raise errors.ClassLoadError(exc.message, exc.span, code=exc.code) from None
         parsed = self._parse(path, lambda: text)
         docs: dict[str, dict[str, t.Any]] = {}
         declared_here = [n for n, f in self.source.manifest.classes.items()

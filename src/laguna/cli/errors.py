@@ -1,0 +1,49 @@
+"""Errors of the command line itself: an option or an output it cannot use.
+
+::
+
+    click.ClickException
+     +-- CommandError        printed as ``error[CODE]: message``, exit status 1
+          +-- OutputError    a file the command writes cannot be written
+          +-- CatalogError   --db-url (or $LAGUNA_DATABASE_URL) is not a usable catalog
+
+Every error a command prints has the shape of the others
+(``[FILE:LINE:COL: ]error[CODE]: message``, docs/ERRORS.md), never a Python
+traceback.
+"""
+
+from __future__ import annotations
+
+import typing as t
+
+import click
+
+INVALID_VALUE = "LAG-E1300"
+OUTPUT_UNWRITABLE = "LAG-E1301"
+CATALOG_UNUSABLE = "LAG-E1302"
+
+
+class CommandError(click.ClickException):
+    """A command-line value the command cannot use."""
+
+    code = INVALID_VALUE
+    exit_code = 1
+
+    def __init__(self, message: str, code: str | None = None) -> None:
+        super().__init__(message)
+        if code is not None:
+            self.code = code
+
+    def __str__(self) -> str:
+        return f"error[{self.code}]: {self.message}"
+
+    def show(self, file: t.IO[t.Any] | None = None) -> None:
+        click.echo(str(self), err=file is None, file=file)
+
+
+class OutputError(CommandError):
+    code = OUTPUT_UNWRITABLE
+
+
+class CatalogError(CommandError):
+    code = CATALOG_UNUSABLE
