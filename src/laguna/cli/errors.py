@@ -18,9 +18,23 @@ import typing as t
 
 import click
 
+from laguna.errors import LagunaError
+
 INVALID_VALUE = "LAG-E1300"
 OUTPUT_UNWRITABLE = "LAG-E1301"
 CATALOG_UNUSABLE = "LAG-E1302"
+NO_TEST_MATCHES = "LAG-E1303"
+
+
+def described(error: LagunaError) -> str:
+    """``error`` as one line of the common shape: errors that print their own
+    code (source errors with their place, package errors) as they print, any
+    other with its code in front."""
+    text = str(error)
+    if f"[{error.code}]: " in text.split("\n", 1)[0]:
+        return text
+    message = getattr(error, "message", None) or text
+    return f"error[{error.code}]: {message}"
 
 
 class CommandError(click.ClickException):

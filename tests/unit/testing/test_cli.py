@@ -92,3 +92,13 @@ def test_broken_class_file_reports_file_and_line(tmp_path):
     assert result.exit_code == 1
     assert result.output.startswith("FAIL t.pkg.Cases.<load> ")
     assert "Classes/Cases.yaml:3:1: error[LAG-E0101]: invalid YAML" in result.output
+
+
+def test_a_filter_that_matches_nothing_is_named(tmp_path):
+    package = write_package(tmp_path, CASES)
+    result = CliRunner().invoke(cli, ["test", str(package), "Cases.testPasses", "Cases.testNope",
+                                      "testPasses"])
+    assert result.exit_code == 2
+    assert result.output.splitlines() == [
+        f"error[LAG-E1303]: no test matches {name!r} (name a test CLASS or CLASS.METHOD, the "
+        "class in full or by its last part)" for name in ("Cases.testNope", "testPasses")]

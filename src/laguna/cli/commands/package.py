@@ -11,7 +11,7 @@ import rich.box
 from rich.console import Console
 from rich.table import Table
 
-from laguna.cli.errors import CommandError, OutputError
+from laguna.cli.errors import CommandError, OutputError, described
 from laguna.cli.sources import (
     configured_url, db_url_option, lib_option, open_catalog, package_sources,
 )
@@ -36,7 +36,7 @@ def _database(db_url: str | None) -> Database:
 def _fail(error: LagunaError | str) -> t.NoReturn:
     if isinstance(error, str):
         raise CommandError(error)
-    click.echo(str(error), err=True)
+    click.echo(described(error), err=True)
     raise SystemExit(1)
 
 
