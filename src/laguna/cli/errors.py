@@ -18,7 +18,9 @@ import typing as t
 
 import click
 
-from laguna.errors import LagunaError
+from laguna.errors import LagunaError, SourceError, SourceErrors
+from laguna.packages.errors import ArchiveError
+from laguna.source import Span
 
 INVALID_VALUE = "LAG-E1300"
 OUTPUT_UNWRITABLE = "LAG-E1301"
@@ -26,10 +28,20 @@ CATALOG_UNUSABLE = "LAG-E1302"
 NO_TEST_MATCHES = "LAG-E1303"
 
 
-def described(error: LagunaError) -> str:
-    """``error`` as one line of the common shape: errors that print their own
-    code (source errors with their place, package errors) as they print, any
-    other with its code in front."""
+def described(error: LagunaError, base: str | None = None) -> str:
+    """``error`` in the common shape: errors that print their own code (source
+    errors with their place, package errors) as they print, a validation's
+    errors one line each, any other error with its code in front. Places in a
+    package are shown under ``base``, the package's path, when given."""
+    def place(span: Span) -> str:
+        return f"{base.rstrip('/')}/{span}" if base else str(span)
+    if isinstance(error, SourceErrors):
+        return "\n".join(f"{place(d.span)}: {d.severity}[{d.code}]: {d.message}"
+                         for d in error.diagnostics)
+    if isinstance(error, SourceError) and error.span is not None:
+        return f"{place(error.span)}: error[{error.code}]: {error.message}"
+    if isinstance(error, ArchiveError) and error.entry is not None and error.reason != error.message:
+        return f"{place(Span(error.entry, 1, 1))}: error[{error.code}]: {error.reason}"
     text = str(error)
     if f"[{error.code}]: " in text.split("\n", 1)[0]:
         return text

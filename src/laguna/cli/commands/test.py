@@ -70,7 +70,7 @@ def test(package_dir: pathlib.Path, tests: tuple[str, ...], libs: tuple[pathlib.
         warn_skipped(runner.libraries)
         cases = runner.select(tests)
     except LagunaError as error:
-        click.echo(described(error), err=True)
+        click.echo(described(error, str(package_dir)), err=True)
         sys.exit(2)
     unmatched = runner.unmatched(tests, cases)
     if unmatched:
