@@ -28,6 +28,7 @@ from laguna.errors import LagunaError, SourceError
 from laguna.lang import errors, functions, meta
 from laguna.lang.dispatch import CONTRACT_METHODS
 from laguna.lang.classes import ClassRegistry, PackageClasses, SourcePackageClasses
+from laguna.lang.loader import ClassBuilder
 from laguna.lang.types import NamespaceResolver, RuntimePackage
 from laguna.packages.errors import CLASS_FILE_INVALID
 from laguna.packages.package import Package
@@ -90,6 +91,12 @@ class MuranoPlChecker:
             cls = registry.class_of(holder, name)
         except SourceError as exc:
             yield _located(exc.span, exc.code, exc.message, start, files)
+            if isinstance(doc, dict):   # the others, where building stopped at the first
+                builder = ClassBuilder(holder.package,
+                                       lambda n: registry.find(n, holder.package),
+                                       registry.functions)
+                for problem in builder.problems(doc, name):
+                    yield _located(problem.span, problem.code, problem.message, start, files)
         except LagunaError as exc:
             yield Diagnostic(start, exc.code, f"class {name}: {exc}")
         else:

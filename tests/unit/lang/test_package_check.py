@@ -144,3 +144,36 @@ def test_catch_with_and_as_must_be_names():
         "Classes/A.yaml:10:13: LAG-E0244 Catch With: 3 is not an exception name; expected a "
         "name such as ns:Name or a list of names",
     ]
+
+
+def test_every_problem_of_a_class_file_is_listed_in_one_run():
+    found = check_class("""\
+        Name: t.A
+        Foo: 1
+        Bar: 2
+        Properties:
+          a:
+            Contract: $.int()
+            Whatever: 1
+          b:
+            Usage: Nonsense
+            Contract: $.string()
+        Methods:
+          m:
+            Bogus: 1
+          n:
+            Scope: Everywhere
+          o:
+            Body:
+              - Iff: true
+        """)
+    assert [line.split(" ", 2)[:2] for line in found] == [
+        ["Classes/A.yaml:2:1:", "LAG-E0203"], ["Classes/A.yaml:3:1:", "LAG-E0203"],
+        ["Classes/A.yaml:7:5:", "LAG-E0203"], ["Classes/A.yaml:9:5:", "LAG-E0209"],
+        ["Classes/A.yaml:13:5:", "LAG-E0203"], ["Classes/A.yaml:15:5:", "LAG-E0232"],
+        ["Classes/A.yaml:18:9:", "LAG-E0221"],
+    ]
+    assert found[1] == (
+        "Classes/A.yaml:3:1: LAG-E0203 unknown key 'Bar' in class t.A; expected one of Applies, "
+        "Cardinality, Extends, Import, Inherited, Meta, Methods, Name, Namespaces, Properties, "
+        "Usage, Workflow")
