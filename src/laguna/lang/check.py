@@ -95,8 +95,8 @@ class MuranoPlChecker:
                 builder = ClassBuilder(holder.package,
                                        lambda n: registry.find(n, holder.package),
                                        registry.functions)
-                for problem in builder.problems(doc, name):
-                    yield _located(problem.span, problem.code, problem.message, start, files)
+                for found in builder.problems(doc, name):
+                    yield _located(found.span, found.code, found.message, start, files)
         except LagunaError as exc:
             yield Diagnostic(start, exc.code, f"class {name}: {exc}")
         else:
