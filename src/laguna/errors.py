@@ -43,6 +43,20 @@ class SourceError(LagunaError):
         return f"{where}error[{self.code}]: {self.message}"
 
 
+def decode_text(data: bytes, source: str, code: str = "LAG-E0103") -> str:
+    """``data`` as UTF-8 text, or a :class:`SourceError` at the line and column
+    of the first byte that cannot be decoded."""
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        line_start = data.rfind(b"\n", 0, exc.start) + 1
+        line = data.count(b"\n", 0, exc.start) + 1
+        col = len(data[line_start:exc.start].decode("utf-8", errors="replace")) + 1
+        byte = data[exc.start]
+        raise SourceError(f"the file is not UTF-8 text: byte 0x{byte:02x} cannot be decoded",
+                          Span(source, line, col), code) from None
+
+
 class SourceErrors(LagunaError):
     """Every problem a validation found, raised once at its end."""
 

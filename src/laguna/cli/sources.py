@@ -9,10 +9,12 @@ from pathlib import Path
 
 import click
 import sqlalchemy as sa
+from sqlalchemy import exc as sa_exc
 
-from laguna.config import Config
+from laguna.cli.errors import CatalogError
+from laguna.config import DATABASE_URL_VAR, Config, default_data_dir, sqlite_url
 from laguna.packages.source import DirectorySource, PackageSource
-from laguna.store.db import open_database
+from laguna.store.db import Database, open_database
 from laguna.store.source import StoreSource
 
 F = t.TypeVar("F", bound=t.Callable[..., t.Any])
@@ -27,19 +29,74 @@ def lib_option(function: F) -> F:
 
 
 def db_url_option(function: F) -> F:
+    """``--db-url URL``: the catalog; a path is taken as an SQLite file."""
     return click.option(
-        "--db-url", metavar="URL",
-        help="Catalog database URL (default: $LAGUNA_DATABASE_URL, else an SQLite "
-             "file in the user's data folder).")(function)
+        "--db-url", metavar="URL", callback=_db_url_value,
+        help="Catalog database URL, or the path of an SQLite file (default: "
+             "$LAGUNA_DATABASE_URL, else an SQLite file in the user's data folder)."
+    )(function)
+
+
+def _db_url_value(_ctx: click.Context, _param: click.Parameter,
+                  value: str | None) -> str | None:
+    return None if value is None else catalog_url(value, "--db-url")
+
+
+def catalog_url(value: str, origin: str) -> str:
+    """``value`` as a catalog URL, or :class:`CatalogError` saying why it is none.
+
+    A value without ``://`` is the path of an SQLite file. The folder of an
+    SQLite file must exist: a mistyped path is not silently made into a new,
+    empty catalog.
+    """
+    if "://" not in value:
+        value = sqlite_url(Path(value).expanduser())
+    try:
+        parsed = sa.make_url(value)
+        parsed.get_dialect()
+    except sa_exc.NoSuchModuleError:   # an ArgumentError: first
+        raise CatalogError(f"{origin} {_shown(parsed)!r}: unknown database kind "
+                           f"{parsed.drivername!r}; expected sqlite or postgresql") from None
+    except (sa_exc.ArgumentError, ValueError):
+        raise CatalogError(f"{origin} is not a database URL; expected sqlite:///PATH, "
+                           "postgresql://HOST/NAME or an SQLite file's path") from None
+    database = parsed.database
+    if parsed.get_backend_name() == "sqlite" and database not in (None, "", ":memory:"):
+        folder = Path(str(database)).parent
+        if not folder.is_dir():
+            raise CatalogError(f"{origin} {_shown(parsed)!r}: folder {str(folder)!r} does "
+                               "not exist")
+    return value
+
+
+def _shown(url: sa.URL) -> str:
+    """A URL fit for a message: its password hidden."""
+    return url.render_as_string(hide_password=True)
 
 
 def configured_url(db_url: str | None) -> str:
-    """The catalog URL: the option, else the configuration of this invocation."""
+    """The catalog URL: the option, else the configuration of this invocation
+    (checked as the option is, unless it is the default file in the user's
+    data folder, whose folder is created on first use)."""
     if db_url is not None:
         return db_url
     context = click.get_current_context(silent=True)
     config = context.find_object(Config) if context is not None else None
-    return (config or Config.from_environ(os.environ)).database_url
+    url = (config or Config.from_environ(os.environ)).database_url
+    if url == sqlite_url(default_data_dir(os.environ) / "catalog.sqlite"):
+        return url
+    return catalog_url(url, f"${DATABASE_URL_VAR}")
+
+
+def open_catalog(url: str) -> Database:
+    """The catalog at ``url``, migrated; a database that cannot be reached or
+    is not a catalog is a :class:`CatalogError`."""
+    try:
+        return open_database(url)
+    except sa_exc.SQLAlchemyError as exc:
+        reason = str(getattr(exc, "orig", None) or exc).strip().splitlines()[0]
+        raise CatalogError(f"cannot open the catalog {_shown(sa.make_url(url))}: "
+                           f"{reason}") from None
 
 
 def _missing_sqlite_file(url: str) -> bool:
@@ -63,7 +120,7 @@ def catalog_sources(db_url: str | None) -> t.Iterator[list[PackageSource]]:
     if _missing_sqlite_file(url):
         yield []
         return
-    database = open_database(url)
+    database = open_catalog(url)
     try:
         yield [StoreSource(database)]
     finally:

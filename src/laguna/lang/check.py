@@ -18,24 +18,34 @@ where required packages come from (``-l`` folders, the catalog store).
 
 from __future__ import annotations
 
+import re
 import typing as t
 
 from yaql.language import exceptions as yaql_exceptions
 from yaql.language import expressions as yaql_expressions
 
 from laguna.errors import LagunaError, SourceError
-from laguna.lang import errors, meta
+from laguna.lang import errors, functions, meta
+from laguna.lang.dispatch import CONTRACT_METHODS
 from laguna.lang.classes import ClassRegistry, PackageClasses, SourcePackageClasses
+from laguna.lang.loader import ClassBuilder
 from laguna.lang.types import NamespaceResolver, RuntimePackage
+from laguna.packages.errors import CLASS_FILE_INVALID
 from laguna.packages.package import Package
 from laguna.source import Diagnostic, Span
-from laguna.yamlio import YamlError, span_of
+from laguna.yamlio import YamlError, plain, span_of
 from laguna.yaql import engine
 from laguna.yaql.expressions import YaqlExpression
 
 INVALID_EXPRESSION = "LAG-E0223"
 DEPRECATED_ACTION_USAGE = "LAG-W0235"
+CATCH_NOT_A_NAME = "LAG-E0244"
+UNKNOWN_CONTRACT_FUNCTION = "LAG-E0245"
 UNKNOWN_CLASS = "LAG-E0705"
+# What `Catch: With:` and `As:` hold: an exception name (`ns:Name`, a dotted
+# Python name) and a variable name (`e` or `$e`).
+_EXCEPTION_NAME = re.compile(r"(?:[A-Za-z_]\w*:)?[A-Za-z_][\w.]*")
+_VARIABLE_NAME = re.compile(r"\$?[A-Za-z_]\w*")
 # The keys of a class document that hold contracts, defaults and code.
 _CODE_KEYS = ("Properties", "Methods", "Workflow", "Meta")
 # Keys whose values name exceptions, not classes (`Catch: With: py:ValueError`).
@@ -49,6 +59,7 @@ class MuranoPlChecker:
 
     def __init__(self, registry_factory: t.Callable[[], ClassRegistry]) -> None:
         self.registry_factory = registry_factory
+        self._function_layers: dict[bool, t.Any] = {}
 
     def __call__(self, package: Package) -> t.Iterator[Diagnostic]:
         registry = self.registry_factory()
@@ -73,12 +84,19 @@ class MuranoPlChecker:
         except YamlError:
             return  # the built-in class file check reports broken YAML
         except SourceError as exc:
-            yield _located(exc.span, exc.code, exc.message, start, files)
+            if exc.code != CLASS_FILE_INVALID:   # else reported by the built-in check
+                yield _located(exc.span, exc.code, exc.message, start, files)
             return
         try:
             cls = registry.class_of(holder, name)
         except SourceError as exc:
             yield _located(exc.span, exc.code, exc.message, start, files)
+            if isinstance(doc, dict):   # the others, where building stopped at the first
+                builder = ClassBuilder(holder.package,
+                                       lambda n: registry.find(n, holder.package),
+                                       registry.functions)
+                for found in builder.problems(doc, name):
+                    yield _located(found.span, found.code, found.message, start, files)
         except LagunaError as exc:
             yield Diagnostic(start, exc.code, f"class {name}: {exc}")
         else:
@@ -93,6 +111,121 @@ class MuranoPlChecker:
             yield from _deprecated_actions(doc)
         resolver = NamespaceResolver(_namespaces(doc))
         yield from _class_references(code, resolver, holder.package, registry, start)
+        if isinstance(doc, dict):
+            yield from self._contract_functions(doc, registry, holder.package.legacy)
+            yield from _catches(doc)
+
+    def _known_function(self, name: str, registry: ClassRegistry, legacy: bool) -> bool:
+        """Whether code may call ``name`` as a method: a contract method, a
+        built-in, or a yaql function of the engine's contexts."""
+        table = registry.functions
+        if name in CONTRACT_METHODS or name in table.methods or name in table.functions:
+            return True
+        layer = self._function_layers.get(legacy)
+        if layer is None:
+            layer = functions.register(table.root_context(legacy), legacy)
+            self._function_layers[legacy] = layer
+        context = layer
+        while context is not None:
+            if context.get_functions(name)[0]:
+                return True
+            context = context.parent
+        return False
+
+    def _contract_functions(self, doc: dict[str, t.Any], registry: ClassRegistry,
+                            legacy: bool) -> t.Iterator[Diagnostic]:
+        """Contract methods (``$.name()`` applied to the value) that do not exist;
+        only calling the contract would find them otherwise."""
+        for contract in _contracts(doc):
+            for value in _walk(contract):
+                if not isinstance(value, YaqlExpression) or value.span is None:
+                    continue
+                for name in _applied_methods(value.parsed):
+                    if not self._known_function(name, registry, legacy):
+                        yield Diagnostic(value.span, UNKNOWN_CONTRACT_FUNCTION,
+                                         f"unknown contract function {name}() in "
+                                         f"{value.text!r}; contracts use "
+                                         f"{', '.join(sorted(CONTRACT_METHODS))}")
+
+
+def _contracts(doc: dict[str, t.Any]) -> t.Iterator[t.Any]:
+    """The `Contract` values of a class's properties and of its methods' arguments."""
+    properties = doc.get("Properties")
+    if isinstance(properties, dict):
+        for decl in properties.values():
+            if isinstance(decl, dict) and "Contract" in decl:
+                yield decl["Contract"]
+    methods = doc.get("Methods") or doc.get("Workflow")
+    if not isinstance(methods, dict):
+        return
+    for decl in methods.values():
+        arguments = decl.get("Arguments") if isinstance(decl, dict) else None
+        records = ([{k: v} for k, v in arguments.items()] if isinstance(arguments, dict)
+                   else arguments if isinstance(arguments, list) else [])
+        for record in records:
+            for argument in record.values() if isinstance(record, dict) else ():
+                if isinstance(argument, dict) and "Contract" in argument:
+                    yield argument["Contract"]
+
+
+def _applied_methods(parsed: t.Any) -> t.Iterator[str]:
+    """The methods a contract applies to its value: ``$.a().b()`` gives b, a
+    (the chain down to ``$``; calls inside arguments, e.g. a check()'s
+    predicate, are ordinary code)."""
+    node = parsed.args[0] if isinstance(parsed, yaql_expressions.Statement) else parsed
+    while (isinstance(node, yaql_expressions.BinaryOperator) and node.name == "#operator_."
+           and isinstance(node.args[1], yaql_expressions.Function)):
+        call = node.args[1]
+        if not isinstance(call, (yaql_expressions.BinaryOperator,
+                                 yaql_expressions.UnaryOperator)):
+            yield call.name
+        node = node.args[0]
+
+
+def _catches(doc: dict[str, t.Any]) -> t.Iterator[Diagnostic]:
+    """`Catch` entries whose `With` is not exception names or whose `As` is not
+    a variable name (they would fail only when an exception is caught)."""
+    methods = doc.get("Methods") or doc.get("Workflow")
+    if not isinstance(methods, dict):
+        return
+    for value in _walk([d.get("Body") for d in methods.values() if isinstance(d, dict)]):
+        if not isinstance(value, dict) or "Try" not in value:
+            continue
+        catches = value.get("Catch")
+        for entry in catches if isinstance(catches, list) else [catches]:
+            if not isinstance(entry, dict):
+                continue
+            where = getattr(entry, "key_spans", {})
+            names = entry.get("With")
+            for name in names if isinstance(names, list) else [] if names is None else [names]:
+                text = _text_of(name)
+                if text is None or not _EXCEPTION_NAME.fullmatch(text):
+                    span = span_of(name) or where.get("With") or span_of(entry)
+                    if span is not None:
+                        yield Diagnostic(span, CATCH_NOT_A_NAME,
+                                         f"Catch With: {_shown(name)} is not an exception "
+                                         "name; expected a name such as ns:Name or "
+                                         "a list of names")
+            variable = entry.get("As")
+            text = _text_of(variable)
+            if variable is not None and (text is None or not _VARIABLE_NAME.fullmatch(text)):
+                span = span_of(variable) or where.get("As") or span_of(entry)
+                if span is not None:
+                    yield Diagnostic(span, CATCH_NOT_A_NAME,
+                                     f"Catch As: {_shown(variable)} is not a variable name; "
+                                     "expected a name such as e")
+
+
+def _text_of(value: t.Any) -> str | None:
+    """What a scalar says, written plain or read as YAQL (`py:Name`, `$e`)."""
+    if isinstance(value, YaqlExpression):
+        return value.text
+    return str(value) if isinstance(value, str) else None
+
+
+def _shown(value: t.Any) -> str:
+    text = _text_of(value)
+    return repr(text) if text is not None else repr(plain(value))
 
 
 def _deprecated_actions(doc: dict[str, t.Any]) -> t.Iterator[Diagnostic]:

@@ -39,7 +39,8 @@ from laguna.lang.resolution import (
     unify,
 )
 from laguna.lang.types import MuranoClass, RuntimePackage
-from laguna.packages.errors import PackageLoadError
+from laguna.errors import SourceError, decode_text
+from laguna.packages.errors import CLASS_FILE_INVALID, PackageLoadError
 from laguna.packages.package import Package
 from laguna.packages.source import PackageSource, packages_with_class
 from laguna.packages.versions import (
@@ -144,12 +145,11 @@ class SourcePackageClasses(PackageClasses):
         except PackageLoadError:
             raise KeyError(name) from None
         try:
-            text = self.source.read(path).decode("utf-8")
+            text = decode_text(self.source.read(path), path, CLASS_FILE_INVALID)
         except PackageLoadError:
             raise _declared_missing(name, path, False) from None
-        except UnicodeDecodeError as exc:
-            raise errors.ClassLoadError(f"{path} is not UTF-8 text: {exc}", Span(path, 1, 1),
-                                        code="LAG-E0201") from None
+        except SourceError as exc:
+            raise errors.ClassLoadError(exc.message, exc.span, code=exc.code) from None
         parsed = self._parse(path, lambda: text)
         docs: dict[str, dict[str, t.Any]] = {}
         declared_here = [n for n, f in self.source.manifest.classes.items()
@@ -207,7 +207,9 @@ class ClassRegistry:
         self._available: dict[str, list[Version]] = {}
         self._fixed: dict[str, set[Version]] = {}
         self._built: dict[tuple[int, str], MuranoClass] = {}
-        self._building: set[tuple[int, str]] = set()
+        # the classes being built, in the order their builds started (a class
+        # met again here extends itself; the names in between are the cycle)
+        self._building: dict[tuple[int, str], str] = {}
         self._variants: dict[tuple[int, ...], MuranoClass] = {}
         self._natives: dict[str, list[NativeBinder]] = {}
         self._lock = threading.RLock()
@@ -395,10 +397,12 @@ class ClassRegistry:
             if cls is not None:
                 return cls
             if key in self._building:
-                raise errors.ClassLoadError(f"class {name} inherits from itself",
-                                            getattr(holder.document(name), "span", None),
-                                            code="LAG-E0204")
-            self._building.add(key)
+                names = list(self._building.values())
+                cycle = [*names[list(self._building).index(key):], name]
+                raise errors.ClassLoadError(
+                    f"class {name} inherits from itself: {' -> '.join(cycle)}",
+                    _extends_span(holder.document(name)), code="LAG-E0204")
+            self._building[key] = name
             try:
                 doc = holder.document(name)
                 package = holder.package
@@ -410,7 +414,7 @@ class ClassRegistry:
                 self._built[key] = cls
                 return cls
             finally:
-                self._building.discard(key)
+                self._building.pop(key, None)
 
     def variant(self, cls: MuranoClass, parents: list[MuranoClass]) -> MuranoClass:
         """``cls`` rebuilt on other versions of its parents (same names)."""

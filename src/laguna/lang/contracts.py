@@ -17,6 +17,8 @@ creating anything (extension method dispatch).
 
 from __future__ import annotations
 
+import contextlib
+
 import typing as t
 
 from yaql.language import utils
@@ -108,6 +110,16 @@ class Contract:
         except errors.ContractViolationException as exc:
             if exc.target is None:
                 exc.path = path + exc.path
+            raise
+        except (errors.FlowSignal, errors.MuranoPlError):
+            raise
+        except Exception as exc:
+            # the contract itself is wrong (an unknown function, a class that is
+            # not found): the error names the contract's place, not only the
+            # caller's (the traceback prints it as "Contract declared at")
+            if getattr(exc, "declared_at", None) is None and spec.span is not None:
+                with contextlib.suppress(AttributeError):
+                    exc.declared_at = spec.span  # type: ignore[attr-defined]
             raise
 
 

@@ -311,13 +311,37 @@ class MuranoPlError(LagunaError):
     def format(self, prefix: str = "") -> str:
         name = self.names[0] if len(self.names) == 1 else str(self.names)
         text = f"{prefix}{name}: {self.message}\n{prefix}Traceback (most recent call last):\n"
-        text += "\n".join(frame.format(prefix + "  ") for frame in self.frames)
+        text += "\n".join(_collapsed([frame.format(prefix + "  ") for frame in self.frames],
+                                     prefix + "  "))
         declared_at = getattr(self.original, "declared_at", None)
         if declared_at is not None:
             text += f"\n{prefix}  Contract declared at {declared_at}"
         if self.cause is not None:
             text += f"\n\n{prefix} Caused by {self.cause.format(prefix + ' ').lstrip()}"
         return text
+
+
+# As Python's tracebacks: a frame repeated more often than this is shown this
+# many times, then counted (deep recursion prints a few lines, not hundreds)
+REPEATED_FRAMES_SHOWN = 3
+
+
+def _collapsed(lines: list[str], prefix: str) -> list[str]:
+    """``lines`` with runs of one line beyond :data:`REPEATED_FRAMES_SHOWN` counted."""
+    result: list[str] = []
+    index = 0
+    while index < len(lines):
+        end = index
+        while end < len(lines) and lines[end] == lines[index]:
+            end += 1
+        run = end - index
+        result.extend(lines[index:index + min(run, REPEATED_FRAMES_SHOWN)])
+        if run > REPEATED_FRAMES_SHOWN:
+            more = run - REPEATED_FRAMES_SHOWN
+            result.append(f"{prefix}[Previous line repeated {more} more "
+                          f"time{'s' if more > 1 else ''}]")
+        index = end
+    return result
 
 
 def murano_names(exc: BaseException) -> list[str]:

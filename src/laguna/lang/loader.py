@@ -110,12 +110,15 @@ def _key_span(data: t.Any, key: str) -> Span | None:
     return span_of(data)
 
 
+def _unknown_keys(data: t.Any, allowed: frozenset[str], what: str) -> list[ClassLoadError]:
+    return [ClassLoadError(
+        f"unknown key {str(key)!r} in {what}; expected one of {', '.join(sorted(allowed))}",
+        _key_span(data, key), code="LAG-E0203") for key in data if key not in allowed]
+
+
 def _check_keys(data: t.Any, allowed: frozenset[str], what: str) -> None:
-    for key in data:
-        if key not in allowed:
-            raise ClassLoadError(
-                f"unknown key {str(key)!r} in {what}; expected one of {', '.join(sorted(allowed))}",
-                _key_span(data, key), code="LAG-E0203")
+    for problem in _unknown_keys(data, allowed, what):
+        raise problem
 
 
 def _meta(decl: t.Any, what: str) -> t.Any:
@@ -211,6 +214,34 @@ class ClassBuilder:
             cls.imports.append(self._referenced(name, "Import",
                                                 _resolve(resolver, imported, doc, "Import"), doc))
         return cls
+
+    def problems(self, doc: dict[str, t.Any], name: str) -> list[ClassLoadError]:
+        """Every problem of the class document, where :meth:`build` stops at the
+        first: each unknown key, and each property and method checked on its
+        own (parents and imports are left to :meth:`build`; within one method
+        body, the first problem)."""
+        found = _unknown_keys(doc, CLASS_KEYS, f"class {name}")
+
+        def attempt(check: t.Callable[..., t.Any], *args: t.Any) -> None:
+            try:
+                check(*args)
+            except ClassLoadError as exc:
+                found.append(exc)
+        try:
+            namespaces = _namespaces(doc)
+        except ClassLoadError as exc:
+            return [*found, exc]
+        usage = "Meta" if str(doc.get("Usage")) == "Meta" else "Class"
+        cls = MuranoClass(name, self.package, [], namespaces, span_of(doc), usage)
+        attempt(_meta, doc, f"class {name}")
+        for key, members, check in (("Properties", doc.get("Properties"), self._property),
+                                    ("Methods", doc.get("Methods") or doc.get("Workflow"),
+                                     self._method)):
+            if not isinstance(members, dict):
+                continue
+            for member, decl in members.items():
+                attempt(check, cls, str(member), decl, _key_span(members, member))
+        return found
 
     def _referenced(self, name: str, key: str, target: str,
                     doc: dict[str, t.Any]) -> MuranoClass:

@@ -201,8 +201,9 @@ def package_files(directory: str | os.PathLike[str]) -> list[str]:
             path = Path(current, entry)
             if path.is_symlink():
                 relative = path.relative_to(root).as_posix()
-                raise ArchiveError(f"{relative!r} is a symbolic link; packages cannot "
-                                   f"contain links", codes.ARCHIVE_SYMLINK, relative)
+                reason = "a symbolic link; packages cannot contain links"
+                raise ArchiveError(f"{relative!r} is {reason}", codes.ARCHIVE_SYMLINK,
+                                   relative, reason)
         for name in sorted(files):
             if name in _IGNORED or name.endswith(".pyc"):
                 continue
@@ -211,14 +212,24 @@ def package_files(directory: str | os.PathLike[str]) -> list[str]:
 
 
 def build_archive(directory: str | os.PathLike[str],
-                  out: str | os.PathLike[str] | t.BinaryIO) -> list[str]:
+                  out: str | os.PathLike[str] | t.BinaryIO,
+                  exclude: str | os.PathLike[str] | None = None) -> list[str]:
     """Zip a package folder into ``out``; return the entries written.
 
     The result is reproducible: entries are sorted and carry a fixed time.
-    The folder is not validated here; callers load it as a package first.
+    The archive being written (``out``, or ``exclude`` when ``out`` is a
+    stream) is left out, so that building into the package's own folder does
+    not pack the previous build into the next one. The folder is not
+    validated here; callers load it as a package first.
     """
     root = Path(directory)
     names = package_files(root)
+    written = exclude
+    if written is None and isinstance(out, (str, os.PathLike)):
+        written = out
+    if written is not None:
+        target = Path(written).resolve()
+        names = [name for name in names if (root / name).resolve() != target]
     with zipfile.ZipFile(out, "w", compression=zipfile.ZIP_DEFLATED) as archive:
         for name in names:
             info = zipfile.ZipInfo(name, date_time=_EPOCH)

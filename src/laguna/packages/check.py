@@ -13,9 +13,10 @@ import dataclasses
 import os
 import typing as t
 
+from laguna.errors import SourceError, decode_text
 from laguna.packages import errors as codes
 from laguna.packages.archive import DEFAULT_LIMITS, ArchiveLimits
-from laguna.packages.errors import PackageError, PackageFormatError
+from laguna.packages.errors import ArchiveError, PackageError, PackageFormatError
 from laguna.packages.manifest import MANIFEST_FILE
 from laguna.packages.package import (
     CLASSES_DIR,
@@ -38,9 +39,10 @@ def check_manifest_warnings(package: Package) -> t.Iterator[Diagnostic]:
 
 def _parse(package: Package, path: str, code: str) -> Diagnostic | None:
     try:
-        text = package.read(path).decode("utf-8")
-    except UnicodeDecodeError:
-        return Diagnostic(Span(path, 1, 1), code, "the file is not UTF-8 text")
+        text = decode_text(package.read(path), path, code)
+    except SourceError as exc:
+        assert exc.span is not None
+        return Diagnostic(exc.span, exc.code, exc.message)
     try:
         load_all(text, path, expression_as_text)
     except YamlError as exc:
@@ -142,8 +144,14 @@ def check_path(path: str | os.PathLike[str], limits: ArchiveLimits = DEFAULT_LIM
     """Check a package folder or archive: the manifest first, then every checker."""
     try:
         package = load_package(path, limits)
+        package.files()   # a folder's links are refused here, once
     except PackageFormatError as exc:
         return CheckResult(None, list(exc.diagnostics))
+    except ArchiveError as exc:
+        if exc.entry is None or not os.path.isdir(path):
+            return CheckResult(None, [], exc)
+        # a file of the folder: reported at that file
+        return CheckResult(None, [Diagnostic(Span(exc.entry, 1, 1), exc.code, exc.reason)])
     except PackageError as exc:
         return CheckResult(None, [], exc)
     return CheckResult(package, check_package(package, run))

@@ -91,9 +91,12 @@ class ArchiveError(PackageError):
 
     code = NOT_A_ZIP
 
-    def __init__(self, message: str, code: str | None = None, entry: str | None = None) -> None:
+    def __init__(self, message: str, code: str | None = None, entry: str | None = None,
+                 reason: str | None = None) -> None:
         super().__init__(message, code)
         self.entry = entry
+        #: the message without the entry's name, for a report located at the entry
+        self.reason = reason or message
 
 
 class PackageNotFoundError(PackageError):

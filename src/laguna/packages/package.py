@@ -32,7 +32,8 @@ from laguna.packages.archive import (
     package_files,
     read_archive,
 )
-from laguna.packages.errors import PackageLoadError
+from laguna.errors import SourceError, decode_text
+from laguna.packages.errors import PackageFormatError, PackageLoadError
 from laguna.packages.manifest import (
     DEFAULT_LOGO_FILE,
     DEFAULT_UI_FILE,
@@ -200,12 +201,12 @@ class Package:
 
     def _text(self, path: str, code: str) -> str:
         try:
-            return self.tree.read(path).decode("utf-8")
+            return decode_text(self.tree.read(path), path, codes.CLASS_FILE_INVALID)
         except KeyError:
             raise PackageLoadError(f"{self.name}: file {path!r} not found", code) from None
-        except UnicodeDecodeError as exc:
-            raise PackageLoadError(f"{self.name}: {path!r} is not UTF-8 text: {exc}",
-                                   codes.CLASS_FILE_INVALID) from None
+        except SourceError as exc:
+            raise PackageLoadError(f"{self.name}: {exc.span}: {exc.message}",
+                                   exc.code) from None
 
     # -- classes ------------------------------------------------------------
 
@@ -330,10 +331,11 @@ def _manifest_of(tree: FileTree, origin: str) -> Manifest:
         raise PackageLoadError(f"{origin}: no {MANIFEST_FILE}; not a package",
                                codes.MANIFEST_MISSING) from None
     try:
-        text = data.decode("utf-8")
-    except UnicodeDecodeError as exc:
-        raise PackageLoadError(f"{origin}: {MANIFEST_FILE} is not UTF-8 text: {exc}",
-                               codes.MANIFEST_MISSING) from None
+        text = decode_text(data, MANIFEST_FILE, codes.MANIFEST_YAML)
+    except SourceError as exc:
+        assert exc.span is not None
+        raise PackageFormatError([Diagnostic(exc.span, exc.code, exc.message)],
+                                 MANIFEST_FILE) from None
     return load_manifest(text, MANIFEST_FILE)
 
 

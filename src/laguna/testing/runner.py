@@ -147,6 +147,11 @@ class TestRunner:
                     cases.append((cls, method))
         return cases
 
+    def unmatched(self, patterns: t.Sequence[str], cases: t.Sequence[Case]) -> list[str]:
+        """The ``patterns`` that no case of ``cases`` (what :meth:`select` chose) matches."""
+        return [p for p in dict.fromkeys(patterns)
+                if not any(_matches(p, cls.name, method) for cls, method in cases)]
+
     def run_one(self, cls: MuranoClass | UnloadableClass, method: str) -> TestResult:
         if isinstance(cls, UnloadableClass):
             return cls.result(method)

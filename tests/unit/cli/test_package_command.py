@@ -26,10 +26,11 @@ def run(config: Config, *args: str) -> tuple[int, str]:
 
 def test_build_then_import_zip(config: Config, tmp_path: Path) -> None:
     out = tmp_path / "app.zip"
-    code, output = run(config, "build", str(FIXTURES / "app"), "-o", str(out))
+    code, output = run(config, "build", str(FIXTURES / "app"), "-o", str(out),
+                       "-l", str(FIXTURES / "lib"))
     assert (code, output) == (0, f"built com.example.App 1.2.3: {out} (8 files)\n")
     assert zipfile.is_zipfile(out)
-    code, output = run(config, "import", str(out), "--public")
+    code, output = run(config, "import", str(out), "--public", "-l", str(FIXTURES / "lib"))
     assert code == 0
     assert output.startswith("imported com.example.App 1.2.3 (id ")
 
@@ -47,8 +48,9 @@ def test_build_refuses_invalid_manifest(config: Config, tmp_path: Path) -> None:
 
 def test_import_list_show_delete(config: Config) -> None:
     assert run(config, "list") == (0, "no packages\n")
-    assert run(config, "import", str(FIXTURES / "app"))[0] == 0
+    # the catalog gives the application the library it requires
     assert run(config, "import", str(FIXTURES / "lib"), "--public", "--category", "Base")[0] == 0
+    assert run(config, "import", str(FIXTURES / "app"))[0] == 0
     code, output = run(config, "list")
     assert code == 0
     assert output.splitlines() == [
@@ -98,7 +100,7 @@ def test_delete_needs_a_version_when_several(config: Config, tmp_path: Path) -> 
             f"Type: Library\nFullName: com.example.V\nVersion: {version}\n")
         assert run(config, "import", str(folder))[0] == 0
     assert run(config, "delete", "com.example.V") == (
-        1, "error: package com.example.V has 2 versions (1.0.0, 2.0.0); name one as "
+        1, "error[LAG-E1300]: package com.example.V has 2 versions (1.0.0, 2.0.0); name one as "
            "com.example.V==VERSION or pass --all-versions\n")
     assert run(config, "delete", "com.example.V==2") == (0, "deleted com.example.V 2.0.0\n")
     assert run(config, "delete", "com.example.V==bad") == (

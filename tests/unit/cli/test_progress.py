@@ -35,3 +35,32 @@ def test_view_is_live_only_on_a_terminal() -> None:
     piped = Console(file=io.StringIO(), force_terminal=False)
     assert isinstance(progress_view(terminal, "x"), LiveProgress)
     assert isinstance(progress_view(piped, "x"), PlainProgress)
+
+
+def test_test_progress_shows_the_running_test_on_a_terminal() -> None:
+    from laguna.cli.progress import TestProgress
+    console = Console(file=io.StringIO(), force_terminal=True, width=80, color_system=None)
+    with TestProgress(console).running("t.Cases.testSlow"):
+        console.file.flush()
+        shown = console.file.getvalue()   # type: ignore[attr-defined]
+    assert "running t.Cases.testSlow" in shown
+
+
+def test_test_progress_prints_late_lines_elsewhere(capsys) -> None:
+    import threading
+
+    from laguna.cli.progress import TestProgress
+    console = Console(file=io.StringIO(), width=80, color_system=None)
+    assert not console.is_terminal
+    printed = ""
+    with TestProgress(console, interval=0.01).running("t.Cases.testSlow"):
+        # the test "runs" until the reminder has been printed
+        idle = threading.Event()
+        for _ in range(1000):
+            printed += capsys.readouterr().out
+            if printed or idle.wait(0.01):
+                break
+    assert printed.splitlines()[0] == "... t.Cases.testSlow still running (0s)"
+    with TestProgress(console, interval=60).running("t.Cases.testQuick"):
+        pass
+    assert capsys.readouterr().out.count("testQuick") == 0   # a quick test prints nothing

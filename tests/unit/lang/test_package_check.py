@@ -71,3 +71,109 @@ def test_exception_names_in_catch_and_throw_are_not_class_names():
     # namespace; it is no class and must not be reported as an unknown one
     assert diagnostics("exceptions") == []
     assert [d for d in diagnostics("errornames") if "ValueError" in d] == []
+
+
+def check_class(body: str) -> list[str]:
+    """The diagnostics of a package holding one class file, ``Classes/A.yaml``."""
+    import textwrap
+
+    from laguna.packages.package import MemoryTree, package_from_tree
+    tree = MemoryTree({
+        "manifest.yaml": b"Format: 1.4\nType: Library\nFullName: t.pkg\nClasses:\n  t.A: A.yaml\n",
+        "Classes/A.yaml": textwrap.dedent(body).encode()})
+    found = sorted(muranopl_checker()(package_from_tree(tree, "memory")),
+                   key=lambda d: d.sort_key())
+    return [f"{d.span}: {d.code} {d.message}" for d in found]
+
+
+def test_an_unknown_contract_function_is_listed_at_the_contract():
+    assert check_class("""\
+        Name: t.A
+        Properties:
+          size:
+            Contract: $.int().nosuchcontract()
+          name:
+            Contract: $.string().check($.len() > 0)
+        Methods:
+          m:
+            Arguments:
+              - x:
+                  Contract: [$.nosuch()]
+        """) == [
+        "Classes/A.yaml:4:15: LAG-E0245 unknown contract function nosuchcontract() in "
+        "'$.int().nosuchcontract()'; contracts use bool, check, class, int, notNull, notOwned, "
+        "owned, string, template",
+        "Classes/A.yaml:11:22: LAG-E0245 unknown contract function nosuch() in '$.nosuch()'; "
+        "contracts use bool, check, class, int, notNull, notOwned, owned, string, template",
+    ]
+
+
+def test_a_contract_naming_a_missing_class_is_listed_at_the_contract():
+    assert check_class("""\
+        Namespaces: {=: t}
+        Name: A
+        Properties:
+          peer:
+            Contract: $.class(Missing).notNull()
+        """) == [
+        "Classes/A.yaml:5:15: LAG-E0705 class Missing in '$.class(Missing).notNull()' does not "
+        "resolve: Class \"t.Missing\" is not found in t.pkg/0.0.0, io.murano/0.2.0",
+    ]
+
+
+def test_catch_with_and_as_must_be_names():
+    assert check_class("""\
+        Name: t.A
+        Methods:
+          m:
+            Body:
+              - Try:
+                  - $x: 1
+                Catch:
+                  - With: $.foo
+                    As: [1]
+                  - With: [py:ValueError, 3]
+                    As: e
+                  - With: murano.dsl.exceptions.NoClassFound
+                    As: $e
+        """) == [
+        "Classes/A.yaml:8:19: LAG-E0244 Catch With: '$.foo' is not an exception name; expected "
+        "a name such as ns:Name or a list of names",
+        "Classes/A.yaml:9:17: LAG-E0244 Catch As: [1] is not a variable name; expected a name "
+        "such as e",
+        "Classes/A.yaml:10:13: LAG-E0244 Catch With: 3 is not an exception name; expected a "
+        "name such as ns:Name or a list of names",
+    ]
+
+
+def test_every_problem_of_a_class_file_is_listed_in_one_run():
+    found = check_class("""\
+        Name: t.A
+        Foo: 1
+        Bar: 2
+        Properties:
+          a:
+            Contract: $.int()
+            Whatever: 1
+          b:
+            Usage: Nonsense
+            Contract: $.string()
+        Methods:
+          m:
+            Bogus: 1
+          n:
+            Scope: Everywhere
+          o:
+            Body:
+              - Iff: true
+        """)
+    assert [line.split(" ", 2)[:2] for line in found] == [
+        ["Classes/A.yaml:2:1:", "LAG-E0203"], ["Classes/A.yaml:3:1:", "LAG-E0203"],
+        ["Classes/A.yaml:7:5:", "LAG-E0203"], ["Classes/A.yaml:9:5:", "LAG-E0209"],
+        ["Classes/A.yaml:13:5:", "LAG-E0203"], ["Classes/A.yaml:15:5:", "LAG-E0232"],
+        ["Classes/A.yaml:18:9:", "LAG-E0221"],
+    ]
+    assert found[1] == (
+        "Classes/A.yaml:3:1: LAG-E0203 unknown key 'Bar' in class t.A; expected one of Applies, "
+        "Cardinality, Extends, Import, Inherited, Meta, Methods, Name, Namespaces, Properties, "
+        "Usage, Workflow")

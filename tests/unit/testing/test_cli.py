@@ -92,3 +92,32 @@ def test_broken_class_file_reports_file_and_line(tmp_path):
     assert result.exit_code == 1
     assert result.output.startswith("FAIL t.pkg.Cases.<load> ")
     assert "Classes/Cases.yaml:3:1: error[LAG-E0101]: invalid YAML" in result.output
+
+
+def test_a_filter_that_matches_nothing_is_named(tmp_path):
+    package = write_package(tmp_path, CASES)
+    result = CliRunner().invoke(cli, ["test", str(package), "Cases.testPasses", "Cases.testNope",
+                                      "testPasses"])
+    assert result.exit_code == 2
+    assert result.output.splitlines() == [
+        f"error[LAG-E1303]: no test matches {name!r} (name a test CLASS or CLASS.METHOD, the "
+        "class in full or by its last part)" for name in ("Cases.testNope", "testPasses")]
+
+
+def test_a_package_that_cannot_be_read_is_reported_once_in_the_common_shape(tmp_path):
+    package = write_package(tmp_path, CASES)
+    (package / "manifest.yaml").write_text("Format: 7\nType: Library\nFullName: t.pkg\n")
+    result = CliRunner().invoke(cli, ["test", str(package)])
+    assert (result.exit_code, result.output.splitlines()) == (2, [
+        f"{package}/manifest.yaml:1:1: error[LAG-E0511]: unsupported Format 7; expected one "
+        "of 1.0, 1.1, 1.2, 1.3, 1.4 (optionally written MuranoPL/<version>)"])
+
+
+def test_a_link_in_the_tested_package_is_reported_at_the_link(tmp_path):
+    package = write_package(tmp_path, CASES)
+    (package / "Classes" / "x.yaml").symlink_to("/etc/passwd")
+    result = CliRunner().invoke(cli, ["test", str(package)])
+    # no doubled "error: error[...]" prefix, the file named once
+    assert (result.exit_code, result.output) == (2, (
+        f"{package}/Classes/x.yaml:1:1: error[LAG-E0552]: a symbolic link; packages cannot "
+        "contain links\n"))

@@ -345,10 +345,12 @@ def test_one_failure_exits_one(package: pathlib.Path) -> None:
     assert result.exit_code == 1
 
 
-def test_no_test_selected_exits_one(package: pathlib.Path) -> None:
+def test_a_name_selecting_no_test_is_an_error(package: pathlib.Path) -> None:
     result = CliRunner().invoke(cli, ["test", str(package), "Child.testMissing"])
-    assert result.output.splitlines() == ["0 passed, 0 failed"]
-    assert result.exit_code == 1
+    assert result.output.splitlines() == [
+        "error[LAG-E1303]: no test matches 'Child.testMissing' (name a test CLASS or "
+        "CLASS.METHOD, the class in full or by its last part)"]
+    assert result.exit_code == 2
 
 
 def test_method_without_assertion_passes(tmp_path: pathlib.Path) -> None:

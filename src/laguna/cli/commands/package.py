@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import io
-import os
 import typing as t
 from pathlib import Path
 
@@ -12,41 +11,32 @@ import rich.box
 from rich.console import Console
 from rich.table import Table
 
-from laguna.config import Config
+from laguna.cli.errors import CommandError, OutputError, described
+from laguna.cli.sources import (
+    configured_url, db_url_option, lib_option, open_catalog, package_sources,
+)
 from laguna.errors import LagunaError
 from laguna.packages.archive import build_archive
-from laguna.cli.sources import lib_option, package_sources
-from laguna.packages.check import check_path, checkers
-from laguna.packages.errors import PackageFormatError, VersionError
-from laguna.packages.package import Package, load_archive, load_directory
+from laguna.packages.check import CheckResult, check_path, checkers
+from laguna.packages.errors import VersionError
+from laguna.packages.package import Package
 from laguna.packages.versions import Version, parse_version
 from laguna.source import Diagnostic
 from laguna.store import packages as repo
-from laguna.store.db import Database, open_database
+from laguna.store.db import Database
 from laguna.store.models import PackageRecord
 from laguna.testing.packages import muranopl_checker
-
-F = t.TypeVar("F", bound=t.Callable[..., t.Any])
-
-
-def _db_url_option(function: F) -> F:
-    return click.option(
-        "--db-url", metavar="URL",
-        help="Catalog database URL (default: $LAGUNA_DATABASE_URL, else an SQLite "
-             "file in the user's data folder).")(function)
 
 
 def _database(db_url: str | None) -> Database:
     """The catalog, migrated; the URL comes from the option or the config object."""
-    if db_url is None:
-        context = click.get_current_context()
-        config = context.find_object(Config) or Config.from_environ(os.environ)
-        db_url = config.database_url
-    return open_database(db_url)
+    return open_catalog(configured_url(db_url))
 
 
 def _fail(error: LagunaError | str) -> t.NoReturn:
-    click.echo(str(error) if isinstance(error, LagunaError) else f"error: {error}", err=True)
+    if isinstance(error, str):
+        raise CommandError(error)
+    click.echo(described(error), err=True)
     raise SystemExit(1)
 
 
@@ -90,21 +80,66 @@ def package() -> None:
     """Build, check and import packages, and manage the catalog."""
 
 
+def _checked(path: str, libs: t.Sequence[Path], db_url: str | None) -> CheckResult:
+    """What ``laguna package check`` finds in the package at ``path``."""
+    with package_sources(libs, db_url) as sources:
+        return check_path(path, run=[*checkers(), muranopl_checker(*sources)])
+
+
+def _summary(diagnostics: list[Diagnostic]) -> tuple[int, int]:
+    errors = sum(1 for d in diagnostics if d.severity == "error")
+    return errors, len(diagnostics) - errors
+
+
+def _accepted(path: str, libs: t.Sequence[Path], db_url: str | None) -> Package:
+    """The package at ``path`` when the checks find no error; else every problem
+    is printed and the command ends (warnings are printed and let through)."""
+    result = _checked(path, libs, db_url)
+    base = _base(path)
+    if result.failure is not None:
+        click.echo(f"{base}: {result.failure}", err=True)
+        raise SystemExit(1)
+    for diagnostic in result.diagnostics:
+        click.echo(_located(diagnostic, base), err=True)
+    errors, warnings = _summary(result.diagnostics)
+    if result.package is None or errors:
+        click.echo(f"{errors} error(s), {warnings} warning(s): package refused", err=True)
+        raise SystemExit(1)
+    return result.package
+
+
+def _write_archive(directory: str, output: str) -> list[str]:
+    buffer = io.BytesIO()
+    try:
+        names = build_archive(directory, buffer, exclude=output)
+    except LagunaError as exc:
+        _fail(exc)
+    target = Path(output)
+    if not target.parent.is_dir():
+        raise OutputError(f"cannot write {output}: folder {str(target.parent)!r} does "
+                          "not exist")
+    try:
+        target.write_bytes(buffer.getvalue())
+    except OSError as exc:
+        raise OutputError(f"cannot write {output}: {exc.strerror or exc}") from None
+    return names
+
+
 @package.command("build")
 @click.argument("directory", type=click.Path(exists=True, file_okay=False))
 @click.option("-o", "--output", required=True, type=click.Path(dir_okay=False),
               help="The zip archive to write.")
-def build_command(directory: str, output: str) -> None:
-    """Zip a package folder after checking its manifest."""
-    try:
-        found = load_directory(directory)
-        names = build_archive(directory, output)
-    except PackageFormatError as exc:
-        for diagnostic in exc.diagnostics:
-            click.echo(_located(diagnostic, _base(directory)), err=True)
-        raise SystemExit(1) from None
-    except LagunaError as exc:
-        _fail(exc)
+@lib_option
+@db_url_option
+def build_command(directory: str, output: str, libs: tuple[Path, ...],
+                  db_url: str | None) -> None:
+    """Zip a package folder after checking it as `laguna package check` does.
+
+    A package with errors is refused; warnings are printed. Required packages
+    come from the -l entries, then from the catalog.
+    """
+    found = _accepted(directory, libs, db_url)
+    names = _write_archive(directory, output)
     click.echo(f"built {found.name} {found.version}: {output} ({len(names)} files)")
 
 
@@ -113,23 +148,18 @@ def build_command(directory: str, output: str) -> None:
 @click.option("--public/--private", default=False, help="Whether every project sees it.")
 @click.option("--disabled", is_flag=True, help="Import it disabled.")
 @click.option("--category", "categories", multiple=True, help="A category; may be repeated.")
-@_db_url_option
+@lib_option
+@db_url_option
 def import_command(path: str, public: bool, disabled: bool, categories: tuple[str, ...],
-                   db_url: str | None) -> None:
-    """Import a package folder or zip archive into the catalog."""
-    archive: bytes | None = None
-    try:
-        if Path(path).is_dir():
-            found: Package = load_directory(path)
-        else:
-            archive = Path(path).read_bytes()
-            found = load_archive(archive, origin=path)
-    except PackageFormatError as exc:
-        for diagnostic in exc.diagnostics:
-            click.echo(_located(diagnostic, _base(path)), err=True)
-        raise SystemExit(1) from None
-    except LagunaError as exc:
-        _fail(exc)
+                   libs: tuple[Path, ...], db_url: str | None) -> None:
+    """Import a package folder or zip archive into the catalog.
+
+    The package is checked first as `laguna package check` does; one with
+    errors is refused. Required packages come from the -l entries, then from
+    the catalog.
+    """
+    found = _accepted(path, libs, db_url)
+    archive = None if Path(path).is_dir() else Path(path).read_bytes()
     database = _database(db_url)
     try:
         with database.session() as session:
@@ -148,7 +178,7 @@ def import_command(path: str, public: bool, disabled: bool, categories: tuple[st
               help="Only packages of this type.")
 @click.option("--tag", help="Only packages with this tag.")
 @click.option("--search", help="Text to look for in names and descriptions.")
-@_db_url_option
+@db_url_option
 def list_command(package_type: str | None, tag: str | None, search: str | None,
                  db_url: str | None) -> None:
     """List the packages in the catalog."""
@@ -198,7 +228,7 @@ def _describe(record: PackageRecord, versions: list[Version]) -> list[tuple[str,
 
 @package.command("show")
 @click.argument("spec", metavar="NAME[==VERSION]")
-@_db_url_option
+@db_url_option
 def show_command(spec: str, db_url: str | None) -> None:
     """Show one package (the highest version unless one is named)."""
     name, version = _parse_spec(spec)
@@ -220,7 +250,7 @@ def show_command(spec: str, db_url: str | None) -> None:
 @click.argument("spec", metavar="NAME[==VERSION]")
 @click.option("--all-versions", is_flag=True,
               help="Delete every version when NAME has several and none is named.")
-@_db_url_option
+@db_url_option
 def delete_command(spec: str, all_versions: bool, db_url: str | None) -> None:
     """Delete a package version from the catalog."""
     name, version = _parse_spec(spec)
@@ -245,7 +275,7 @@ def delete_command(spec: str, all_versions: bool, db_url: str | None) -> None:
 @package.command("check")
 @click.argument("path", type=click.Path(exists=True))
 @lib_option
-@_db_url_option
+@db_url_option
 def check_command(path: str, libs: tuple[Path, ...], db_url: str | None) -> None:
     """Check a package folder or archive and print every problem found.
 
@@ -253,16 +283,14 @@ def check_command(path: str, libs: tuple[Path, ...], db_url: str | None) -> None
     every YAQL expression parsed and every class name resolved; required
     packages come from the -l entries, then from the catalog.
     """
-    with package_sources(libs, db_url) as sources:
-        result = check_path(path, run=[*checkers(), muranopl_checker(*sources)])
+    result = _checked(path, libs, db_url)
     base = _base(path)
     if result.failure is not None:
         click.echo(f"{base}: {result.failure}")
         raise SystemExit(1)
     for diagnostic in result.diagnostics:
         click.echo(_located(diagnostic, base))
-    errors = sum(1 for d in result.diagnostics if d.severity == "error")
-    warnings = len(result.diagnostics) - errors
+    errors, warnings = _summary(result.diagnostics)
     if result.package is None or errors:
         click.echo(f"{errors} error(s), {warnings} warning(s)")
         raise SystemExit(1)

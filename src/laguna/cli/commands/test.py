@@ -10,7 +10,10 @@ import typing as t
 import click
 import yaml
 
+from laguna.cli.errors import NO_TEST_MATCHES, CommandError, described
+from laguna.cli.progress import TestProgress
 from laguna.cli.sources import catalog_sources, db_url_option, warn_skipped
+from laguna.cli.workdirs import stdout_console
 from laguna.config import Config
 from laguna.corelib.services import RecordingServices
 from laguna.errors import LagunaError
@@ -67,11 +70,20 @@ def test(package_dir: pathlib.Path, tests: tuple[str, ...], libs: tuple[pathlib.
         warn_skipped(runner.libraries)
         cases = runner.select(tests)
     except LagunaError as error:
-        click.echo(f"error: {error}", err=True)
+        click.echo(described(error, str(package_dir)), err=True)
         sys.exit(2)
+    unmatched = runner.unmatched(tests, cases)
+    if unmatched:
+        for name in unmatched:
+            click.echo(f"error[{NO_TEST_MATCHES}]: no test matches {name!r} (name a test "
+                       "CLASS or CLASS.METHOD, the class in full or by its last part)",
+                       err=True)
+        sys.exit(2)
+    progress = TestProgress(stdout_console())
     results = []
     for cls, method in cases:
-        result = runner.run_one(cls, method)
+        with progress.running(f"{cls.name}.{method}"):
+            result = runner.run_one(cls, method)
         results.append(result)
         status = "PASS" if result.passed else "FAIL"
         click.echo(f"{status} {result.name} ({result.seconds:.3f}s)")
@@ -91,11 +103,11 @@ def _mapping_file(path: pathlib.Path, what: str) -> dict[str, t.Any]:
     try:
         data = yaml.safe_load(path.read_text(encoding="utf-8"))
     except (OSError, UnicodeDecodeError, yaml.YAMLError) as exc:
-        raise click.ClickException(f"{what} {path} cannot be read: {exc}") from None
+        raise CommandError(f"{what} {path} cannot be read: {exc}") from None
     if data is None:
         return {}
     if not isinstance(data, dict):
-        raise click.ClickException(f"{what} {path} is not a mapping")
+        raise CommandError(f"{what} {path} is not a mapping")
     return data
 
 
