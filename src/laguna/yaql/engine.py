@@ -17,6 +17,8 @@ import collections.abc  # noqa: F401
 import yaql
 from yaql import legacy
 from yaql.language import conventions, factory
+from yaql.language import exceptions as yaql_exceptions
+from yaql.language import expressions as yaql_expressions
 
 CONVENTION = conventions.CamelCaseConvention()
 
@@ -140,7 +142,45 @@ def create_root_context(legacy_mode: bool) -> t.Any:
     return yaql.create_context(convention=CONVENTION)
 
 
+#: how deep the operators and parentheses of one expression may nest: code
+#: that walks an expression (the compiler, checks) recurses once per level
+MAX_EXPRESSION_DEPTH = 100
+
+
+class ExpressionTooDeep(yaql_exceptions.YaqlParsingException):  # type: ignore[misc]
+    """An expression nested deeper than :data:`MAX_EXPRESSION_DEPTH`."""
+
+    def __init__(self, text: str, depth: int) -> None:
+        super().__init__(text, 0, f"the expression nests more than {depth} levels deep")
+
+
 @functools.lru_cache(maxsize=65536)
 def parse(text: str, legacy_mode: bool) -> t.Any:
-    """Parse YAQL once; the parsed statement is shared by every user of ``text``."""
-    return create_engine(legacy_mode)(text)
+    """Parse YAQL once; the parsed statement is shared by every user of ``text``.
+    An expression nested deeper than :data:`MAX_EXPRESSION_DEPTH` is refused
+    (:class:`ExpressionTooDeep`) before anything recurses into it."""
+    parsed = create_engine(legacy_mode)(text)
+    if _depth_exceeds(parsed, MAX_EXPRESSION_DEPTH):
+        raise ExpressionTooDeep(text, MAX_EXPRESSION_DEPTH)
+    return parsed
+
+
+def _children(node: t.Any) -> t.Iterable[t.Any]:
+    if isinstance(node, yaql_expressions.Statement):
+        return (node.expression,)
+    if isinstance(node, yaql_expressions.Wrap):
+        return (node.expr,)
+    if isinstance(node, yaql_expressions.MappingRuleExpression):
+        return (node.source, node.destination)
+    return getattr(node, "args", None) or ()
+
+
+def _depth_exceeds(root: t.Any, limit: int) -> bool:
+    # iterative: the tree may be deeper than Python's recursion allows
+    stack = [(root, 1)]
+    while stack:
+        node, depth = stack.pop()
+        if depth > limit:
+            return True
+        stack.extend((child, depth + 1) for child in _children(node))
+    return False
