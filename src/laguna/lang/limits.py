@@ -24,7 +24,11 @@ from yaql.language import utils
 from laguna.lang import errors
 from laguna.yaql.engine import DEFAULT_LIMITS, Limits
 
-# a collection item costs a pointer, as yaql's own quota counts it
+# what yaql's own quota counts (sys.getsizeof): a string's header and a byte
+# a character (ASCII), a tuple's header and a pointer an item; a value these
+# checks let through is one yaql's functions accept as an argument
+_STRING_BYTES = 49
+_TUPLE_BYTES = 40
 _ITEM_BYTES = 8
 
 _ACTIVE: contextvars.ContextVar[Limits] = contextvars.ContextVar("laguna_limits",
@@ -69,7 +73,7 @@ def exceeded(limits: Limits, name: str, detail: str = "") -> errors.LimitExceede
 
 def check_string(limits: Limits, length: int) -> None:
     """A string of ``length`` characters is about to be built."""
-    if length > limits.memory_quota:
+    if length + _STRING_BYTES > limits.memory_quota:
         raise exceeded(limits, "memory_quota", f"a string of {length} characters")
 
 
@@ -77,7 +81,7 @@ def check_items(limits: Limits, count: int) -> None:
     """A collection of ``count`` items is about to be built."""
     if count > limits.iterators:
         raise exceeded(limits, "iterators", f"a collection of {count} items")
-    if count * _ITEM_BYTES > limits.memory_quota:
+    if _TUPLE_BYTES + count * _ITEM_BYTES > limits.memory_quota:
         raise exceeded(limits, "memory_quota", f"a collection of {count} items")
 
 
