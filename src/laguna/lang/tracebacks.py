@@ -10,6 +10,10 @@ from laguna.lang.scope import Frame
 from laguna.yaql.engine import DEFAULT_LIMITS
 
 
+#: what a LimitExceededError says when Python itself ran out of memory
+MEMORY_ERROR_DETAIL = "an allocation the process could not make"
+
+
 def stack_frames(frame: Frame | None) -> list[errors.StackFrame]:
     """The MuranoPL stack up to ``frame``, outermost call first."""
     frames = []
@@ -37,9 +41,13 @@ def to_murano_error(exc: BaseException, frame: Frame | None) -> errors.MuranoPlE
     elif isinstance(exc, yaql_exceptions.CollectionTooLargeException):
         exc = errors.LimitExceededError("iterators", limits.iterators, "items",
                                         f"a collection of more than {limits.iterators} items")
-    elif isinstance(exc, (yaql_exceptions.MemoryQuotaExceededException, MemoryError)):
+    elif isinstance(exc, yaql_exceptions.MemoryQuotaExceededException):
         exc = errors.LimitExceededError("memory_quota", limits.memory_quota, "bytes",
                                         "an argument or a result of a yaql function")
+    elif isinstance(exc, MemoryError):
+        # no check stopped it: the process itself ran out (a gap in the limits)
+        exc = errors.LimitExceededError("memory_quota", limits.memory_quota, "bytes",
+                                        MEMORY_ERROR_DETAIL)
     if isinstance(exc, errors.LimitExceededError) and frame is not None and frame.span:
         exc = exc.located(f"{frame.span.source}:{frame.span.line}")
     error = errors.MuranoPlError(errors.murano_names(exc), str(exc), stack_frames(frame))
@@ -47,4 +55,4 @@ def to_murano_error(exc: BaseException, frame: Frame | None) -> errors.MuranoPlE
     return error
 
 
-__all__ = ["stack_frames", "to_murano_error"]
+__all__ = ["MEMORY_ERROR_DETAIL", "stack_frames", "to_murano_error"]
