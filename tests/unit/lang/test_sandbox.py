@@ -159,7 +159,7 @@ def test_doubling_a_string_hits_the_default_memory_quota(make):
         executor.call(obj, "doubling")
     assert info.value.names == ["LimitExceededError"]
     assert info.value.message == ("memory_quota limit of 524288 bytes exceeded by a string of "
-                                  "1048576 characters at Classes/Runaway.yaml:37")
+                                  "524288 characters at Classes/Runaway.yaml:37")
 
 
 def test_python_attributes_are_not_reachable(make):

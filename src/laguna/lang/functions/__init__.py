@@ -39,7 +39,7 @@ __all__ = ["FunctionModule", "FunctionTable", "Host", "LANGUAGE_MODULES", "build
 def register(context: t.Any, legacy_mode: bool) -> t.Any:
     """A child of ``context`` (a yaql root context) holding the engine's functions."""
     layer = context.create_child_context()
-    guarded.register(layer)
+    guarded.register(layer, skip=legacy.EXTENDED_NAMES if legacy_mode else ())
     murano.register(layer)
     host.register(layer)
     if legacy_mode:

@@ -24,6 +24,7 @@ import typing as t
 import regex as regex_lib  # type: ignore[import-untyped]
 from yaql.language import specs, utils, yaqltypes
 from yaql.standard_library import math as yaql_math
+from yaql.standard_library import regex as yaql_regex
 from yaql.standard_library import strings as yaql_strings
 
 from laguna.lang import limits
@@ -437,11 +438,26 @@ GUARDED = ((yaql_math.pow_, _pow), (yaql_math.shift_bits_left, _shift_left),
            (yaql_strings.str_, _str))
 
 
-def register(context: t.Any) -> None:
-    for fn in REGEX_FUNCTIONS:
-        context.register_function(fn)
-    for original, check in GUARDED:
-        context.register_function(_guarded(original, check))
+#: yaql's own functions that those here take the place of
+REPLACED = frozenset({*(original for original, _ in GUARDED),
+                      *(fn for name, fn in vars(yaql_regex).items()
+                        if callable(fn) and hasattr(fn, "__yaql_function__"))})
 
 
-__all__ = ["register"]
+def definitions() -> list[t.Any]:
+    """The yaql function definitions of this module, named as MuranoPL calls them."""
+    return ([specs.get_function_definition(fn, convention=CONVENTION)
+             for fn in REGEX_FUNCTIONS]
+            + [_guarded(original, check) for original, check in GUARDED])
+
+
+def register(context: t.Any, skip: t.Collection[str] = ()) -> None:
+    """Register into ``context``, but for the names in ``skip`` (for legacy
+    packages, whose extension methods of these names are made from
+    :func:`definitions` by :mod:`.legacy`)."""
+    for definition in definitions():
+        if definition.name not in skip:
+            context.register_function(definition)
+
+
+__all__ = ["REPLACED", "definitions", "register"]
