@@ -8,13 +8,15 @@ from __future__ import annotations
 
 import _string  # type: ignore[import-not-found]
 import concurrent.futures
+import contextvars
+import re
 import string
 import time
 import typing as t
 
 from yaql.language import utils
 
-from laguna.lang import errors, reflection
+from laguna.lang import errors, limits, reflection
 from laguna.lang.dispatch import builtin, freeze, thaw, to_type
 from laguna.lang.objects import MuranoObject, find_owner
 from laguna.lang.serializer import serialize_object
@@ -124,7 +126,9 @@ def psuper(scope: t.Any, obj: t.Any, func: t.Any = None) -> t.Any:
     if func is None:
         return tuple(parents)
     with concurrent.futures.ThreadPoolExecutor(max_workers=max(1, len(parents))) as pool:
-        return tuple(pool.map(func, parents))
+        # each thread runs under the call's limits (a copy of this context each)
+        return tuple(pool.map(lambda parent: contextvars.copy_context().run(func, parent),
+                              parents))
 
 
 @builtin("require", method=True)
@@ -148,7 +152,7 @@ def sleep(scope: t.Any, seconds: t.Any) -> None:
     executor = _frame(scope).executor
     deadline = executor._deadline
     if deadline is not None and time.monotonic() + float(seconds) > deadline:
-        raise errors.LimitExceededError("sleep would exceed the execution time limit")
+        raise limits.exceeded(executor.limits, "execution_seconds", f"sleep({seconds})")
     time.sleep(float(seconds))
 
 
@@ -207,7 +211,24 @@ class _ArgumentsOnlyFormatter(string.Formatter):
                                   "argument (no attribute or index lookups)")
         return self.get_value(first, args, kwargs), first
 
+    def format_field(self, value: t.Any, format_spec: str) -> t.Any:
+        # a width or precision is the length of the result: `{0:>2000000000}`
+        # would build a 2 GB string before any quota saw it
+        active = limits.active()
+        for number in _SPEC_NUMBERS.findall(format_spec):
+            limits.check_string(active, int(number))
+        limits.check_text(active, value)
+        return super().format_field(value, format_spec)
 
+    def vformat(self, format_string: str, args: t.Sequence[t.Any],
+                kwargs: t.Mapping[str, t.Any]) -> str:
+        result = super().vformat(format_string, args, kwargs)
+        limits.check_string(limits.active(), len(result))
+        return result
+
+
+# the numbers of a format spec (`>20`, `.3f`, `08,d`): widths and precisions
+_SPEC_NUMBERS = re.compile(r"\d+")
 _FORMATTER = _ArgumentsOnlyFormatter()
 
 

@@ -21,7 +21,7 @@ import typing as t
 from yaql.language import expressions as ast
 from yaql.language import runner, utils
 
-from laguna.lang import dispatch
+from laguna.lang import dispatch, limits
 from laguna.lang.functions import FunctionTable, language_functions
 from laguna.lang.objects import MuranoObject
 from laguna.lang.scope import NO_VALUE, lookup, normalize_name
@@ -45,6 +45,9 @@ _PLAIN_EQ_TYPES = frozenset((int, float, str, bool, type(None)))
 # yaql's only `*equal` is Python's ==, and objects compare by identity: an
 # object on either side (against another or a plain value) needs no yaql
 _EQ_TYPES = _PLAIN_EQ_TYPES | {MuranoObject}
+# below this, a sum or a product of two integers fits in 64 bits, the least
+# integer_bits limit: no need to ask the limits
+_SMALL_INT = 2 ** 31
 
 
 class CompiledArg(ast.Expression):  # type: ignore[misc]
@@ -235,15 +238,26 @@ class Compiler:
         if name in _ARITHMETIC:
             py = _ARITHMETIC[name]
             is_plus = op == "+"
+            is_times = op == "*"
 
             def arithmetic(scope: t.Any) -> t.Any:
                 a = left(scope)
                 b = right(scope)
                 ta, tb = type(a), type(b)
                 if (ta is int or ta is float) and (tb is int or tb is float):
+                    if ta is int and tb is int and not (
+                            -_SMALL_INT < a < _SMALL_INT and -_SMALL_INT < b < _SMALL_INT):
+                        limits.check_bits(limits.of(scope), a.bit_length() + b.bit_length()
+                                          if is_times else max(a.bit_length(),
+                                                               b.bit_length()) + 1)
                     return py(a, b)
-                if is_plus and ((ta is str and tb is str) or (ta is tuple and tb is tuple)):
-                    return a + b
+                if is_plus:
+                    if ta is str and tb is str:
+                        limits.check_string(limits.of(scope), len(a) + len(b))
+                        return a + b
+                    if ta is tuple and tb is tuple:
+                        limits.check_items(limits.of(scope), len(a) + len(b))
+                        return a + b
                 return slow(scope, a, b)
             return arithmetic
         if op == "/":

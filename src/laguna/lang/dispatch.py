@@ -10,7 +10,7 @@ import typing as t
 from yaql.language import expressions as ast
 from yaql.language import utils
 
-from laguna.lang import contracts, errors
+from laguna.lang import contracts, errors, limits
 from laguna.lang.objects import MuranoObject
 from laguna.lang.reflection import ReflectionView
 from laguna.lang.scope import NO_VALUE, Scope
@@ -44,7 +44,9 @@ def freeze(value: t.Any) -> t.Any:
     if isinstance(value, (str, TypeRef, MuranoClass)):
         return value
     if utils.is_iterable(value) and not isinstance(value, (MuranoObject, TypeRef)):
-        return tuple(freeze(v) for v in value)
+        # a lazy sequence (`range(1000000000)`) becomes a tuple: no longer
+        # than the running call's limits allow
+        return tuple(freeze(v) for v in limits.limit_iterable(limits.active(), value))
     return value
 
 

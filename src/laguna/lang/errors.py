@@ -221,10 +221,39 @@ class NoMatchingMethod(DslError):
 
 
 class LimitExceededError(DslError):
-    """A sandbox limit (time, call depth, collection size, memory) was hit."""
+    """A sandbox limit (``Limits``: time, call depth, collection size, memory,
+    integer size) was about to be crossed; ``limit`` names it as settings do,
+    ``value`` and ``unit`` give its value, ``detail`` says by what, and
+    ``where`` (file:line, filled in when the error reaches the MuranoPL frame)
+    which instruction crossed it."""
 
     code = "LAG-E0318"
     murano_name = "LimitExceededError"
+
+    def __init__(self, limit: str, value: float, unit: str, detail: str = "",
+                 where: str = "") -> None:
+        self.limit = limit
+        self.value = value
+        self.unit = unit
+        self.detail = detail
+        self.where = where
+        super().__init__(self.text())
+
+    def text(self) -> str:
+        message = f"{self.limit} limit of {self.value} {self.unit} exceeded"
+        if self.detail:
+            message += f" by {self.detail}"
+        if self.where:
+            message += f" at {self.where}"
+        return message
+
+    def located(self, where: str) -> LimitExceededError:
+        """The same error, said to happen at ``where`` (file:line) if it has no place yet."""
+        if self.where or not where:
+            return self
+        error = LimitExceededError(self.limit, self.value, self.unit, self.detail, where)
+        error.__cause__ = self.__cause__
+        return error
 
 
 class ValueIsMissingError(DslError):

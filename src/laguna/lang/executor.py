@@ -20,7 +20,7 @@ import time
 import typing as t
 
 from laguna.errors import LagunaError
-from laguna.lang import errors, functions, properties, serializer
+from laguna.lang import errors, functions, limits, properties, serializer
 from laguna.lang.actions import (
     ActionResult, check_action, find_action, find_action_class, invoke_action,
 )
@@ -91,16 +91,17 @@ class Executor:
         """Called on every loop iteration and call: enforces the time limit."""
         deadline = self._deadline
         if deadline is not None and time.monotonic() > deadline:
-            raise errors.LimitExceededError(
-                f"execution time limit of {self.limits.execution_seconds} s exceeded")
+            raise limits.exceeded(self.limits, "execution_seconds")
 
     def run(self, fn: t.Callable[[], t.Any]) -> t.Any:
-        """Run a top-level call under the execution-time limit."""
+        """Run a top-level call under the execution-time limit; the size limits
+        hold for code without a scope too (:mod:`laguna.lang.limits`)."""
         outermost = self._deadline is None
         if outermost:
             self._deadline = time.monotonic() + self.limits.execution_seconds
         try:
-            return fn()
+            with limits.activated(self.limits, self._deadline):
+                return fn()
         finally:
             if outermost:
                 self._deadline = None
@@ -109,8 +110,7 @@ class Executor:
     def invoke(self, method: Method, this: t.Any, args: t.Sequence[t.Any],
                kwargs: dict[str, t.Any], caller: Frame | None) -> t.Any:
         if caller is not None and caller.depth >= self.limits.call_depth:
-            raise errors.LimitExceededError(
-                f"call depth limit of {self.limits.call_depth} exceeded")
+            raise limits.exceeded(self.limits, "call_depth")
         if self._deadline is not None:
             self.tick()
         if isinstance(this, MuranoObject):

@@ -9,12 +9,13 @@ from __future__ import annotations
 
 import abc
 import concurrent.futures
+import contextvars
 import typing as t
 
 from yaql.language import expressions as ast
 from yaql.language import utils
 
-from laguna.lang import errors
+from laguna.lang import errors, limits
 from laguna.lang.compiler import Compiler, compile_statement
 from laguna.lang.dispatch import freeze
 from laguna.lang.errors import BreakSignal, ClassLoadError, ContinueSignal, ReturnSignal
@@ -400,7 +401,9 @@ class For(Block):
         if isinstance(collection, (dict, utils.FrozenDict)):
             collection = tuple(collection)
         set_local = scope.frame.locals.set_local
-        for item in collection:
+        # a lazy sequence is never built whole; the loop stops at the
+        # collection limit (iterators) as any collection would
+        for item in limits.limit_iterable(executor.limits, collection):
             executor.tick()
             set_local(self.variable, item)
             if not _loop_body(self.body, scope):
@@ -535,7 +538,9 @@ class Parallel(Block):
             CodeBlock([instruction]).execute(child)
 
         with concurrent.futures.ThreadPoolExecutor(max_workers=limit) as pool:
-            futures = [pool.submit(run, instruction) for instruction in self.branches]
+            # each thread runs under the call's limits (a copy of this context each)
+            futures = [pool.submit(contextvars.copy_context().run, run, instruction)
+                       for instruction in self.branches]
             first_error: BaseException | None = None
             for future in futures:
                 error = future.exception()

@@ -7,6 +7,11 @@ from yaql.language import exceptions as yaql_exceptions
 
 from laguna.lang import errors
 from laguna.lang.scope import Frame
+from laguna.yaql.engine import DEFAULT_LIMITS
+
+
+#: what a LimitExceededError says when Python itself ran out of memory
+MEMORY_ERROR_DETAIL = "an allocation the process could not make"
 
 
 def stack_frames(frame: Frame | None) -> list[errors.StackFrame]:
@@ -24,19 +29,30 @@ def stack_frames(frame: Frame | None) -> list[errors.StackFrame]:
 
 def to_murano_error(exc: BaseException, frame: Frame | None) -> errors.MuranoPlError:
     """``exc`` raised while ``frame`` ran, as a MuranoPL error; the sandbox's
-    own limits (Python recursion, yaql's collection and memory limits) become
-    LimitExceededError."""
+    own limits (Python recursion and memory, yaql's collection and memory
+    limits) become LimitExceededError, said to happen at the frame's
+    instruction."""
     if isinstance(exc, errors.MuranoPlError):
         return exc
+    limits = frame.executor.limits if frame is not None else DEFAULT_LIMITS
     if isinstance(exc, RecursionError):
-        exc = errors.LimitExceededError("maximum recursion depth exceeded")
-    if isinstance(exc, yaql_exceptions.CollectionTooLargeException):
-        exc = errors.LimitExceededError(str(exc) or "collection size limit exceeded")
-    if isinstance(exc, yaql_exceptions.MemoryQuotaExceededException):
-        exc = errors.LimitExceededError("memory quota exceeded")
+        exc = errors.LimitExceededError("call_depth", limits.call_depth, "calls",
+                                        "Python recursion (too deeply nested data)")
+    elif isinstance(exc, yaql_exceptions.CollectionTooLargeException):
+        exc = errors.LimitExceededError("iterators", limits.iterators, "items",
+                                        f"a collection of more than {limits.iterators} items")
+    elif isinstance(exc, yaql_exceptions.MemoryQuotaExceededException):
+        exc = errors.LimitExceededError("memory_quota", limits.memory_quota, "bytes",
+                                        "an argument or a result of a yaql function")
+    elif isinstance(exc, MemoryError):
+        # no check stopped it: the process itself ran out (a gap in the limits)
+        exc = errors.LimitExceededError("memory_quota", limits.memory_quota, "bytes",
+                                        MEMORY_ERROR_DETAIL)
+    if isinstance(exc, errors.LimitExceededError) and frame is not None and frame.span:
+        exc = exc.located(f"{frame.span.source}:{frame.span.line}")
     error = errors.MuranoPlError(errors.murano_names(exc), str(exc), stack_frames(frame))
     error.original = exc
     return error
 
 
-__all__ = ["stack_frames", "to_murano_error"]
+__all__ = ["MEMORY_ERROR_DETAIL", "stack_frames", "to_murano_error"]

@@ -30,6 +30,7 @@ from laguna.lang.functions import Host
 from laguna.lang.types import MuranoClass
 from laguna.packages.source import PackageSource
 from laguna.testing.packages import core_registry, library_source, read_package_dir
+from laguna.yaql.engine import DEFAULT_LIMITS, Limits
 
 FIXTURE_CLASS = "io.murano.test.TestFixture"
 # a folder of class configuration files a tested package may bring for its tests
@@ -88,15 +89,19 @@ class TestRunner:
                  class_configs: pathlib.Path | None = None,
                  sources: t.Sequence[PackageSource] = (),
                  host: Host | None = None,
-                 services: t.Callable[[], t.Any] | None = None) -> None:
+                 services: t.Callable[[], t.Any] | None = None,
+                 limits: Limits = DEFAULT_LIMITS) -> None:
         """``class_configs``: the folder of class configuration files; by
         default the package's own ``ClassConfigs/`` folder, if it has one.
         Packages the tested one requires come from the ``lib_dirs`` (folders
         of packages, or packages) and then from ``sources`` (the catalog).
         ``host`` answers config() and decryptData() (default: nothing);
         ``services`` makes the deployment services each test runs with
-        (laguna.corelib.services; default: none, cloud calls fail)."""
+        (laguna.corelib.services; default: none, cloud calls fail);
+        ``limits`` are the sandbox's limits each call (setUp, the test,
+        tearDown) runs under."""
         self.host = host
+        self.limits = limits
         self.services = services
         if class_configs is None and (package_dir / PACKAGE_CLASS_CONFIGS).is_dir():
             class_configs = package_dir / PACKAGE_CLASS_CONFIGS
@@ -156,7 +161,8 @@ class TestRunner:
         if isinstance(cls, UnloadableClass):
             return cls.result(method)
         started = time.perf_counter()
-        executor = Executor(self.registry, class_configs=self.class_configs, host=self.host)
+        executor = Executor(self.registry, self.limits, class_configs=self.class_configs,
+                            host=self.host)
         if self.services is not None:
             attach(executor, self.services())
         try:

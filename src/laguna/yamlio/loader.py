@@ -77,17 +77,69 @@ def plain(value: t.Any) -> t.Any:
     return value
 
 
+def _mark_span(source: str, mark: t.Any) -> Span:
+    return Span(source, mark.line + 1, mark.column + 1) if mark else Span(source, 1, 1)
+
+
 def _span(source: str, node: nodes.Node) -> Span:
     start, end = node.start_mark, node.end_mark
     return Span(source, start.line + 1, start.column + 1, end.line + 1, end.column + 1)
 
 
+#: how deep collections may nest in one document; code that walks loaded
+#: values (the builder here, the class loader, checks) recurses once per level
+MAX_DEPTH = 100
+#: how many nodes one document may hold, counting the nodes an alias repeats
+#: each time it is used (an alias of an alias of ... multiplies: "billion laughs")
+MAX_NODES = 250_000
+
+
 class _Composer(Composer):
     """Builds nodes from parser events, recording whether a scalar's tag was
     written out: `!!str $x` and `$x` resolve to the same tag, and only the
-    first is a string for MuranoPL."""
+    first is a string for MuranoPL. Refuses documents nested deeper than
+    :data:`MAX_DEPTH` or larger than :data:`MAX_NODES` with aliases expanded,
+    before building them."""
 
     peek_event: t.Callable[[], t.Any]   # the parser's, mixed in by each loader
+    check_event: t.Callable[..., bool]
+    source = "<yaml>"
+    _depth = 0
+    _nodes = 0
+    _sizes: dict[int, int]
+
+    def compose_document(self) -> t.Any:
+        self._depth = 0
+        self._nodes = 0
+        self._sizes = {}
+        return super().compose_document()
+
+    def compose_node(self, parent: t.Any, index: t.Any) -> t.Any:
+        event = self.peek_event()
+        if self.check_event(yaml.AliasEvent):
+            node = super().compose_node(parent, index)
+            self._count(self._sizes.get(id(node), 1), event)
+            return node
+        self._depth += 1
+        if self._depth > MAX_DEPTH:
+            raise YamlError(f"collections nest more than {MAX_DEPTH} levels deep",
+                            _mark_span(self.source, event.start_mark), code="LAG-E0103")
+        before = self._nodes
+        self._count(1, event)
+        try:
+            node = super().compose_node(parent, index)
+        finally:
+            self._depth -= 1
+        if getattr(event, "anchor", None) is not None:
+            self._sizes[id(node)] = self._nodes - before
+        return node
+
+    def _count(self, nodes: int, event: t.Any) -> None:
+        self._nodes += nodes
+        if self._nodes > MAX_NODES:
+            raise YamlError(f"the document holds more than {MAX_NODES} nodes once its "
+                            "aliases are expanded", _mark_span(self.source, event.start_mark),
+                            code="LAG-E0104")
 
     def compose_scalar_node(self, anchor: t.Any) -> nodes.ScalarNode:
         event = self.peek_event()
@@ -136,6 +188,7 @@ def load_all(text: str, source: str, expression: ExpressionHook | None = None) -
     """
     for loader_class in _LOADERS:
         loader = loader_class(text)
+        loader.source = source
         try:
             documents = []
             while loader.check_node():

@@ -17,18 +17,60 @@ import collections.abc  # noqa: F401
 import yaql
 from yaql import legacy
 from yaql.language import conventions, factory
+from yaql.language import exceptions as yaql_exceptions
+from yaql.language import expressions as yaql_expressions
 
 CONVENTION = conventions.CamelCaseConvention()
 
 
 @dataclasses.dataclass(frozen=True)
 class Limits:
-    """Sandbox limits for untrusted code; the defaults follow the original engine."""
+    """Sandbox limits for untrusted code (docs/SECURITY.md lists each one).
 
-    iterators: int = 100_000         # items a collection function may produce
-    memory_quota: int = 512 * 1024   # bytes a yaql function result may take
+    Each is checked before the work or the allocation it bounds: an operator
+    or function that would build a longer string, a longer collection or a
+    wider integer, a loop over more items or a call past the deadline raises
+    ``LimitExceededError`` instead.
+    """
+
+    iterators: int = 100_000          # items a collection (or a For loop) may hold
+    memory_quota: int = 512 * 1024    # bytes one value may take (a string: one a character)
+    integer_bits: int = 8192          # bits of an integer (2466 decimal digits)
     execution_seconds: float = 600.0  # wall time of one top-level call
     call_depth: int = 400             # nested MuranoPL method calls
+
+    #: the unit each limit is counted in, for messages and documentation
+    UNITS: t.ClassVar[dict[str, str]] = {
+        "iterators": "items", "memory_quota": "bytes", "integer_bits": "bits",
+        "execution_seconds": "s", "call_depth": "calls"}
+
+    def __post_init__(self) -> None:
+        for field in dataclasses.fields(self):
+            value = getattr(self, field.name)
+            if isinstance(value, bool) or not isinstance(value, (int, float)) or value <= 0:
+                raise ValueError(f"limit {field.name} must be a positive number, "
+                                 f"not {value!r}")
+            if field.type != "float" and not isinstance(value, int):
+                raise ValueError(f"limit {field.name} must be a whole number, not {value!r}")
+        if self.integer_bits < 64:
+            raise ValueError("limit integer_bits must be at least 64")
+
+    @classmethod
+    def from_settings(cls, settings: t.Mapping[str, t.Any],
+                      base: Limits | None = None) -> Limits:
+        """``base`` (the defaults) with the limits ``settings`` names changed;
+        an unknown name or a value that is not a positive number is a ValueError."""
+        names = {field.name for field in dataclasses.fields(cls)}
+        unknown = sorted(str(k) for k in settings if k not in names)
+        if unknown:
+            raise ValueError(f"unknown limit {', '.join(unknown)}; known limits: "
+                             f"{', '.join(sorted(names))}")
+        return dataclasses.replace(base if base is not None else cls(), **dict(settings))
+
+    def describe(self, name: str) -> str:
+        """A limit with its value and unit, as messages name it: `iterators
+        limit of 100000 items`."""
+        return f"{name} limit of {getattr(self, name)} {self.UNITS[name]}"
 
 
 DEFAULT_LIMITS = Limits()
@@ -114,7 +156,45 @@ def create_root_context(legacy_mode: bool) -> t.Any:
     return yaql.create_context(convention=CONVENTION)
 
 
+#: how deep the operators and parentheses of one expression may nest: code
+#: that walks an expression (the compiler, checks) recurses once per level
+MAX_EXPRESSION_DEPTH = 100
+
+
+class ExpressionTooDeep(yaql_exceptions.YaqlParsingException):  # type: ignore[misc]
+    """An expression nested deeper than :data:`MAX_EXPRESSION_DEPTH`."""
+
+    def __init__(self, text: str, depth: int) -> None:
+        super().__init__(text, 0, f"the expression nests more than {depth} levels deep")
+
+
 @functools.lru_cache(maxsize=65536)
 def parse(text: str, legacy_mode: bool) -> t.Any:
-    """Parse YAQL once; the parsed statement is shared by every user of ``text``."""
-    return create_engine(legacy_mode)(text)
+    """Parse YAQL once; the parsed statement is shared by every user of ``text``.
+    An expression nested deeper than :data:`MAX_EXPRESSION_DEPTH` is refused
+    (:class:`ExpressionTooDeep`) before anything recurses into it."""
+    parsed = create_engine(legacy_mode)(text)
+    if _depth_exceeds(parsed, MAX_EXPRESSION_DEPTH):
+        raise ExpressionTooDeep(text, MAX_EXPRESSION_DEPTH)
+    return parsed
+
+
+def _children(node: t.Any) -> t.Iterable[t.Any]:
+    if isinstance(node, yaql_expressions.Statement):
+        return (node.expression,)
+    if isinstance(node, yaql_expressions.Wrap):
+        return (node.expr,)
+    if isinstance(node, yaql_expressions.MappingRuleExpression):
+        return (node.source, node.destination)
+    return getattr(node, "args", None) or ()
+
+
+def _depth_exceeds(root: t.Any, limit: int) -> bool:
+    # iterative: the tree may be deeper than Python's recursion allows
+    stack = [(root, 1)]
+    while stack:
+        node, depth = stack.pop()
+        if depth > limit:
+            return True
+        stack.extend((child, depth + 1) for child in _children(node))
+    return False

@@ -439,7 +439,7 @@ def test_yaql_functions_of_compiled_code_apply_the_executors_limits():
     executor, obj = executor_and_object()
     assert executor.call(obj, "collection") == 90
     executor, obj = executor_and_object(Limits(iterators=5))
-    with pytest.raises(MuranoPlError, match="Collection length exceeds 5 elements"):
+    with pytest.raises(MuranoPlError, match="^\\[LimitExceededError\\]: iterators limit of 5 items exceeded by a collection of more than 5 items at A.yaml:40$"):
         executor.call(obj, "collection")
 
 
@@ -493,7 +493,7 @@ def test_yaql_operators_of_compiled_code_apply_the_executors_limits():
     executor, obj = executor_and_object()
     assert executor.call(obj, "repeat", 100_000) == 200_000
     executor, obj = executor_and_object(Limits(memory_quota=10_000))
-    with pytest.raises(MuranoPlError, match="^.*memory quota exceeded"):
+    with pytest.raises(MuranoPlError, match="^\\[LimitExceededError\\]: memory_quota limit of 10000 bytes exceeded by an argument or a result of a yaql function at A.yaml:20$"):
         executor.call(obj, "repeat", 100_000)
 
 

@@ -123,7 +123,7 @@ def test_pselect_threads_honour_the_time_limit(make):
     with pytest.raises(MuranoPlError) as info:
         executor.call(user, "lateSelect")
     assert info.value.names == ["LimitExceededError"]
-    assert info.value.message == "execution time limit of 0.01 s exceeded"
+    assert info.value.message == "execution_seconds limit of 0.01 s exceeded at Classes/User.yaml:14"
 
 
 def test_pselect_honours_the_collection_limit(make):
@@ -131,7 +131,7 @@ def test_pselect_honours_the_collection_limit(make):
     with pytest.raises(MuranoPlError) as info:
         executor.call(user, "tooMany")
     assert info.value.names == ["LimitExceededError"]
-    assert info.value.message == "Collection length exceeds 1000 elements"
+    assert info.value.message == "iterators limit of 1000 items exceeded by a collection of more than 1000 items at Classes/User.yaml:20"
 
 
 def test_pselect_runs_in_bounded_threads(make, monkeypatch):

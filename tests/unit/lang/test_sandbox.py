@@ -78,7 +78,7 @@ def test_endless_loop_hits_the_time_limit(make):
     with pytest.raises(MuranoPlError) as info:
         executor.call(obj, "spin")
     assert info.value.names == ["LimitExceededError"]
-    assert info.value.message == "execution time limit of 0.2 s exceeded"
+    assert info.value.message == "execution_seconds limit of 0.2 s exceeded at Classes/Runaway.yaml:9"
     assert info.value.frames[-1].method_name == "spin"
     # the frame points at the last instruction the loop ran
     assert info.value.frames[-1].span.line == 9
@@ -89,7 +89,7 @@ def test_endless_recursion_hits_the_call_depth_limit(make):
     with pytest.raises(MuranoPlError) as info:
         executor.call(obj, "recurse", 0)
     assert info.value.names == ["LimitExceededError"]
-    assert info.value.message == "call depth limit of 50 exceeded"
+    assert info.value.message == "call_depth limit of 50 calls exceeded at Classes/Runaway.yaml:15"
     assert len(info.value.frames) == 51
 
 
@@ -100,7 +100,7 @@ def test_default_call_depth_limit_ends_recursion_before_python_does(make):
     with pytest.raises(MuranoPlError) as info:
         executor.call(obj, "recurse", 0)
     assert info.value.names == ["LimitExceededError"]
-    assert info.value.message == "call depth limit of 400 exceeded"
+    assert info.value.message == "call_depth limit of 400 calls exceeded at Classes/Runaway.yaml:15"
     assert len(info.value.frames) == 401
 
 
@@ -145,12 +145,12 @@ def test_collection_limit_is_per_executor(make):
     executor, obj = make(Limits(iterators=1000))
     with pytest.raises(MuranoPlError) as info:
         executor.call(obj, "bigRange")
-    assert info.value.message == "Collection length exceeds 1000 elements"
+    assert info.value.message == "iterators limit of 1000 items exceeded by a collection of more than 1000 items at Classes/Runaway.yaml:18"
     # the same compiled code under the default limits goes further
     default_executor, default_obj = make()
     with pytest.raises(MuranoPlError) as info:
         default_executor.call(default_obj, "bigRange")
-    assert info.value.message == "Collection length exceeds 100000 elements"
+    assert info.value.message == "iterators limit of 100000 items exceeded by a collection of more than 100000 items at Classes/Runaway.yaml:18"
 
 
 def test_big_string_hits_the_memory_quota(make):
@@ -158,7 +158,8 @@ def test_big_string_hits_the_memory_quota(make):
     with pytest.raises(MuranoPlError) as info:
         executor.call(obj, "bigString")
     assert info.value.names == ["LimitExceededError"]
-    assert info.value.message == "memory quota exceeded"
+    assert info.value.message == ("memory_quota limit of 10000 bytes exceeded by an argument "
+                                  "or a result of a yaql function at Classes/Runaway.yaml:30")
     assert info.value.frames[-1].method_name == "bigString"
     default_executor, default_obj = make()
     assert default_executor.call(default_obj, "bigString") == 100_000
@@ -169,7 +170,8 @@ def test_doubling_a_string_hits_the_default_memory_quota(make):
     with pytest.raises(MuranoPlError) as info:
         executor.call(obj, "doubling")
     assert info.value.names == ["LimitExceededError"]
-    assert info.value.message == "memory quota exceeded"
+    assert info.value.message == ("memory_quota limit of 524288 bytes exceeded by a string of "
+                                  "524288 characters at Classes/Runaway.yaml:37")
 
 
 def test_python_attributes_are_not_reachable(make):

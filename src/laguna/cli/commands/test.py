@@ -20,6 +20,12 @@ from laguna.errors import LagunaError
 from laguna.lang.functions import Host
 from laguna.lang.functions.host import Decryptor, MappingDecryptor, NoDecryptor
 from laguna.testing.runner import PACKAGE_CLASS_CONFIGS, TestRunner, junit_xml
+from laguna.yaql.engine import Limits
+
+#: the engine settings' group of the sandbox's limits (docs/SECURITY.md)
+LIMITS_GROUP = "limits"
+#: the default wall time of one call of a test (Limits' default is a deployment's)
+TEST_TIMEOUT = 60.0
 
 
 @click.command("test")
@@ -50,10 +56,16 @@ from laguna.testing.runner import PACKAGE_CLASS_CONFIGS, TestRunner, junit_xml
                    "recorded and answered with invented outputs instead of failing.")
 @click.option("--junit-xml", "junit", type=click.Path(dir_okay=False, path_type=pathlib.Path),
               help="Write the results as JUnit XML to this file.")
+@click.option("--timeout", "timeout", type=click.FloatRange(min=0, min_open=True),
+              default=TEST_TIMEOUT, show_default=True, metavar="SECONDS",
+              help="The wall time each call (setUp, a test method, tearDown) may take; "
+                   "the other limits are the `limits` group of the engine settings "
+                   "(docs/SECURITY.md).")
 def test(package_dir: pathlib.Path, tests: tuple[str, ...], libs: tuple[pathlib.Path, ...],
          db_url: str | None, class_configs: pathlib.Path | None,
          engine_settings: pathlib.Path | None, secrets: pathlib.Path | None,
-         junit: pathlib.Path | None, dry_run: bool = False) -> None:
+         junit: pathlib.Path | None, dry_run: bool = False,
+         timeout: float = TEST_TIMEOUT) -> None:
     """Run every test method of every TestFixture class in PACKAGE_DIR.
 
     TESTS narrows the run to CLASS or CLASS.METHOD names (full or short).
@@ -66,7 +78,8 @@ def test(package_dir: pathlib.Path, tests: tuple[str, ...], libs: tuple[pathlib.
             class_configs = config.class_configs
         host = _host(engine_settings or config.engine_settings, secrets)
         runner = TestRunner(package_dir, libs, class_configs=class_configs, sources=catalog,
-                            host=host, services=RecordingServices if dry_run else None)
+                            host=host, services=RecordingServices if dry_run else None,
+                            limits=_limits(host, timeout))
         warn_skipped(runner.libraries)
         cases = runner.select(tests)
     except LagunaError as error:
@@ -97,6 +110,18 @@ def test(package_dir: pathlib.Path, tests: tuple[str, ...], libs: tuple[pathlib.
     failed = len(results) - passed
     click.echo(f"{passed} passed, {failed} failed")
     sys.exit(0 if failed == 0 and results else 1)
+
+
+def _limits(host: Host, timeout: float) -> Limits:
+    """The sandbox's limits: the defaults, changed by the engine settings'
+    `limits` group, and the wall time of a call from --timeout."""
+    settings = host.settings.get(LIMITS_GROUP) or {}
+    if not isinstance(settings, dict):
+        raise click.ClickException(f"the engine settings' {LIMITS_GROUP} group is not a mapping")
+    try:
+        return Limits.from_settings({**settings, "execution_seconds": timeout})
+    except (TypeError, ValueError) as exc:
+        raise click.ClickException(f"engine settings, {LIMITS_GROUP}: {exc}") from None
 
 
 def _mapping_file(path: pathlib.Path, what: str) -> dict[str, t.Any]:

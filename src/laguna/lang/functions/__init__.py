@@ -13,7 +13,9 @@ style of yaql's standard library:
   ``bind``, ``patch``, ``pselect``, ``randomName`` ...);
 - :mod:`.host`: functions answered by the host running the engine
   (``config``, ``decryptData``), through a :class:`~.host.Host`;
-- :mod:`.legacy`: what packages of Format 1.0 and 1.1 also get.
+- :mod:`.legacy`: what packages of Format 1.0 and 1.1 also get;
+- :mod:`.guarded`: yaql's functions that could outgrow the sandbox (regular
+  expressions, ``pow``, ``join`` ...), in place of yaql's, under its limits.
 
 :func:`register` puts them in a layer of their own above a root context, as
 the original engine linked its function context to yaql's root: names found
@@ -24,7 +26,7 @@ from __future__ import annotations
 
 import typing as t
 
-from laguna.lang.functions import host, legacy, murano
+from laguna.lang.functions import guarded, host, legacy, murano
 from laguna.lang.functions.host import Host
 from laguna.lang.functions.table import (
     LANGUAGE_MODULES, FunctionModule, FunctionTable, build_table, language_functions,
@@ -52,6 +54,7 @@ def engine_context(table: FunctionTable, legacy_mode: bool) -> t.Any:
 def register(context: t.Any, legacy_mode: bool) -> t.Any:
     """A child of ``context`` (a yaql root context) holding the engine's functions."""
     layer = context.create_child_context()
+    guarded.register(layer, skip=legacy.EXTENDED_NAMES if legacy_mode else ())
     murano.register(layer)
     host.register(layer)
     if legacy_mode:

@@ -13,9 +13,14 @@ import typing as t
 
 from yaql.language import specs, utils, yaqltypes
 
+from laguna.lang.functions import guarded
+from laguna.yaql.engine import CONVENTION
+
 #: yaql methods that legacy packages may also call as functions
 EXTENDED = ("to_lower", "to_upper", "trim", "join", "split", "starts_with",
             "ends_with", "matches", "replace", "flatten")
+#: the same, as MuranoPL names them
+EXTENDED_NAMES = frozenset(CONVENTION.convert_function_name(name) for name in EXTENDED)
 
 
 @specs.parameter("string", yaqltypes.String())
@@ -64,4 +69,10 @@ def register(context: t.Any, root: t.Any) -> None:
     context.register_function(first_or_default)
     for name in EXTENDED:
         for spec in utils.to_extension_method(name, root):
+            # yaql's own, unless guarded.py has one under the limits (below)
+            if spec.payload not in guarded.REPLACED:
+                context.register_function(spec)
+    for spec in guarded.definitions():
+        if spec.name in EXTENDED_NAMES:
+            spec.is_function = spec.is_method = True
             context.register_function(spec)

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import base64
 import concurrent.futures
+import contextvars
 import itertools
 import random
 import re
@@ -194,7 +195,8 @@ def pselect(scope: t.Any, collection: t.Iterable[t.Any],
 
     workers = min(PSELECT_THREADS, len(items))
     with concurrent.futures.ThreadPoolExecutor(max_workers=workers) as pool:
-        futures = [pool.submit(run, item) for item in items]
+        # each thread runs under the call's limits (a copy of this context each)
+        futures = [pool.submit(contextvars.copy_context().run, run, item) for item in items]
         concurrent.futures.wait(futures)
     for future in futures:
         error = future.exception()
