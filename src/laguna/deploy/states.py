@@ -23,6 +23,7 @@ and undeployable again.
 
 from __future__ import annotations
 
+import abc
 import dataclasses
 import enum
 import typing as t
@@ -70,7 +71,7 @@ class Proposal:
     proposed_language: str | None = None
 
 
-class AdmissionRule:
+class AdmissionRule(abc.ABC):
     """One reason to refuse an operation; applies to the listed operations."""
 
     OPERATIONS: t.ClassVar[frozenset[Operation]] = frozenset(Operation)
@@ -78,9 +79,9 @@ class AdmissionRule:
     def applies(self, proposal: Proposal) -> bool:
         return proposal.operation in self.OPERATIONS
 
+    @abc.abstractmethod
     def check(self, proposal: Proposal) -> None:
         """Raise :class:`~laguna.deploy.errors.Refused` to refuse the proposal."""
-        raise NotImplementedError
 
 
 class OneOperationAtATime(AdmissionRule):

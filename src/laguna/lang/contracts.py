@@ -17,6 +17,7 @@ creating anything (extension method dispatch).
 
 from __future__ import annotations
 
+import abc
 import contextlib
 
 import typing as t
@@ -136,11 +137,12 @@ class _Walk(t.NamedTuple):
     state: ContractState
 
 
-class _Shape:
+class _Shape(abc.ABC):
     __slots__ = ()
 
+    @abc.abstractmethod
     def conform(self, value: t.Any, path: str, walk: _Walk) -> t.Any:
-        raise NotImplementedError
+        """``value`` made to fit this part of the contract, or a violation at ``path``."""
 
 
 class _Expression(_Shape):
