@@ -208,3 +208,14 @@ def test_outputs_holding_objects_give_their_ids(tmp_path: Path) -> None:
     assert result.outputs["App.byName"] == {"first": parts[0], "sizes": [1, 2]}
     assert result.outputs["App.kind"] == "org.test.parts.App"
     assert json.loads(json.dumps(result.to_json()))["outputs"]["App.parts"] == parts
+
+
+def test_a_model_file_that_does_not_parse_is_rejected_at_its_line(tmp_path: Path) -> None:
+    broken = tmp_path / "bad.yaml"
+    broken.write_text("applications:\n  - ?: {type: x\n")
+    assert models.recognises(broken)
+    with pytest.raises(Rejected) as caught:
+        models.read_model(broken)
+    assert caught.value.kind == "model_invalid"
+    assert caught.value.message.startswith(f"{broken}: not valid YAML: ")
+    assert "line 3, column 1" in caught.value.message

@@ -60,7 +60,10 @@ def recognises(path: Path) -> bool:
     try:
         return looks_like_model(_parse(path))
     except Rejected:
-        return False
+        # A model file that does not even parse is nobody's to recognise; taking
+        # it lets prepare() report the parse error with its line, rather than the
+        # registry saying that no language recognises the file.
+        return True
 
 
 def _parse(path: Path) -> t.Any:
