@@ -8,6 +8,8 @@ import click
 
 from laguna import __version__, process
 from laguna.cli.commands import package as package_command
+from laguna.cli.commands import serve as serve_command
+from laguna.cli.commands import token as token_command
 from laguna.cli.commands import action as action_command
 from laguna.cli.commands import deploy as deploy_command
 from laguna.cli.commands import deployments as deployments_command
@@ -36,6 +38,8 @@ cli.add_command(deployments_command.deployments)
 cli.add_command(action_command.action)
 cli.add_command(undeploy_command.undeploy)
 cli.add_command(environments_command.environments)
+cli.add_command(serve_command.serve)
+cli.add_command(token_command.token)
 
 
 def main() -> None:

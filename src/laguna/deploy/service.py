@@ -93,8 +93,11 @@ class Service:
                  resources: ResourcesFactory = no_resources,
                  project: str = repo.LOCAL_PROJECT, clock: Clock = utcnow,
                  owner: ProcessOwner | None = None, liveness: Liveness | None = None,
-                 timeouts: Timeouts = Timeouts()) -> None:
+                 timeouts: Timeouts = Timeouts(), database: Database | None = None) -> None:
         self.workdir = workdir
+        #: a store shared with the caller (the API's); None: the working directory's,
+        #: opened per operation
+        self.database = database
         self.frontends = frontends
         self.resources = resources
         self.project = project
@@ -153,7 +156,7 @@ class Service:
         except errors.DeployError as error:
             return self._rejected(name, None, ErrorInfo(error.kind, error.message))
         finally:
-            database.dispose()
+            self._close(database)
 
     def deployments(self, name: str) -> DeploymentList:
         """The environment's deployments, oldest first, each with its reports."""
@@ -166,11 +169,11 @@ class Service:
                     _deployment_view(session, deployment)
                     for deployment in repo.list_deployments(session, record.id)])
         finally:
-            database.dispose()
+            self._close(database)
 
     def environments(self) -> EnvironmentList:
         """Every environment of the project, by name."""
-        if not self.workdir.has_store():
+        if self.database is None and not self.workdir.has_store():
             return EnvironmentList([])
         database = self._open()
         try:
@@ -181,7 +184,7 @@ class Service:
                     views.append(_environment_view(record))
                 return EnvironmentList(views)
         finally:
-            database.dispose()
+            self._close(database)
 
     # -- one operation: begin, run, finish -----------------------------------------------
 
@@ -216,7 +219,7 @@ class Service:
                                     else DeploymentState.FAILURE.value, self.clock()))
             return result
         finally:
-            database.dispose()
+            self._close(database)
 
     def _begin(self, database: Database, name: str, operation: Operation,
                blueprint: Blueprint | None, frontend: Frontend | None,
@@ -357,9 +360,16 @@ class Service:
 
     def _open(self, name: str | None = None) -> Database:
         """The store; with ``name``, only if it exists (no store: no such environment)."""
+        if self.database is not None:
+            return self.database
         if name is not None and not self.workdir.has_store():
             raise errors.EnvironmentNotFound(name)
         return self.workdir.open_store()
+
+    def _close(self, database: Database) -> None:
+        """Let go of a store this operation opened (a shared one stays open)."""
+        if database is not self.database:
+            database.dispose()
 
     def _find(self, session: Session, name: str) -> EnvironmentRecord:
         record = repo.find_environment(session, self.project, name)
@@ -402,15 +412,15 @@ class Service:
 
     def _read_stored(self, name: str) -> StoredState | None:
         """The stored state of ``name`` without writing anything (dry runs)."""
-        if not self.workdir.has_store():
+        if self.database is None and not self.workdir.has_store():
             return None
-        database = Database(self.workdir.url)
+        database = self.database or Database(self.workdir.url)
         try:
             with database.session() as session:
                 record = repo.find_environment(session, self.project, name)
                 return _stored_state(record) if record is not None else None
         finally:
-            database.dispose()
+            self._close(database)
 
     def _rejected(self, name: str, language: str | None, error: ErrorInfo,
                   database: Database | None = None) -> Result:

@@ -18,7 +18,7 @@ from pathlib import Path
 import sqlalchemy as sa
 
 from laguna.config import sqlite_url
-from laguna.store.db import Database, open_database
+from laguna.store.db import READ_ONLY, Database, open_database
 
 WORKDIR_VAR = "LAGUNA_WORKDIR"
 STATE_DIR = ".laguna"
@@ -61,11 +61,19 @@ class Workdir:
     def open_store(self) -> Database:
         """The store, created and migrated to the newest schema on first use."""
         self.state_dir.mkdir(parents=True, exist_ok=True)
-        database = open_database(self.url)
-        database.dispose()
-        database = Database(self.url, connect_args={"timeout": BUSY_TIMEOUT})
-        _write_transactions(database.engine)
+        return open_store(self.url)
+
+
+def open_store(url: str) -> Database:
+    """The deployment store at ``url`` (an SQLite file or PostgreSQL), migrated
+    to the newest schema; SQLite set up for writers in several processes."""
+    database = open_database(url)
+    if sa.make_url(url).get_backend_name() != "sqlite":
         return database
+    database.dispose()
+    database = Database(url, connect_args={"timeout": BUSY_TIMEOUT, "check_same_thread": False})
+    _write_transactions(database.engine)
+    return database
 
 
 def _write_transactions(engine: sa.Engine) -> None:
@@ -87,7 +95,8 @@ def _write_transactions(engine: sa.Engine) -> None:
         cursor.close()
 
     def begin(connection: sa.Connection) -> None:
-        connection.exec_driver_sql("BEGIN IMMEDIATE")
+        read_only = connection.get_execution_options().get(READ_ONLY, False)
+        connection.exec_driver_sql("BEGIN" if read_only else "BEGIN IMMEDIATE")
 
     sa.event.listen(engine, "connect", connect)
     sa.event.listen(engine, "begin", begin)

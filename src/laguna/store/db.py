@@ -13,6 +13,8 @@ from sqlalchemy.engine import Engine
 from sqlalchemy.orm import Session, sessionmaker
 
 MIGRATIONS = Path(__file__).parent / "migrations"
+#: the execution option that marks the connections of :meth:`Database.read_session`
+READ_ONLY = "laguna_read_only"
 
 
 def make_engine(url: str, **options: t.Any) -> Engine:
@@ -69,10 +71,19 @@ class Database:
         self.url = url
         self.engine = make_engine(url, **options)
         self._sessions = sessionmaker(self.engine, expire_on_commit=False)
+        self._readers = sessionmaker(self.engine.execution_options(**{READ_ONLY: True}),
+                                     expire_on_commit=False)
 
     @contextlib.contextmanager
     def session(self) -> t.Iterator[Session]:
         with self._sessions() as session, session.begin():
+            yield session
+
+    @contextlib.contextmanager
+    def read_session(self) -> t.Iterator[Session]:
+        """A session that only reads: on SQLite it does not take the write lock
+        up front (see :mod:`laguna.deploy.workdir`), so readers run side by side."""
+        with self._readers() as session, session.begin():
             yield session
 
     def dispose(self) -> None:

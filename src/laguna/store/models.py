@@ -158,6 +158,9 @@ class EnvironmentRecord(Base):
     acquired_at: Mapped[datetime.datetime | None] = mapped_column(DateTime(timezone=True))
     created: Mapped[datetime.datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
     updated: Mapped[datetime.datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
+    #: the object model the API edits before the first deployment (Murano's
+    #: environment description); None for environments the CLI made
+    description: Mapped[dict[str, t.Any] | None] = mapped_column(JSON)
 
     package_rows: Mapped[list[EnvironmentPackage]] = relationship(
         back_populates="environment", cascade="all, delete-orphan",
@@ -226,3 +229,141 @@ class StatusReport(Base):
     entity_id: Mapped[str | None] = mapped_column(String(255))
     time: Mapped[datetime.datetime] = mapped_column(DateTime(timezone=True))
     deployment: Mapped[DeploymentRecord] = relationship(back_populates="report_rows")
+
+
+# -- the API's tables: identity, configuration sessions, templates, categories,
+# -- the engine's task queue and instance statistics ---------------------------------
+
+
+class ProjectRecord(Base):
+    """A project (Keystone's tenant) of the embedded identity."""
+
+    __tablename__ = "projects"
+
+    id: Mapped[str] = mapped_column(String(64), primary_key=True, default=new_id)
+    name: Mapped[str] = mapped_column(String(255), unique=True)
+    created: Mapped[datetime.datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
+
+
+class UserRecord(Base):
+    """A user of the embedded identity."""
+
+    __tablename__ = "users"
+
+    id: Mapped[str] = mapped_column(String(64), primary_key=True, default=new_id)
+    name: Mapped[str] = mapped_column(String(255), unique=True)
+    created: Mapped[datetime.datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
+
+
+class MembershipRecord(Base):
+    """A user's role in a project: member, or admin (who may see all tenants)."""
+
+    __tablename__ = "memberships"
+
+    project_id: Mapped[str] = mapped_column(
+        ForeignKey("projects.id", ondelete="CASCADE"), primary_key=True)
+    user_id: Mapped[str] = mapped_column(
+        ForeignKey("users.id", ondelete="CASCADE"), primary_key=True)
+    is_admin: Mapped[bool] = mapped_column(Boolean, default=False)
+
+
+class TokenRecord(Base):
+    """An issued token, kept as its SHA-256 digest: the store never holds a usable token."""
+
+    __tablename__ = "tokens"
+
+    digest: Mapped[str] = mapped_column(String(64), primary_key=True)
+    project_id: Mapped[str] = mapped_column(
+        ForeignKey("projects.id", ondelete="CASCADE"), index=True)
+    user_id: Mapped[str] = mapped_column(ForeignKey("users.id", ondelete="CASCADE"))
+    is_admin: Mapped[bool] = mapped_column(Boolean, default=False)
+    created: Mapped[datetime.datetime] = mapped_column(DateTime(timezone=True))
+    expires: Mapped[datetime.datetime] = mapped_column(DateTime(timezone=True))
+
+
+class ConfigurationSession(Base):
+    """A configuration session of the API: a working copy of an environment's
+    description, deployed at most once (Murano's ``session``)."""
+
+    __tablename__ = "configuration_sessions"
+
+    id: Mapped[str] = mapped_column(String(36), primary_key=True, default=new_id)
+    environment_id: Mapped[str] = mapped_column(
+        ForeignKey("environments.id", ondelete="CASCADE"), index=True)
+    user_id: Mapped[str] = mapped_column(String(64))
+    state: Mapped[str] = mapped_column(String(32))
+    #: the environment's version when the session was opened
+    version: Mapped[int] = mapped_column(Integer)
+    description: Mapped[dict[str, t.Any]] = mapped_column(JSON)
+    created: Mapped[datetime.datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
+    updated: Mapped[datetime.datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
+
+
+class EnvironmentTemplateRecord(Base):
+    """An environment template: applications to create environments from."""
+
+    __tablename__ = "environment_templates"
+    __table_args__ = (UniqueConstraint("project_id", "name",
+                                       name="uq_environment_templates_project_id_name"),)
+
+    id: Mapped[str] = mapped_column(String(36), primary_key=True, default=new_id)
+    project_id: Mapped[str] = mapped_column(String(64), index=True)
+    name: Mapped[str] = mapped_column(String(255))
+    description: Mapped[dict[str, t.Any]] = mapped_column(JSON)
+    is_public: Mapped[bool] = mapped_column(Boolean, default=False)
+    version: Mapped[int] = mapped_column(Integer, default=0)
+    created: Mapped[datetime.datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
+    updated: Mapped[datetime.datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
+
+
+class CategoryRecord(Base):
+    """A catalog category; packages name theirs in ``package_categories``."""
+
+    __tablename__ = "categories"
+
+    id: Mapped[str] = mapped_column(String(36), primary_key=True, default=new_id)
+    name: Mapped[str] = mapped_column(String(255), unique=True)
+    created: Mapped[datetime.datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
+    updated: Mapped[datetime.datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
+
+
+class TaskRecord(Base):
+    """A unit of work for the engine's workers (a deploy, an action, a deletion).
+
+    The queue is this table: a worker claims a ``queued`` task with a
+    conditional UPDATE, so two workers never run one task. ``claimed_by``
+    names the worker's process, so that a task whose worker died is found
+    and failed instead of staying ``running`` for ever.
+    """
+
+    __tablename__ = "tasks"
+
+    id: Mapped[str] = mapped_column(String(36), primary_key=True, default=new_id)
+    kind: Mapped[str] = mapped_column(String(32))
+    project_id: Mapped[str] = mapped_column(String(64), index=True)
+    environment_id: Mapped[str | None] = mapped_column(String(36), index=True)
+    payload: Mapped[dict[str, t.Any]] = mapped_column(JSON)
+    state: Mapped[str] = mapped_column(String(16), index=True)
+    result: Mapped[dict[str, t.Any] | None] = mapped_column(JSON)
+    claimed_by: Mapped[str | None] = mapped_column(String(255))
+    created: Mapped[datetime.datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
+    started: Mapped[datetime.datetime | None] = mapped_column(DateTime(timezone=True))
+    finished: Mapped[datetime.datetime | None] = mapped_column(DateTime(timezone=True))
+
+
+class InstanceStatRecord(Base):
+    """When an instance (or application) of an environment lived: billing data."""
+
+    __tablename__ = "instance_stats"
+
+    environment_id: Mapped[str] = mapped_column(String(36), primary_key=True)
+    instance_id: Mapped[str] = mapped_column(String(255), primary_key=True)
+    project_id: Mapped[str] = mapped_column(String(64), index=True)
+    #: 200 an instance, 100 an application (Murano's codes)
+    instance_type: Mapped[int] = mapped_column(Integer)
+    type_name: Mapped[str] = mapped_column(String(512))
+    type_title: Mapped[str | None] = mapped_column(String(512))
+    unit_count: Mapped[int | None] = mapped_column(Integer)
+    #: seconds since the epoch, as the original kept them
+    created: Mapped[int] = mapped_column(Integer)
+    destroyed: Mapped[int | None] = mapped_column(Integer)

@@ -12,8 +12,10 @@ from laguna.config import Config, sqlite_url
 from laguna.store.db import downgrade, make_engine, upgrade
 from laguna.store.models import Base
 
-TABLES = ["alembic_version", "deployments", "environment_packages", "environments",
-          "package_categories", "package_classes", "package_tags", "packages", "status_reports"]
+TABLES = ["alembic_version", "categories", "configuration_sessions", "deployments",
+          "environment_packages", "environment_templates", "environments", "instance_stats",
+          "memberships", "package_categories", "package_classes", "package_tags", "packages",
+          "projects", "status_reports", "tasks", "tokens", "users"]
 
 
 def test_migrations_match_models(database_url: str) -> None:

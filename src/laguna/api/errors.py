@@ -1,0 +1,96 @@
+"""Errors as the original API answered them.
+
+Every error body has the shape of the original's fault middleware::
+
+    {"code": 403, "title": "Forbidden", "explanation": "...",
+     "error": {"message": "...", "type": "HTTPForbidden", "traceback": null}}
+
+so that its client, which reads ``explanation`` or ``error.message``, shows
+the same text.
+"""
+
+from __future__ import annotations
+
+import http
+import logging
+import typing as t
+
+from fastapi import FastAPI, Request
+from fastapi.exceptions import RequestValidationError
+from fastapi.responses import JSONResponse
+from starlette.exceptions import HTTPException as StarletteHTTPException
+
+log = logging.getLogger(__name__)
+
+#: webob's class names for the codes the API answers
+_TYPES = {
+    400: "HTTPBadRequest", 401: "HTTPUnauthorized", 403: "HTTPForbidden", 404: "HTTPNotFound",
+    405: "HTTPMethodNotAllowed", 406: "HTTPNotAcceptable", 409: "HTTPConflict",
+    413: "HTTPRequestEntityTooLarge", 415: "HTTPUnsupportedMediaType",
+    500: "HTTPInternalServerError", 501: "HTTPNotImplemented", 503: "HTTPServiceUnavailable",
+}
+
+
+class ApiError(Exception):
+    """An answer other than success: its HTTP code and what the caller reads."""
+
+    def __init__(self, code: int, message: str) -> None:
+        super().__init__(message)
+        self.code = code
+        self.message = message
+
+
+def bad_request(message: str) -> ApiError:
+    return ApiError(400, message)
+
+
+def forbidden(message: str) -> ApiError:
+    return ApiError(403, message)
+
+
+def not_found(message: str) -> ApiError:
+    return ApiError(404, message)
+
+
+def conflict(message: str) -> ApiError:
+    return ApiError(409, message)
+
+
+def fault(code: int, message: str) -> dict[str, t.Any]:
+    """The original's error body for ``code``."""
+    title = http.HTTPStatus(code).phrase if code in http.HTTPStatus._value2member_map_ \
+        else "Error"
+    return {"code": code, "title": title, "explanation": message,
+            "error": {"message": message, "type": _TYPES.get(code, "HTTPError"),
+                      "traceback": None}}
+
+
+def _response(code: int, message: str) -> JSONResponse:
+    return JSONResponse(fault(code, message), status_code=code)
+
+
+def install(app: FastAPI) -> None:
+    """Answer every error, FastAPI's own included, in the original's shape."""
+
+    @app.exception_handler(ApiError)
+    async def api_error(_request: Request, error: ApiError) -> JSONResponse:
+        return _response(error.code, error.message)
+
+    @app.exception_handler(StarletteHTTPException)
+    async def http_error(_request: Request, error: StarletteHTTPException) -> JSONResponse:
+        return _response(error.status_code, str(error.detail))
+
+    @app.exception_handler(RequestValidationError)
+    async def invalid(_request: Request, error: RequestValidationError) -> JSONResponse:
+        problems = "; ".join(_problem(item) for item in error.errors())
+        return _response(400, f"The request is invalid: {problems}")
+
+    @app.exception_handler(Exception)
+    async def internal(_request: Request, error: Exception) -> JSONResponse:
+        log.exception("the API failed on a request")
+        return _response(500, "The server failed to answer the request; see its log")
+
+
+def _problem(item: t.Mapping[str, t.Any]) -> str:
+    where = ".".join(str(part) for part in item.get("loc", ()) if part != "body")
+    return f"{where}: {item.get('msg', 'invalid')}" if where else str(item.get("msg"))

@@ -1,0 +1,21 @@
+"""What the routes of one service share: settings, the store, the identity,
+the engine's queue and the request statistics."""
+
+from __future__ import annotations
+
+import dataclasses
+
+from laguna.api.identity import Identity
+from laguna.api.settings import ApiSettings
+from laguna.api.stats import RequestStats
+from laguna.api.tasks import TaskQueue
+from laguna.store.db import Database
+
+
+@dataclasses.dataclass
+class ApiState:
+    settings: ApiSettings
+    database: Database
+    identity: Identity
+    queue: TaskQueue
+    stats: RequestStats

@@ -1,0 +1,71 @@
+"""An API service per test, on SQLite and (with LAGUNA_TEST_PG_URL) PostgreSQL.
+
+The engine's queue has no worker threads here: a test runs the queued tasks
+itself (``api.run_tasks()``), so what it asserts never races the engine.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import datetime
+import typing as t
+from pathlib import Path
+
+import pytest
+from fastapi.testclient import TestClient
+
+from laguna.api.app import create_app
+from laguna.api.engine import engine_handlers
+from laguna.api.settings import ApiSettings
+from laguna.api.tasks import StoreTaskQueue
+from laguna.deploy.workdir import open_store
+from laguna.store.db import Database
+from laguna.store.identity import issue_token
+from laguna.store.models import Base
+from tests.unit.store.conftest import database_url  # noqa: F401 - the fixture, reused
+
+
+@dataclasses.dataclass
+class Api:
+    client: TestClient
+    database: Database
+    queue: StoreTaskQueue
+    workdir: Path
+
+    def token(self, project: str = "p1", user: str = "u1", admin: bool = False) -> str:
+        with self.database.session() as session:
+            return issue_token(session, project, user, admin,
+                               datetime.datetime.now(datetime.timezone.utc),
+                               datetime.timedelta(hours=1))
+
+    def headers(self, token: str, session: str | None = None) -> dict[str, str]:
+        # as the original client sends them: JSON content type even on GETs
+        headers = {"X-Auth-Token": token, "Content-Type": "application/json"}
+        if session is not None:
+            headers["X-Configuration-Session"] = session
+        return headers
+
+    def run_tasks(self) -> int:
+        return self.queue.run_pending()
+
+
+@pytest.fixture()
+def api(database_url: str, tmp_path: Path) -> t.Iterator[Api]:  # noqa: F811
+    database = open_store(database_url)
+    settings = ApiSettings(workdir=tmp_path, database_url=database_url, workers=0)
+    queues: list[StoreTaskQueue] = []
+
+    def queue(settings: ApiSettings, database: Database) -> StoreTaskQueue:
+        made = StoreTaskQueue(database, engine_handlers(settings, database), workers=0)
+        queues.append(made)
+        return made
+
+    app = create_app(settings, database=database, queue=queue)
+    try:
+        with TestClient(app) as client:
+            yield Api(client, database, queues[0], tmp_path)
+    finally:
+        with database.engine.begin() as connection:
+            for table in reversed(Base.metadata.sorted_tables):
+                connection.execute(table.delete())
+        database.dispose()
