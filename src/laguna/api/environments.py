@@ -1,0 +1,118 @@
+"""Environments as the API sees them: scoped lookups, creation, status and JSON views."""
+
+from __future__ import annotations
+
+import datetime
+import typing as t
+
+from sqlalchemy.exc import IntegrityError
+from sqlalchemy.orm import Session
+
+from laguna.api import descriptions
+from laguna.api.errors import ApiError, bad_request, conflict, forbidden, not_found
+from laguna.api.identity import RequestContext
+from laguna.store import sessions as session_store
+from laguna.store.models import EnvironmentRecord
+
+NAME_LIMIT = 255
+NOT_AUTHORIZED = "User is not authorized to access these tenant resources"
+
+
+def utcnow() -> datetime.datetime:
+    return datetime.datetime.now(datetime.timezone.utc)
+
+
+def timestamp(moment: datetime.datetime | None) -> str | None:
+    """A time as the original wrote it: ``2014-05-14T13:02:54`` (UTC, no zone)."""
+    if moment is None:
+        return None
+    if moment.tzinfo is not None:
+        moment = moment.astimezone(datetime.timezone.utc).replace(tzinfo=None)
+    return moment.replace(microsecond=0).isoformat()
+
+
+def check_environment(session: Session, context: RequestContext,
+                      environment_id: str) -> EnvironmentRecord:
+    """The environment, if the caller may see it: 404 when there is none, 403 when
+    it is another project's (admins see every project's), as the original answered."""
+    record = session.get(EnvironmentRecord, environment_id)
+    if record is None:
+        raise not_found(f"Environment with id {environment_id} not found")
+    if record.project_id != context.project_id and not context.is_admin:
+        raise forbidden(NOT_AUTHORIZED)
+    return record
+
+
+def checked_name(body: t.Any, missing: str) -> str:
+    """The ``name`` of a create or rename body; 400 as the original answered."""
+    name = body.get("name") if isinstance(body, dict) else None
+    if not isinstance(name, str) or not name.strip():
+        raise bad_request(missing)
+    if len(name) > NAME_LIMIT:
+        raise bad_request("Environment name should be 255 characters maximum")
+    return name
+
+
+def create_environment(session: Session, context: RequestContext, name: str,
+                       objects: t.Mapping[str, t.Any] | None = None) -> EnvironmentRecord:
+    """A new environment of the caller's project with the initial description
+    (``objects``: more of the Environment object, e.g. a template's); 409 when
+    the project has an environment of that name."""
+    now = utcnow()
+    record = EnvironmentRecord(
+        project_id=context.project_id, name=name, status="ready", version=0, outputs={},
+        components={}, created=now, updated=now,
+        description=descriptions.initial_description(name, context.project_id,
+                                                     context.user_id, objects))
+    try:
+        with session.begin_nested():
+            session.add(record)
+            session.flush()
+    except IntegrityError:
+        raise conflict("Environment with specified name already exists") from None
+    return record
+
+
+def current_description(record: EnvironmentRecord) -> dict[str, t.Any]:
+    """The environment's description: what was last deployed, else what the API made."""
+    deployed = descriptions.from_engine(record.model)
+    if deployed is not None:
+        return deployed
+    if record.description is not None:
+        return t.cast(dict[str, t.Any], record.description)
+    return descriptions.initial_description(record.name, record.project_id, "")
+
+
+def status(session: Session, record: EnvironmentRecord) -> str:
+    """The environment's status as the original read it from its sessions: a
+    running deploy or delete first, then a failed one, then an open session
+    (pending); no session: the store's own state."""
+    has_opened = False
+    for configuration in session_store.sessions_of(session, record.id):
+        state = configuration.state
+        if state in (session_store.DEPLOYING, session_store.DELETING,
+                     session_store.DEPLOY_FAILURE, session_store.DELETE_FAILURE):
+            return state
+        if state == session_store.OPENED:
+            has_opened = True
+        elif state == session_store.DEPLOYED:
+            break
+    if has_opened:
+        return "pending"
+    if record.status in ("pending", "undeployed"):
+        return "ready"
+    return record.status
+
+
+def view(session: Session, record: EnvironmentRecord) -> dict[str, t.Any]:
+    """The environment as the original's list and create answered it."""
+    return {
+        "id": record.id, "name": record.name, "created": timestamp(record.created),
+        "updated": timestamp(record.updated), "tenant_id": record.project_id,
+        "version": record.version, "status": status(session, record), "networking": {},
+        "description_text": "",
+    }
+
+
+def api_error_for(error: descriptions.PathError, what: str) -> ApiError:
+    return not_found(f"{what} not found: {error}")

@@ -1,0 +1,33 @@
+"""Configuration sessions of the API: working copies of environment descriptions."""
+
+from __future__ import annotations
+
+import sqlalchemy as sa
+from sqlalchemy.orm import Session
+
+from laguna.store.models import ConfigurationSession
+
+OPENED = "opened"
+DEPLOYING = "deploying"
+DEPLOYED = "deployed"
+DEPLOY_FAILURE = "deploy failure"
+DELETING = "deleting"
+DELETE_FAILURE = "delete failure"
+
+
+def sessions_of(session: Session, environment_id: str,
+                state: str | None = None) -> list[ConfigurationSession]:
+    """An environment's sessions, newest version first, then last updated first
+    (the order the environment's status is read in)."""
+    query = sa.select(ConfigurationSession).where(
+        ConfigurationSession.environment_id == environment_id)
+    if state is not None:
+        query = query.where(ConfigurationSession.state == state)
+    return list(session.scalars(query.order_by(ConfigurationSession.version.desc(),
+                                               ConfigurationSession.updated.desc())))
+
+
+def has_state(session: Session, environment_id: str, state: str) -> bool:
+    return session.scalar(sa.select(sa.func.count()).select_from(ConfigurationSession).where(
+        ConfigurationSession.environment_id == environment_id,
+        ConfigurationSession.state == state)) != 0
