@@ -79,7 +79,7 @@ def current_description(record: EnvironmentRecord) -> dict[str, t.Any]:
     if deployed is not None:
         return deployed
     if record.description is not None:
-        return t.cast(dict[str, t.Any], record.description)
+        return record.description
     return descriptions.initial_description(record.name, record.project_id, "")
 
 
