@@ -1,20 +1,190 @@
-"""The engine behind the API: the handlers of the task queue's kinds of work.
+"""The engine behind the API: the work the task queue's workers do.
 
-Filled in with deployments, actions and deletions (see docs/API.md).
+Three kinds of task, each run by the deployment layer's
+:class:`~laguna.deploy.service.Service` on the API's store and the working
+directory's local cloud:
+
+- ``deploy``: a configuration session's description is deployed (or, when its
+  ``Objects`` is None, the environment is undeployed and then removed, as the
+  original deleted an environment); the session ends ``deployed`` or
+  ``deploy failure`` (``delete failure``);
+- ``action``: an action of an object of the deployed model; its result (or
+  exception) becomes the task's result, polled with ``GET .../actions/<task>``.
+
+Front ends and resources come from :class:`EngineWiring`; tests pass their own.
 """
 
 from __future__ import annotations
 
+import dataclasses
+import json
+import logging
 import typing as t
 
+from laguna.api import descriptions
+from laguna.api.environments import utcnow
 from laguna.api.settings import ApiSettings
 from laguna.api.tasks import Handler, StoreTaskQueue, TaskQueue
+from laguna.deploy.context import ResourcesFactory
+from laguna.deploy.frontend import FrontendRegistry, PrepareOptions
+from laguna.deploy.result import OK, Result
+from laguna.deploy.service import Service
+from laguna.deploy.workdir import Workdir
+from laguna.store import environments as environment_store
+from laguna.store import sessions as session_store
 from laguna.store.db import Database
+from laguna.store.models import ConfigurationSession, EnvironmentRecord
+from laguna.store.source import StoreSource
+
+log = logging.getLogger(__name__)
+
+DEPLOY = "deploy"
+ACTION = "action"
+#: the language of what the API deploys: Murano's object models
+LANGUAGE = "muranopl"
 
 
-def engine_handlers(settings: ApiSettings, database: Database) -> t.Mapping[str, Handler]:
+@dataclasses.dataclass(frozen=True)
+class EngineWiring:
+    frontends: FrontendRegistry
+    resources: ResourcesFactory
+
+
+def default_wiring() -> EngineWiring:
+    """The built-in front ends over the local cloud, as the CLI has them."""
+    from laguna.frontends import builtin_frontends
+    from laguna.frontends.muranopl import muranopl_resources
+    registry = FrontendRegistry(builtin_frontends())
+    registry.load_entry_points()
+    return EngineWiring(registry, muranopl_resources)
+
+
+class _Work:
+    """What the handlers share: the store, the working directory and the wiring."""
+
+    def __init__(self, settings: ApiSettings, database: Database,
+                 wiring: EngineWiring) -> None:
+        self.settings = settings
+        self.database = database
+        self.wiring = wiring
+        self.catalog = StoreSource(database)
+
+    def service(self, project: str) -> Service:
+        return Service(Workdir(self.settings.workdir), self.wiring.frontends,
+                       resources=self.wiring.resources, project=project,
+                       database=self.database)
+
+    def load(self, payload: t.Mapping[str, t.Any]
+             ) -> tuple[EnvironmentRecord, ConfigurationSession] | None:
+        with self.database.session() as session:
+            record = session.get(EnvironmentRecord, payload["environment_id"])
+            configuration = session.get(ConfigurationSession, payload["session_id"])
+            if record is None or configuration is None:
+                return None
+            session.expunge(record)
+            session.expunge(configuration)
+            return record, configuration
+
+    def end_session(self, session_id: str, state: str) -> None:
+        with self.database.session() as session:
+            configuration = session.get(ConfigurationSession, session_id)
+            if configuration is not None:
+                configuration.state = state
+                configuration.updated = utcnow()
+
+    def lost(self, payload: t.Mapping[str, t.Any]) -> None:
+        """The worker died: its session failed; the environment's claim is
+        released by the deployment layer's recovery on its next operation."""
+        with self.database.session() as session:
+            configuration = session.get(ConfigurationSession, payload.get("session_id"))
+            if configuration is not None and configuration.state in (
+                    session_store.DEPLOYING, session_store.DELETING):
+                configuration.state = session_store.DELETE_FAILURE \
+                    if configuration.state == session_store.DELETING \
+                    else session_store.DEPLOY_FAILURE
+                configuration.updated = utcnow()
+
+
+class DeployHandler:
+    def __init__(self, work: _Work) -> None:
+        self.work = work
+
+    def run(self, task_id: str, payload: t.Mapping[str, t.Any]) -> dict[str, t.Any] | None:
+        loaded = self.work.load(payload)
+        if loaded is None:
+            return {"error": "the environment or the session is gone"}
+        record, configuration = loaded
+        service = self.work.service(record.project_id)
+        objects = configuration.description.get("Objects")
+        if objects is None:
+            return self._delete(service, record, configuration)
+        model = descriptions.to_engine(configuration.description, record.id)
+        result = service.deploy_data(record.name, LANGUAGE, model,
+                                     PrepareOptions(catalog=self.work.catalog))
+        self.work.end_session(configuration.id, session_store.DEPLOYED if result.status == OK
+                              else session_store.DEPLOY_FAILURE)
+        return _summary(result)
+
+    def _delete(self, service: Service, record: EnvironmentRecord,
+                configuration: ConfigurationSession) -> dict[str, t.Any]:
+        if record.model is not None:
+            result = service.undeploy(record.name)
+            if result.status != OK:
+                self.work.end_session(configuration.id, session_store.DELETE_FAILURE)
+                return _summary(result)
+        with self.work.database.session() as session:
+            remaining = session.get(EnvironmentRecord, record.id)
+            if remaining is not None:
+                session.delete(remaining)
+        return {"status": OK, "deleted": record.id}
+
+    def lost(self, task_id: str, payload: t.Mapping[str, t.Any]) -> None:
+        self.work.lost(payload)
+
+
+class ActionHandler:
+    def __init__(self, work: _Work) -> None:
+        self.work = work
+
+    def run(self, task_id: str, payload: t.Mapping[str, t.Any]) -> dict[str, t.Any] | None:
+        loaded = self.work.load(payload)
+        if loaded is None:
+            return {"isException": True,
+                    "result": {"message": "the environment or the session is gone"}}
+        record, configuration = loaded
+        service = self.work.service(record.project_id)
+        # the front end reads arguments as the command line gives them: YAML text
+        arguments = {str(key): json.dumps(value)
+                     for key, value in (payload.get("arguments") or {}).items()}
+        result = service.action(record.name, payload["object_id"], payload["method"],
+                                arguments)
+        ok = result.status == OK
+        self.work.end_session(configuration.id, session_store.DEPLOYED if ok
+                              else session_store.DEPLOY_FAILURE)
+        if ok:
+            with self.work.database.session() as session:
+                deployment = environment_store.last_deployment(session, record.id)
+                value = (deployment.result or {}).get("result") if deployment else None
+            return {"isException": False, "result": value}
+        error = result.error
+        return {"isException": True, "result": {
+            "message": error.message if error else "the action failed",
+            "details": error.kind if error else None}}
+
+    def lost(self, task_id: str, payload: t.Mapping[str, t.Any]) -> None:
+        self.work.lost(payload)
+
+
+def _summary(result: Result) -> dict[str, t.Any]:
+    return {"status": result.status,
+            "error": result.error.to_json() if result.error is not None else None}
+
+
+def engine_handlers(settings: ApiSettings, database: Database,
+                    wiring: EngineWiring | None = None) -> t.Mapping[str, Handler]:
     """The handler of each kind of task."""
-    return {}
+    work = _Work(settings, database, wiring or default_wiring())
+    return {DEPLOY: DeployHandler(work), ACTION: ActionHandler(work)}
 
 
 def engine_queue(settings: ApiSettings, database: Database) -> TaskQueue:

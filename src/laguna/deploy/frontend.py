@@ -29,6 +29,7 @@ from pathlib import Path
 
 from laguna.deploy.context import RunContext, StoredPackage
 from laguna.deploy.result import Component, ErrorInfo
+from laguna.packages.source import PackageSource
 
 ENTRY_POINT_GROUP = "laguna.frontends"
 
@@ -43,6 +44,9 @@ class PrepareOptions:
     settings: t.Mapping[str, str] = dataclasses.field(default_factory=dict)
     #: ``--name``; None when not given
     name: str | None = None
+    #: the catalog of packages to draw from after ``libs`` (the API's store);
+    #: None: the front end's own default
+    catalog: PackageSource | None = None
 
 
 @dataclasses.dataclass(frozen=True)
@@ -79,6 +83,8 @@ class Outcome:
     #: a deploy: the packages the run used, which the environment keeps (they may
     #: come from the stored ones when no ``-l`` was given); None: the blueprint's
     packages: t.Sequence[StoredPackage] | None = None
+    #: an action: what the method returned, as JSON data
+    result: t.Any = None
 
 
 @t.runtime_checkable
@@ -99,6 +105,10 @@ class Frontend(t.Protocol):
 
     def prepare(self, path: Path, options: PrepareOptions) -> Blueprint:
         """Load and validate ``path``; raise Rejected(kind, message) on any problem."""
+        ...
+
+    def prepare_data(self, data: t.Mapping[str, t.Any], options: PrepareOptions) -> Blueprint:
+        """As :meth:`prepare`, for a blueprint given as data (what the API received)."""
         ...
 
     def deploy(self, blueprint: Blueprint, context: RunContext) -> Outcome:

@@ -130,6 +130,21 @@ class Service:
         return self._operate(name, Operation.DEPLOY, sink, blueprint=blueprint,
                              frontend=frontend)
 
+    def deploy_data(self, name: str, language: str, data: t.Mapping[str, t.Any],
+                    options: PrepareOptions = PrepareOptions(), *,
+                    sink: EventSink = discard) -> Result:
+        """Deploy a blueprint given as data (the API's) into environment ``name``."""
+        frontend = self.frontends.get(language)
+        if frontend is None:
+            return self._rejected(name, None, ErrorInfo(
+                errors.LANGUAGE_UNAVAILABLE, f"no front end for {language!r} here"))
+        try:
+            blueprint = frontend.prepare_data(data, options)
+        except errors.Rejected as rejected:
+            return self._rejected(name, language, ErrorInfo(rejected.kind, rejected.message))
+        return self._operate(name, Operation.DEPLOY, sink, blueprint=blueprint,
+                             frontend=frontend)
+
     def action(self, name: str, object_id: str, method: str,
                arguments: t.Mapping[str, str] | None = None, *,
                sink: EventSink = discard) -> Result:
@@ -304,6 +319,8 @@ class Service:
             "outputs": dict(outcome.outputs),
             "error": outcome.error.to_json() if outcome.error is not None else None,
         }
+        if operation is Operation.ACTION:
+            deployment.result["result"] = outcome.result
         if rejected:
             record.status = started.previous.value
         else:

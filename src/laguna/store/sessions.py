@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import datetime
+import typing as t
+
 import sqlalchemy as sa
 from sqlalchemy.orm import Session
 
@@ -31,3 +34,15 @@ def has_state(session: Session, environment_id: str, state: str) -> bool:
     return session.scalar(sa.select(sa.func.count()).select_from(ConfigurationSession).where(
         ConfigurationSession.environment_id == environment_id,
         ConfigurationSession.state == state)) != 0
+
+
+def open_session(session: Session, environment_id: str, version: int, user_id: str,
+                 description: dict[str, t.Any], now: datetime.datetime,
+                 state: str = OPENED) -> ConfigurationSession:
+    """A new session of the environment holding ``description``."""
+    record = ConfigurationSession(environment_id=environment_id, user_id=user_id, state=state,
+                                  version=version, description=description, created=now,
+                                  updated=now)
+    session.add(record)
+    session.flush()
+    return record

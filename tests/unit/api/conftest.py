@@ -15,7 +15,14 @@ import pytest
 from fastapi.testclient import TestClient
 
 from laguna.api.app import create_app
-from laguna.api.engine import engine_handlers
+from laguna.agent.transport import RecordingAgent
+from laguna.api.engine import EngineWiring, engine_handlers
+from laguna.cloud.recording import RecordingCloud
+from laguna.deploy.context import Resources
+from laguna.frontends import builtin_frontends
+from laguna.deploy.frontend import FrontendRegistry
+from laguna.packages.package import load_package
+from laguna.store.packages import import_package
 from laguna.api.settings import ApiSettings
 from laguna.api.tasks import StoreTaskQueue
 from laguna.deploy.workdir import open_store
@@ -48,6 +55,28 @@ class Api:
     def run_tasks(self) -> int:
         return self.queue.run_pending()
 
+    def import_package(self, path: Path, owner: str = "p1", public: bool = True) -> None:
+        with self.database.session() as session:
+            record = import_package(session, load_package(path))
+            record.owner_id, record.is_public = owner, public
+
+
+EXAMPLES = Path(__file__).parents[3] / "examples"
+
+
+class RecordingResources:
+    """A cloud per environment and agents that record what they are sent and
+    succeed: the engine runs for real, no host is made; the clouds live as long
+    as the test, so an action finds the servers its deploy made."""
+
+    def __init__(self) -> None:
+        self.clouds: dict[str, RecordingCloud] = {}
+
+    def __call__(self, state_dir: Path, environment_id: str, dry_run: bool) -> Resources:
+        cloud = self.clouds.setdefault(environment_id, RecordingCloud())
+        return Resources(cloud=cloud, agents=lambda host: RecordingAgent(
+            getattr(host, "server_name", "host")))
+
 
 @pytest.fixture()
 def api(database_url: str, tmp_path: Path) -> t.Iterator[Api]:  # noqa: F811
@@ -56,7 +85,9 @@ def api(database_url: str, tmp_path: Path) -> t.Iterator[Api]:  # noqa: F811
     queues: list[StoreTaskQueue] = []
 
     def queue(settings: ApiSettings, database: Database) -> StoreTaskQueue:
-        made = StoreTaskQueue(database, engine_handlers(settings, database), workers=0)
+        wiring = EngineWiring(FrontendRegistry(builtin_frontends()), RecordingResources())
+        made = StoreTaskQueue(database, engine_handlers(settings, database, wiring),
+                              workers=0)
         queues.append(made)
         return made
 

@@ -8,4 +8,12 @@ from __future__ import annotations
 
 from fastapi import APIRouter
 
-V1: list[APIRouter] = []
+from laguna.api.routes import actions, deployments, environments, services, sessions
+
+V1: list[APIRouter] = [
+    environments.router,
+    sessions.router,
+    services.router,
+    deployments.router,
+    actions.router,
+]

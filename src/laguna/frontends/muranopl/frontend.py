@@ -31,8 +31,10 @@ from laguna.lang.classes import ClassRegistry
 from laguna.lang.errors import MuranoPlError
 from laguna.lang.executor import Executor
 from laguna.lang.objects import MuranoObject
+from laguna.lang.serializer import serialize_result
 from laguna.lang.types import PropertyUsage, TypeRef
 from laguna.packages.package import load_package
+from laguna.packages.source import PackageSource
 
 LANGUAGE = "muranopl"
 APPLICATION_CLASS = "io.murano.Application"
@@ -44,6 +46,7 @@ class Prepared:
 
     libs: tuple[Path, ...]
     wrapped: bool
+    catalog: PackageSource | None = None
 
 
 class MuranoPlFrontend:
@@ -75,6 +78,18 @@ class MuranoPlFrontend:
                          packages=used_packages(registry),
                          name=name if isinstance(name, str) and name else None,
                          payload=Prepared(libs, wrapped))
+
+    def prepare_data(self, data: t.Mapping[str, t.Any], options: PrepareOptions) -> Blueprint:
+        """An object model the API received (``{"Objects": ..., "Attributes": ...}``),
+        its packages from ``-l`` entries, then the catalog."""
+        if not models.looks_like_model(data):
+            raise Rejected(MODEL_INVALID, "the data is not an object model")
+        model = dict(data)
+        registry = registry_for(options.libs, catalog=options.catalog)
+        self._trial_load(registry, model)
+        return Blueprint(language=LANGUAGE, source="the API", model=model,
+                         packages=used_packages(registry), name=options.name,
+                         payload=Prepared(tuple(options.libs), False, options.catalog))
 
     def _package_model(self, path: Path, options: PrepareOptions, libs: tuple[Path, ...]
                        ) -> tuple[dict[str, t.Any], str, tuple[Path, ...]]:
@@ -116,7 +131,7 @@ class MuranoPlFrontend:
             else Prepared((), False)
         stored = context.stored
         model = models.settle_wrapped(dict(blueprint.model), stored.environment_id, stored.name)
-        registry = registry_for(prepared.libs, stored.packages)
+        registry = registry_for(prepared.libs, stored.packages, prepared.catalog)
         return Run(self, context, registry).deploy(redeploy.deployment_model(model, stored.model))
 
     def action(self, context: RunContext, object_id: str, method: str,
@@ -167,11 +182,15 @@ class Run:
         if target is None:
             raise Rejected(MODEL_INVALID, f"the environment has no object {object_id}")
 
+        returned: list[t.Any] = []
+
         def run() -> None:
             self.context.reporter.report("info", f"running action {method} of {object_id}",
                                          object_id)
-            invoke_action(self.executor, target, method, arguments)
-        return self._finish(root, run, failing=object_id)
+            value = invoke_action(self.executor, target, method, arguments)
+            returned.append(serialize_result(value, self.executor))
+        outcome = self._finish(root, run, failing=object_id)
+        return dataclasses.replace(outcome, result=returned[0] if returned else None)
 
     def undeploy(self, data: dict[str, t.Any]) -> Outcome:
         stored = self.context.stored

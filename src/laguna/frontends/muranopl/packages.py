@@ -23,14 +23,18 @@ _EPOCH = (1980, 1, 1, 0, 0, 0)
 
 
 def registry_for(libs: t.Sequence[Path] = (),
-                 stored: t.Sequence[StoredPackage] = ()) -> ClassRegistry:
+                 stored: t.Sequence[StoredPackage] = (),
+                 catalog: PackageSource | None = None) -> ClassRegistry:
     """A registry with the core library, then ``libs``, then the stored packages
-    (the newest deploy's ``-l`` wins over what the environment kept)."""
+    (the newest deploy's ``-l`` wins over what the environment kept), then the
+    catalog (the API's store)."""
     sources: list[PackageSource] = []
     if libs:
         sources.append(library_source(libs))
     if stored:
         sources.append(MemorySource(unpack(stored)))
+    if catalog is not None:
+        sources.append(catalog)
     return core_registry(*sources)
 
 

@@ -1,0 +1,154 @@
+"""``/v1/environments``: list, create, show, rename and delete environments."""
+
+from __future__ import annotations
+
+import typing as t
+
+from fastapi import APIRouter, BackgroundTasks, Body, Query
+from sqlalchemy.exc import IntegrityError
+
+import sqlalchemy as sa
+
+from laguna.api import descriptions
+from laguna.api.deps import Caller, ConfigurationSessionHeader, Reader, State, Store
+from laguna.api.environments import (
+    check_environment,
+    checked_name,
+    create_environment,
+    current_description,
+    status,
+    utcnow,
+    view,
+)
+from laguna.api.errors import conflict, forbidden
+from laguna.api.queueing import queue_deploy
+from laguna.api.sessions import check_session, valid
+from laguna.store import sessions as session_store
+from laguna.store.models import EnvironmentRecord
+
+router = APIRouter(tags=["environments"])
+
+
+def truthy(value: str | None) -> bool:
+    """A query's boolean as the original read it (the client sends ``True``)."""
+    return value is not None and value.lower() == "true"
+
+
+@router.get("/environments", summary="List environments")
+def list_environments(context: Caller, session: Reader,
+                      all_tenants: t.Annotated[str | None, Query()] = None,
+                      tenant: t.Annotated[str | None, Query()] = None) -> dict[str, t.Any]:
+    query = sa.select(EnvironmentRecord).order_by(EnvironmentRecord.created,
+                                                  EnvironmentRecord.id)
+    if truthy(all_tenants):
+        if not context.is_admin:
+            raise forbidden("Listing the environments of all tenants needs the admin role")
+    elif tenant:
+        if tenant != context.project_id and not context.is_admin:
+            raise forbidden("Listing another tenant's environments needs the admin role")
+        query = query.where(EnvironmentRecord.project_id == tenant)
+    else:
+        query = query.where(EnvironmentRecord.project_id == context.project_id)
+    return {"environments": [view(session, record) for record in session.scalars(query)]}
+
+
+@router.post("/environments", summary="Create an environment")
+def create(context: Caller, session: Store,
+           body: t.Annotated[t.Any, Body()] = None) -> dict[str, t.Any]:
+    name = checked_name(body, "Please, specify a name of the environment to create")
+    extra = {key: value for key, value in body.items() if key not in ("name",)}
+    record = create_environment(session, context, name, extra)
+    result = view(session, record)
+    del result["status"], result["networking"]
+    return result
+
+
+@router.get("/environments/{environment_id}", summary="Show an environment with its services")
+def show(environment_id: str, context: Caller, session: Reader,
+         session_id: ConfigurationSessionHeader = None) -> dict[str, t.Any]:
+    record = check_environment(session, context, environment_id)
+    result = view(session, record)
+    result["acquired_by"] = None
+    if result["status"] == session_store.DEPLOYING:
+        deploying = session_store.sessions_of(session, record.id, session_store.DEPLOYING)
+        result["acquired_by"] = deploying[0].id if deploying else None
+    description = current_description(record)
+    if session_id:
+        _, configuration = check_session(session, context, environment_id, session_id)
+        if valid(session, record, configuration) \
+                and configuration.state != session_store.DEPLOYED:
+            description = configuration.description
+    objects = description.get("Objects") or {}
+    services = [dict(service) for service in objects.get("services") or ()]
+    for service in services:
+        if isinstance(service.get("?"), dict):
+            service["?"] = {**service["?"], "status": result["status"]}
+    result["services"] = services
+    return result
+
+
+@router.put("/environments/{environment_id}", summary="Rename an environment")
+def update(environment_id: str, context: Caller, session: Store,
+           body: t.Annotated[t.Any, Body()] = None) -> dict[str, t.Any]:
+    record = check_environment(session, context, environment_id)
+    name = checked_name(body, "Environment name must contain at least one non-white space "
+                              "symbol")
+    try:
+        with session.begin_nested():
+            record.name = name
+            record.updated = utcnow()
+            session.flush()
+    except IntegrityError:
+        raise conflict("Environment with specified name already exists") from None
+    result = view(session, record)
+    del result["status"], result["networking"]
+    return result
+
+
+@router.delete("/environments/{environment_id}", summary="Delete an environment",
+               description="Destroys what it deployed, then forgets it; with "
+                           "`abandon=True` only forgets it.")
+def delete(environment_id: str, context: Caller, session: Store, state: State,
+           background: BackgroundTasks,
+           abandon: t.Annotated[str | None, Query()] = None) -> None:
+    record = check_environment(session, context, environment_id)
+    if truthy(abandon):
+        session.delete(record)
+        return None
+    if status(session, record) in (session_store.DEPLOYING, session_store.DELETING):
+        raise forbidden(f"Could not open session for environment <EnvId: {environment_id}>, "
+                        "environment has deploying or deleting status.")
+    description = dict(current_description(record))
+    description["Objects"] = None
+    configuration = session_store.open_session(
+        session, record.id, record.version, context.user_id, description, utcnow(),
+        state=session_store.DELETING)
+    queue_deploy(session, state, background, context, record, configuration)
+    return None
+
+
+@router.get("/environments/{environment_id}/lastStatus",
+            summary="The last status report of each service")
+def last_status(environment_id: str, context: Caller, session: Reader,
+                session_id: ConfigurationSessionHeader = None) -> dict[str, t.Any]:
+    from laguna.api.deployments import last_reports
+    record = check_environment(session, context, environment_id)
+    description = current_description(record)
+    services = (description.get("Objects") or {}).get("services") or []
+    return {"lastStatuses": last_reports(session, record, services)}
+
+
+@router.get("/environments/{environment_id}/model/{path:path}",
+            summary="Part of the environment's object model")
+def get_model(environment_id: str, path: str, context: Caller, session: Reader,
+              session_id: ConfigurationSessionHeader = None) -> t.Any:
+    from laguna.api.errors import not_found
+    record = check_environment(session, context, environment_id)
+    description = current_description(record)
+    if session_id:
+        _, configuration = check_session(session, context, environment_id, session_id)
+        description = configuration.description
+    try:
+        return descriptions.get(description.get("Objects") or {}, path)
+    except descriptions.PathError:
+        raise not_found(f"No {path!r} in the environment's model") from None
