@@ -146,11 +146,15 @@ def settle_wrapped(model: dict[str, t.Any], environment_id: str,
 
 
 def parse_value(text: str) -> t.Any:
-    """A ``--set`` value: YAML scalars (numbers, booleans, null), else the string."""
+    """A ``--set`` value: YAML scalars (numbers, booleans, null), lists and maps;
+    a quoted string is that string (``'"8080"'`` is text, not a number); else
+    the text as given."""
     try:
         value = yaml.safe_load(text)
     except yaml.YAMLError:
         return text
+    if isinstance(value, str) and text.strip()[:1] in ("'", '"'):
+        return value
     return value if isinstance(value, (int, float, bool, type(None), list, dict)) else text
 
 
