@@ -1,0 +1,5 @@
+"""``python -m laguna.cli``: the ``laguna`` command."""
+
+from laguna.cli.main import main
+
+main()
