@@ -6,7 +6,7 @@ import contextlib
 import time
 import typing as t
 
-from fastapi import FastAPI, Request, Response
+from fastapi import FastAPI
 
 from laguna import __version__
 from laguna.api import errors
@@ -19,14 +19,47 @@ from laguna.api.tasks import TaskQueue
 from laguna.deploy.workdir import Workdir, open_store
 from laguna.store.db import Database
 
+#: connections the service keeps open (FastAPI runs routes on 40 threads)
+POOL_SIZE = 20
+
 QueueFactory = t.Callable[[ApiSettings, Database], TaskQueue]
 
 
 def open_api_store(settings: ApiSettings) -> Database:
     """The store the service works on, created and migrated on first start."""
+    # a connection for each of the server's threads, so that requests do not
+    # queue for the pool before they queue for the database
+    url = settings.database_url or Workdir(settings.workdir).url
     if settings.database_url is None:
-        return Workdir(settings.workdir).open_store()
-    return open_store(settings.database_url)
+        Workdir(settings.workdir).state_dir.mkdir(parents=True, exist_ok=True)
+    return open_store(url, pool_size=POOL_SIZE, max_overflow=POOL_SIZE)
+
+
+class _CountRequests:
+    """Counts every request for ``/v1/stats`` (plain ASGI: Starlette's
+    BaseHTTPMiddleware costs a task and a queue per request)."""
+
+    def __init__(self, app: t.Any, stats: RequestStats) -> None:
+        self.app = app
+        self.stats = stats
+
+    async def __call__(self, scope: t.Any, receive: t.Any, send: t.Any) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+        began = time.perf_counter()
+        status = [500]
+
+        async def sending(message: t.Any) -> None:
+            if message["type"] == "http.response.start":
+                status[0] = message["status"]
+            await send(message)
+        try:
+            await self.app(scope, receive, sending)
+        finally:
+            project = getattr(scope.get("state", {}), "get", lambda _k: None)("project_id") \
+                if isinstance(scope.get("state"), dict) else None
+            self.stats.record(project, time.perf_counter() - began, status[0] >= 500)
 
 
 def create_app(settings: ApiSettings, *, database: Database | None = None,
@@ -56,15 +89,7 @@ def create_app(settings: ApiSettings, *, database: Database | None = None,
     app.state.laguna = state
     errors.install(app)
 
-    @app.middleware("http")
-    async def count(request: Request, call_next: t.Callable[[Request], t.Awaitable[Response]]
-                    ) -> Response:
-        began = time.perf_counter()
-        response = await call_next(request)
-        state.stats.record(getattr(request.state, "project_id", None),
-                           time.perf_counter() - began, response.status_code >= 500)
-        return response
-
+    app.add_middleware(_CountRequests, stats=state.stats)
     app.include_router(root.router)
     for router in V1:
         app.include_router(router, prefix="/v1")

@@ -24,7 +24,7 @@ def caller(request: Request,
     context = api_state(request).identity.authenticate(x_auth_token)
     if context is None:
         raise ApiError(401, "The token in X-Auth-Token is not valid or has expired")
-    request.state.project_id = context.project_id
+    request.scope.setdefault("state", {})["project_id"] = context.project_id
     return context
 
 

@@ -83,13 +83,16 @@ def current_description(record: EnvironmentRecord) -> dict[str, t.Any]:
     return descriptions.initial_description(record.name, record.project_id, "")
 
 
-def status(session: Session, record: EnvironmentRecord) -> str:
+def status(session: Session, record: EnvironmentRecord,
+           states: t.Sequence[str] | None = None) -> str:
     """The environment's status as the original read it from its sessions: a
     running deploy or delete first, then a failed one, then an open session
-    (pending); no session: the store's own state."""
+    (pending); no session: the store's own state. ``states``: the sessions'
+    states in :func:`~laguna.store.sessions.sessions_of`'s order, when known."""
+    if states is None:
+        states = [c.state for c in session_store.sessions_of(session, record.id)]
     has_opened = False
-    for configuration in session_store.sessions_of(session, record.id):
-        state = configuration.state
+    for state in states:
         if state in (session_store.DEPLOYING, session_store.DELETING,
                      session_store.DEPLOY_FAILURE, session_store.DELETE_FAILURE):
             return state
@@ -104,13 +107,14 @@ def status(session: Session, record: EnvironmentRecord) -> str:
     return record.status
 
 
-def view(session: Session, record: EnvironmentRecord) -> dict[str, t.Any]:
+def view(session: Session, record: EnvironmentRecord,
+         states: t.Sequence[str] | None = None) -> dict[str, t.Any]:
     """The environment as the original's list and create answered it."""
     return {
         "id": record.id, "name": record.name, "created": timestamp(record.created),
         "updated": timestamp(record.updated), "tenant_id": record.project_id,
-        "version": record.version, "status": status(session, record), "networking": {},
-        "description_text": "",
+        "version": record.version, "status": status(session, record, states),
+        "networking": {}, "description_text": "",
     }
 
 

@@ -41,18 +41,37 @@ class Identity(t.Protocol):
 
 
 class StoreIdentity:
-    """Tokens issued by ``laguna token create``, checked against the store."""
+    """Tokens issued by ``laguna token create``, checked against the store.
+
+    A valid token is remembered for :data:`CACHE_SECONDS` (never past its
+    expiry), so that a client's requests do not each read the store; a token
+    deleted from the store stops working within that time."""
+
+    CACHE_SECONDS = 30.0
 
     def __init__(self, database: Database, clock: Clock = utcnow) -> None:
         self.database = database
         self.clock = clock
+        self._cache: dict[str, tuple[RequestContext, datetime.datetime]] = {}
+        self._lock = threading.Lock()
 
     def authenticate(self, token: str) -> RequestContext | None:
+        now = self.clock()
+        with self._lock:
+            cached = self._cache.get(token)
+        if cached is not None and cached[1] > now:
+            return cached[0]
         with self.database.read_session() as session:
-            owner = store_identity.token_owner(session, token, self.clock())
+            owner = store_identity.token_owner(session, token, now)
         if owner is None:
             return None
-        return RequestContext(owner.project_id, owner.user_id, owner.is_admin, token)
+        context = RequestContext(owner.project_id, owner.user_id, owner.is_admin, token)
+        until = min(owner.expires, now + datetime.timedelta(seconds=self.CACHE_SECONDS))
+        with self._lock:
+            if len(self._cache) > 10_000:   # bounded: forget everything rather than grow
+                self._cache.clear()
+            self._cache[token] = (context, until)
+        return context
 
 
 class KeystoneIdentity:

@@ -64,14 +64,16 @@ class Workdir:
         return open_store(self.url)
 
 
-def open_store(url: str) -> Database:
+def open_store(url: str, **options: t.Any) -> Database:
     """The deployment store at ``url`` (an SQLite file or PostgreSQL), migrated
-    to the newest schema; SQLite set up for writers in several processes."""
+    to the newest schema; SQLite set up for writers in several processes.
+    ``options`` go to the engine (a server's pool size, say)."""
     database = open_database(url)
-    if sa.make_url(url).get_backend_name() != "sqlite":
-        return database
     database.dispose()
-    database = Database(url, connect_args={"timeout": BUSY_TIMEOUT, "check_same_thread": False})
+    if sa.make_url(url).get_backend_name() != "sqlite":
+        return Database(url, **options)
+    database = Database(url, connect_args={"timeout": BUSY_TIMEOUT, "check_same_thread": False},
+                        **options)
     _write_transactions(database.engine)
     return database
 

@@ -46,3 +46,19 @@ def open_session(session: Session, environment_id: str, version: int, user_id: s
     session.add(record)
     session.flush()
     return record
+
+
+def states_by_environment(session: Session,
+                          environment_ids: t.Sequence[str]) -> dict[str, list[str]]:
+    """The session states of many environments in one query, each in
+    :func:`sessions_of`'s order."""
+    found: dict[str, list[str]] = {environment_id: [] for environment_id in environment_ids}
+    if not environment_ids:
+        return found
+    rows = session.execute(
+        sa.select(ConfigurationSession.environment_id, ConfigurationSession.state)
+        .where(ConfigurationSession.environment_id.in_(environment_ids))
+        .order_by(ConfigurationSession.version.desc(), ConfigurationSession.updated.desc()))
+    for environment_id, state in rows:
+        found[environment_id].append(state)
+    return found

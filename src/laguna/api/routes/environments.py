@@ -49,7 +49,9 @@ def list_environments(context: Caller, session: Reader,
         query = query.where(EnvironmentRecord.project_id == tenant)
     else:
         query = query.where(EnvironmentRecord.project_id == context.project_id)
-    return {"environments": [view(session, record) for record in session.scalars(query)]}
+    records = list(session.scalars(query))
+    states = session_store.states_by_environment(session, [record.id for record in records])
+    return {"environments": [view(session, record, states[record.id]) for record in records]}
 
 
 @router.post("/environments", summary="Create an environment")
