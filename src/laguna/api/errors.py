@@ -94,3 +94,13 @@ def install(app: FastAPI) -> None:
 def _problem(item: t.Mapping[str, t.Any]) -> str:
     where = ".".join(str(part) for part in item.get("loc", ()) if part != "body")
     return f"{where}: {item.get('msg', 'invalid')}" if where else str(item.get("msg"))
+
+
+#: what the original answered when its policy refused an operation (webob's text)
+ACCESS_DENIED = "Access was denied to this resource."
+
+
+def admin_only(is_admin: bool) -> None:
+    """403 unless the caller is an admin: the original's ``admin_api`` policy rule."""
+    if not is_admin:
+        raise forbidden(ACCESS_DENIED)

@@ -8,4 +8,7 @@ from __future__ import annotations
 
 from fastapi import APIRouter
 
+from laguna.api.routes import catalog, categories
+
 V1: list[APIRouter] = []
+V1 += [catalog.router, categories.router]
