@@ -8,7 +8,7 @@ import sqlalchemy as sa
 from sqlalchemy.orm import Session
 
 from laguna.api import descriptions
-from laguna.api.environments import timestamp
+from laguna.api.timestamps import timestamp
 from laguna.store.models import DeploymentRecord, EnvironmentRecord, StatusReport
 
 

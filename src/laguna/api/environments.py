@@ -11,6 +11,7 @@ from sqlalchemy.orm import Session
 from laguna.api import descriptions
 from laguna.api.errors import ApiError, bad_request, conflict, forbidden, not_found
 from laguna.api.identity import RequestContext
+from laguna.api.timestamps import timestamp
 from laguna.store import sessions as session_store
 from laguna.store.models import EnvironmentRecord
 
@@ -20,15 +21,6 @@ NOT_AUTHORIZED = "User is not authorized to access these tenant resources"
 
 def utcnow() -> datetime.datetime:
     return datetime.datetime.now(datetime.timezone.utc)
-
-
-def timestamp(moment: datetime.datetime | None) -> str | None:
-    """A time as the original wrote it: ``2014-05-14T13:02:54`` (UTC, no zone)."""
-    if moment is None:
-        return None
-    if moment.tzinfo is not None:
-        moment = moment.astimezone(datetime.timezone.utc).replace(tzinfo=None)
-    return moment.replace(microsecond=0).isoformat()
 
 
 def check_environment(session: Session, context: RequestContext,

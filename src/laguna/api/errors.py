@@ -1,12 +1,14 @@
-"""Errors as the original API answered them.
+"""Errors as the original client can read them.
 
-Every error body has the shape of the original's fault middleware::
+Every error body is one object under ``error``::
 
-    {"code": 403, "title": "Forbidden", "explanation": "...",
-     "error": {"message": "...", "type": "HTTPForbidden", "traceback": null}}
+    {"error": {"code": 403, "title": "Forbidden", "message": "...",
+               "explanation": "...", "type": "HTTPForbidden", "traceback": null}}
 
-so that its client, which reads ``explanation`` or ``error.message``, shows
-the same text.
+The fields are the original's fault middleware's, gathered under one key:
+its client reads an error's text as the ``message`` of every object at the
+top of a JSON error body (``muranoclient.common.exceptions.from_response``),
+and fails on the original's own top-level ``code`` (an integer) and ``title``.
 """
 
 from __future__ import annotations
@@ -60,8 +62,8 @@ def fault(code: int, message: str) -> dict[str, t.Any]:
     """The original's error body for ``code``."""
     title = http.HTTPStatus(code).phrase if code in http.HTTPStatus._value2member_map_ \
         else "Error"
-    return {"code": code, "title": title, "explanation": message,
-            "error": {"message": message, "type": _TYPES.get(code, "HTTPError"),
+    return {"error": {"code": code, "title": title, "message": message,
+                      "explanation": message, "type": _TYPES.get(code, "HTTPError"),
                       "traceback": None}}
 
 
@@ -94,3 +96,13 @@ def install(app: FastAPI) -> None:
 def _problem(item: t.Mapping[str, t.Any]) -> str:
     where = ".".join(str(part) for part in item.get("loc", ()) if part != "body")
     return f"{where}: {item.get('msg', 'invalid')}" if where else str(item.get("msg"))
+
+
+#: what the original answered when its policy refused an operation (webob's text)
+ACCESS_DENIED = "Access was denied to this resource."
+
+
+def admin_only(is_admin: bool) -> None:
+    """403 unless the caller is an admin: the original's ``admin_api`` policy rule."""
+    if not is_admin:
+        raise forbidden(ACCESS_DENIED)

@@ -7,7 +7,8 @@ import typing as t
 
 from sqlalchemy.orm import Session
 
-from laguna.api.environments import check_environment, timestamp
+from laguna.api.environments import check_environment
+from laguna.api.timestamps import timestamp
 from laguna.api.errors import ApiError, bad_request, forbidden, not_found
 from laguna.api.identity import RequestContext
 from laguna.store import sessions as session_store

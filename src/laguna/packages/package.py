@@ -51,6 +51,8 @@ CLASSES_DIR = "Classes"
 RESOURCES_DIR = "Resources"
 UI_DIR = "UI"
 YAML_SUFFIXES = (".yaml", ".yml")
+#: the supplier's logo when the manifest's ``Supplier`` names none, as Murano looked for it
+SUPPLIER_LOGO_FILE = "supplier_logo.png"
 
 
 class FileTree(t.Protocol):
@@ -311,6 +313,16 @@ class Package:
                 return None
             raise PackageLoadError(f"{self.name}: logo file {path!r} not found",
                                    codes.LOGO_MISSING) from None
+
+    def supplier_logo(self) -> bytes | None:
+        """The supplier's logo (the manifest's ``Supplier: {Logo: ...}``, else
+        ``supplier_logo.png`` if present); None when the package has none."""
+        named = self.manifest.supplier.get("Logo")
+        clean = normalise_relative(named if isinstance(named, str) else SUPPLIER_LOGO_FILE)
+        try:
+            return self.tree.read(clean) if clean else None
+        except KeyError:
+            return None
 
     def to_archive(self) -> bytes:
         """The package as a reproducible zip archive."""

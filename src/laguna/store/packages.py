@@ -8,17 +8,27 @@ functions only flush. Missing packages raise
 from __future__ import annotations
 
 import dataclasses
+import re
 import typing as t
+import uuid
 
 import sqlalchemy as sa
 from sqlalchemy.exc import IntegrityError
-from sqlalchemy.orm import Session
+from sqlalchemy.orm import Session, selectinload
 
 from laguna.packages.errors import PackageLoadError, PackageNotFoundError
 from laguna.packages.package import Package, load_archive
 from laguna.packages.versions import Version, parse_version
+from laguna.store.categories import require_categories
 from laguna.store.errors import DuplicatePackageError
-from laguna.store.models import PackageCategory, PackageClass, PackageRecord, PackageTag
+from laguna.store.models import (
+    PackageCategory,
+    PackageClass,
+    PackageRecord,
+    PackageTag,
+    utcnow,
+)
+from laguna.store.paging import SortKey, after, order_clauses
 
 
 @dataclasses.dataclass(frozen=True)
@@ -38,11 +48,12 @@ class PackageFilter:
 
 def import_package(session: Session, package: Package, *, enabled: bool = True,
                    is_public: bool = False, owner_id: str | None = None,
-                   categories: t.Iterable[str] = (), archive: bytes | None = None) -> PackageRecord:
+                   categories: t.Iterable[str] = (), archive: bytes | None = None,
+                   tags: t.Iterable[str] = ()) -> PackageRecord:
     """Add a package to the catalog; refuse a name and version already there.
 
     ``archive`` is stored as is when given; otherwise one is built from the
-    package's files.
+    package's files. ``tags`` are added to the manifest's.
     """
     version = str(package.version)
     if _find(session, package.name, package.version) is not None:
@@ -73,7 +84,7 @@ def import_package(session: Session, package: Package, *, enabled: bool = True,
         ui_definition=package.ui_definition() if manifest.ui is not None or
         package.ui_path in package.files() else None,
     )
-    record.tag_rows = [PackageTag(tag=tag) for tag in sorted(set(manifest.tags))]
+    record.tag_rows = [PackageTag(tag=tag) for tag in sorted({*manifest.tags, *tags})]
     record.category_rows = [PackageCategory(category=c) for c in sorted(set(categories))]
     record.class_rows = [PackageClass(class_name=name) for name in package.class_names()]
     session.add(record)
@@ -192,3 +203,180 @@ def load_record(record: PackageRecord) -> Package:
     """The package stored in a record, read from its archive."""
     return load_archive(record.archive, origin=f"catalog:{record.fully_qualified_name}=="
                                               f"{record.version}")
+
+
+# -- the API's view of the catalog: by id, visibility, search and paging -----------------
+
+
+def find_package(session: Session, package_id: str) -> PackageRecord | None:
+    """The package of that id (with or without dashes), None when there is none."""
+    try:
+        key = uuid.UUID(package_id)
+    except ValueError:
+        return None
+    return session.get(PackageRecord, key)
+
+
+def visible_to(project_id: str) -> sa.ColumnElement[bool]:
+    """The packages a project may use: its own and the public ones."""
+    return sa.or_(PackageRecord.owner_id == project_id, PackageRecord.is_public)
+
+
+#: what ``PackageQuery.order_by`` may name, and the column each sorts by
+ORDER_KEYS: dict[str, t.Any] = {
+    "fqn": PackageRecord.fully_qualified_name,
+    "name": PackageRecord.name,
+    "created": PackageRecord.created_at,
+}
+
+
+@dataclasses.dataclass(frozen=True)
+class PackageQuery:
+    """A search of the catalog as the API asks it; None or empty means "any"."""
+
+    project_id: str
+    is_admin: bool = False
+    #: only the packages the caller may deploy (its own and public ones), even
+    #: for an admin; otherwise the packages it may edit (an admin: all)
+    catalog: bool = False
+    include_disabled: bool = False
+    #: only the caller project's own packages
+    owned: bool = False
+    ids: t.Sequence[str] | None = None
+    categories: t.Sequence[str] | None = None
+    tags: t.Sequence[str] | None = None
+    class_name: str | None = None
+    fully_qualified_name: str | None = None
+    name: str | None = None
+    type: str | None = None
+    #: words (separated by ``,`` or ``;``) looked for in names, descriptions,
+    #: categories, tags, class names and authors; the best field found sorts first
+    search: str | None = None
+    order_by: t.Sequence[str] = ("name",)
+    descending: bool = False
+    marker: str | None = None
+    limit: int | None = None
+
+
+def _search_weight(words: t.Sequence[str]) -> tuple[sa.ColumnElement[bool], t.Any]:
+    """The condition "some word is found" and the rank of the first field a word
+    is found in (0 the name ... 6 the author), as the original ranked them."""
+    def text(column: t.Any, word: str) -> sa.ColumnElement[bool]:
+        return sa.func.lower(sa.func.coalesce(column, "")).contains(word.lower(),
+                                                                    autoescape=True)
+
+    fields: list[t.Callable[[str], sa.ColumnElement[bool]]] = [
+        lambda w: text(PackageRecord.name, w),
+        lambda w: text(PackageRecord.fully_qualified_name, w),
+        lambda w: text(PackageRecord.description, w),
+        lambda w: PackageRecord.category_rows.any(text(PackageCategory.category, w)),
+        lambda w: PackageRecord.tag_rows.any(text(PackageTag.tag, w)),
+        lambda w: PackageRecord.class_rows.any(text(PackageClass.class_name, w)),
+        lambda w: text(PackageRecord.author, w),
+    ]
+    cases = [(field(word), rank) for rank, field in enumerate(fields) for word in words]
+    return sa.or_(*(condition for condition, _ in cases)), sa.case(*cases)
+
+
+def search_packages(session: Session, query: PackageQuery) -> list[PackageRecord]:
+    """One page of the packages ``query`` asks for, in its order (then the id).
+
+    An unknown ``marker`` raises :class:`PackageNotFoundError`.
+    """
+    statement = sa.select(PackageRecord)
+    if query.catalog or not query.is_admin:
+        statement = statement.where(visible_to(query.project_id))
+    if not query.include_disabled:
+        statement = statement.where(PackageRecord.enabled)
+    if query.owned:
+        statement = statement.where(PackageRecord.owner_id == query.project_id)
+    if query.type is not None:
+        statement = statement.where(PackageRecord.type == query.type.title())
+    if query.ids is not None:
+        statement = statement.where(PackageRecord.id.in_(_uuids(query.ids)))
+    if query.categories is not None:
+        statement = statement.where(PackageRecord.category_rows.any(
+            PackageCategory.category.in_(query.categories)))
+    if query.tags is not None:
+        statement = statement.where(PackageRecord.tag_rows.any(PackageTag.tag.in_(query.tags)))
+    if query.class_name is not None:
+        statement = statement.where(PackageRecord.class_rows.any(
+            PackageClass.class_name == query.class_name))
+    if query.fully_qualified_name is not None:
+        statement = statement.where(
+            PackageRecord.fully_qualified_name == query.fully_qualified_name)
+    if query.name is not None:
+        statement = statement.where(PackageRecord.name == query.name)
+    keys = [SortKey(ORDER_KEYS[key], query.descending) for key in query.order_by]
+    keys.append(SortKey(PackageRecord.id, query.descending))
+    words = [word for word in re.split("[;,]", query.search or "") if word]
+    if words:
+        found, weight = _search_weight(words)
+        statement = statement.where(found)
+        keys.insert(0, SortKey(weight))
+    if query.marker is not None:
+        marker = find_package(session, query.marker)
+        if marker is None:
+            raise PackageNotFoundError(query.marker)
+        values = session.execute(sa.select(*(key.expression for key in keys))
+                                 .where(PackageRecord.id == marker.id)).one()
+        statement = statement.where(after(keys, tuple(values)))
+    statement = statement.order_by(*order_clauses(keys)).options(
+        selectinload(PackageRecord.class_rows))
+    if query.limit is not None:
+        statement = statement.limit(query.limit)
+    return list(session.scalars(statement))
+
+
+def _uuids(values: t.Iterable[str]) -> list[uuid.UUID]:
+    found = []
+    for value in values:
+        try:
+            found.append(uuid.UUID(value))
+        except ValueError:
+            continue   # not an id: matches no package
+    return found
+
+
+def packages_in_category(session: Session, category: str, project_id: str,
+                         is_admin: bool = False) -> list[PackageRecord]:
+    """The packages of ``category`` the project may see (an admin: all), by name."""
+    statement = sa.select(PackageRecord).where(
+        PackageRecord.category_rows.any(PackageCategory.category == category))
+    if not is_admin:
+        statement = statement.where(visible_to(project_id))
+    return list(session.scalars(statement.order_by(PackageRecord.name, PackageRecord.id)))
+
+
+@dataclasses.dataclass(frozen=True)
+class PackageChanges:
+    """New values of what the API may change in a package; None: unchanged."""
+
+    name: str | None = None
+    description: str | None = None
+    enabled: bool | None = None
+    is_public: bool | None = None
+    tags: t.Sequence[str] | None = None
+    categories: t.Sequence[str] | None = None
+
+
+def update_package(session: Session, record: PackageRecord,
+                   changes: PackageChanges) -> PackageRecord:
+    """Apply ``changes``; a category the catalog does not define is refused
+    (:class:`~laguna.store.errors.UnknownCategoryError`) and nothing changes."""
+    if changes.categories is not None:
+        require_categories(session, changes.categories)
+        current = {row.category: row for row in record.category_rows}
+        record.category_rows = [current.get(name) or PackageCategory(category=name)
+                                for name in dict.fromkeys(changes.categories)]
+    if changes.tags is not None:
+        current_tags = {row.tag: row for row in record.tag_rows}
+        record.tag_rows = [current_tags.get(tag) or PackageTag(tag=tag)
+                           for tag in dict.fromkeys(changes.tags)]
+    for field in ("name", "description", "enabled", "is_public"):
+        value = getattr(changes, field)
+        if value is not None:
+            setattr(record, field, value)
+    record.updated_at = utcnow()
+    session.flush()
+    return record

@@ -9,6 +9,7 @@ import typing as t
 from laguna.corelib import APPLICATIONS_PACKAGE_DIR, CORE_PACKAGE_DIR, bind_natives, functions
 from laguna.lang.check import MuranoPlChecker
 from laguna.lang.classes import ClassRegistry, PackageClasses
+from laguna.packages.check import Checker, checkers
 from laguna.packages.package import Package, load_package
 from laguna.packages.source import DirectorySource, PackageSource
 
@@ -48,3 +49,10 @@ def muranopl_checker(*sources: PackageSource) -> MuranoPlChecker:
     """The MuranoPL package check (``laguna package check``), resolving required
     packages from the core library and ``sources``."""
     return MuranoPlChecker(lambda: core_registry(*sources))
+
+
+def import_checkers(*sources: PackageSource) -> list[Checker]:
+    """Every check a package passes before it enters the catalog (``laguna
+    package check``, ``build`` and ``import``, and the API's upload): the
+    built-in ones, then MuranoPL's with required packages from ``sources``."""
+    return [*checkers(), muranopl_checker(*sources)]

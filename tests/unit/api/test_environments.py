@@ -6,19 +6,11 @@ from __future__ import annotations
 import typing as t
 
 from tests.unit.api.conftest import EXAMPLES, Api
+from tests.unit.api.packages import fault
 
 APP = {"?": {"id": "app1", "type": "org.laguna.examples.WebServer"}, "name": "web",
        "instance": {"?": {"id": "vm1", "type": "io.murano.resources.LinuxMuranoInstance"},
                     "name": "w1", "image": "ubuntu", "flavor": "m1.small"}}
-
-
-def fault(code: int, message: str) -> dict[str, t.Any]:
-    titles = {400: ("Bad Request", "HTTPBadRequest"), 401: ("Unauthorized", "HTTPUnauthorized"),
-              403: ("Forbidden", "HTTPForbidden"), 404: ("Not Found", "HTTPNotFound"),
-              409: ("Conflict", "HTTPConflict")}
-    title, kind = titles[code]
-    return {"code": code, "title": title, "explanation": message,
-            "error": {"message": message, "type": kind, "traceback": None}}
 
 
 def create(api: Api, token: str, name: str = "shop") -> dict[str, t.Any]:
@@ -59,8 +51,7 @@ def test_a_request_without_a_token_is_401(api: Api) -> None:
 def test_an_unknown_token_is_401(api: Api) -> None:
     response = api.client.get("/v1/environments", headers=api.headers("nope"))
     assert response.status_code == 401
-    assert response.json()["error"]["message"] == \
-        "The token in X-Auth-Token is not valid or has expired"
+    assert response.json() == fault(401, "The token in X-Auth-Token is not valid or has expired")
 
 
 # -- environments -----------------------------------------------------------------------

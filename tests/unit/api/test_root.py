@@ -1,6 +1,7 @@
 from __future__ import annotations
 
 from tests.unit.api.conftest import Api
+from tests.unit.api.packages import fault
 
 
 def test_versions_answer_without_a_token(api: Api) -> None:
@@ -14,6 +15,4 @@ def test_versions_answer_without_a_token(api: Api) -> None:
 def test_an_unknown_route_answers_in_the_original_fault_shape(api: Api) -> None:
     response = api.client.get("/v1/nothing-here", headers=api.headers(api.token()))
     assert response.status_code == 404
-    assert response.json() == {
-        "code": 404, "title": "Not Found", "explanation": "Not Found",
-        "error": {"message": "Not Found", "type": "HTTPNotFound", "traceback": None}}
+    assert response.json() == fault(404, "Not Found")

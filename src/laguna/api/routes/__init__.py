@@ -8,7 +8,15 @@ from __future__ import annotations
 
 from fastapi import APIRouter
 
-from laguna.api.routes import actions, deployments, environments, services, sessions
+from laguna.api.routes import (
+    actions,
+    catalog,
+    categories,
+    deployments,
+    environments,
+    services,
+    sessions,
+)
 
 V1: list[APIRouter] = [
     environments.router,
@@ -16,4 +24,6 @@ V1: list[APIRouter] = [
     services.router,
     deployments.router,
     actions.router,
+    catalog.router,
+    categories.router,
 ]

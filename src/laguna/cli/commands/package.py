@@ -17,7 +17,7 @@ from laguna.cli.sources import (
 )
 from laguna.errors import LagunaError
 from laguna.packages.archive import build_archive
-from laguna.packages.check import CheckResult, check_path, checkers
+from laguna.packages.check import CheckResult, check_path
 from laguna.packages.errors import VersionError
 from laguna.packages.package import Package
 from laguna.packages.versions import Version, parse_version
@@ -25,7 +25,7 @@ from laguna.source import Diagnostic
 from laguna.store import packages as repo
 from laguna.store.db import Database
 from laguna.store.models import PackageRecord
-from laguna.testing.packages import muranopl_checker
+from laguna.testing.packages import import_checkers
 
 
 def _database(db_url: str | None) -> Database:
@@ -83,7 +83,7 @@ def package() -> None:
 def _checked(path: str, libs: t.Sequence[Path], db_url: str | None) -> CheckResult:
     """What ``laguna package check`` finds in the package at ``path``."""
     with package_sources(libs, db_url) as sources:
-        return check_path(path, run=[*checkers(), muranopl_checker(*sources)])
+        return check_path(path, run=import_checkers(*sources))
 
 
 def _summary(diagnostics: list[Diagnostic]) -> tuple[int, int]:
