@@ -9,3 +9,7 @@ from __future__ import annotations
 from fastapi import APIRouter
 
 V1: list[APIRouter] = []
+
+from laguna.api.routes import templates  # noqa: E402 - each module appends its router
+
+V1.append(templates.router)
