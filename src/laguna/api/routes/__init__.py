@@ -10,6 +10,7 @@ from fastapi import APIRouter
 
 V1: list[APIRouter] = []
 
-from laguna.api.routes import templates  # noqa: E402 - each module appends its router
+from laguna.api.routes import statistics, templates  # noqa: E402 - each module appends its router
 
 V1.append(templates.router)
+V1.append(statistics.router)
