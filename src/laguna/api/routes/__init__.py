@@ -8,9 +8,9 @@ from __future__ import annotations
 
 from fastapi import APIRouter
 
+from laguna.api.routes import static_actions, statistics, templates
+
 V1: list[APIRouter] = []
-
-from laguna.api.routes import statistics, templates  # noqa: E402 - each module appends its router
-
 V1.append(templates.router)
 V1.append(statistics.router)
+V1.append(static_actions.router)
