@@ -76,8 +76,9 @@ class ProjectSource(StoreSource):
                       PackageRecord.owner_id == self.project_id)
 
     def _versions(self, session: Session, name: str) -> set[Version]:
-        return {parse_version(version) for version in session.scalars(sa.select(PackageRecord.version).where(
-                    PackageRecord.fully_qualified_name == name, self._visible()))}
+        query = sa.select(PackageRecord.version).where(
+            PackageRecord.fully_qualified_name == name, self._visible())
+        return {parse_version(version) for version in session.scalars(query)}
 
     def names(self) -> list[str]:
         with self.database.session() as session:

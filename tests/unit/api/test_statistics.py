@@ -12,11 +12,12 @@ from laguna.api.identity import RequestContext
 from laguna.store.instances import APPLICATION, INSTANCE, destroy_instance, track_instance
 from tests.unit.api.conftest import Api
 
-NOW = datetime.datetime.now(datetime.timezone.utc).replace(microsecond=0)
+def moment() -> datetime.datetime:
+    return datetime.datetime.now(datetime.timezone.utc).replace(microsecond=0)
 
 
-def ago(seconds: int) -> datetime.datetime:
-    return NOW - datetime.timedelta(seconds=seconds)
+def ago(seconds: int, now: datetime.datetime) -> datetime.datetime:
+    return now - datetime.timedelta(seconds=seconds)
 
 
 @pytest.fixture()
@@ -24,16 +25,17 @@ def environment(api: Api) -> str:
     """An environment of project p1 with a destroyed VM (lived 60 s), a live VM
     (since 1000 s ago) and a live application (since 500 s ago)."""
     context = RequestContext("p1", "u1", False, "token")
+    now = moment()
     with api.database.session() as session:
         record = create_environment(session, context, "env1")
         environment_id = record.id
         track_instance(session, environment_id, "p1", "vm-1", INSTANCE,
-                       "io.murano.resources.LinuxMuranoInstance", "Linux VM", None, ago(2000))
-        destroy_instance(session, environment_id, "vm-1", ago(1940))
+                       "io.murano.resources.LinuxMuranoInstance", "Linux VM", None, ago(2000, now))
+        destroy_instance(session, environment_id, "vm-1", ago(1940, now))
         track_instance(session, environment_id, "p1", "vm-2", INSTANCE,
-                       "io.murano.resources.LinuxMuranoInstance", None, None, ago(1000))
+                       "io.murano.resources.LinuxMuranoInstance", None, None, ago(1000, now))
         track_instance(session, environment_id, "p1", "app-1", APPLICATION,
-                       "io.murano.apps.Telnet", "Telnet", 2, ago(500))
+                       "io.murano.apps.Telnet", "Telnet", 2, ago(500, now))
     return environment_id
 
 
@@ -75,10 +77,11 @@ def test_aggregated_statistics(api: Api, environment: str) -> None:
 
 def test_tracking_again_keeps_the_start_and_takes_the_unit_count(api: Api,
                                                                  environment: str) -> None:
+    now = moment()
     with api.database.session() as session:
         track_instance(session, environment, "p1", "app-1", APPLICATION,
-                       "io.murano.apps.Telnet", "Telnet", 5, ago(10))
-        destroy_instance(session, environment, "vm-1", ago(5))   # already destroyed
+                       "io.murano.apps.Telnet", "Telnet", 5, ago(10, now))
+        destroy_instance(session, environment, "vm-1", ago(5, now))   # already destroyed
     rows = get(api, f"/environments/{environment}/instance-statistics/raw").json()
     assert rows[0]["duration"] == 60
     assert (rows[2]["unit_count"], near(rows[2]["duration"], 500)) == (5, True)
