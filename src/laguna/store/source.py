@@ -2,11 +2,15 @@
 
 from __future__ import annotations
 
+import sqlalchemy as sa
+from sqlalchemy.orm import Session
+
 from laguna.packages.errors import PackageNotFoundError
 from laguna.packages.package import Package
-from laguna.packages.versions import Version
+from laguna.packages.versions import Version, parse_version
 from laguna.store import packages as repo
 from laguna.store.db import Database
+from laguna.store.models import PackageRecord
 
 
 class StoreSource:
@@ -56,3 +60,45 @@ class StoreSource:
         """Forget the loaded packages."""
         self._cache.clear()
 
+
+
+class ProjectSource(StoreSource):
+    """The catalog as one project sees it: public packages and its own private
+    ones; another project's private packages do not exist here."""
+
+    def __init__(self, database: Database, project_id: str,
+                 include_disabled: bool = False) -> None:
+        super().__init__(database, include_disabled)
+        self.project_id = project_id
+
+    def _visible(self) -> sa.ColumnElement[bool]:
+        return sa.or_(PackageRecord.is_public.is_(True),
+                      PackageRecord.owner_id == self.project_id)
+
+    def _versions(self, session: Session, name: str) -> set[Version]:
+        query = sa.select(PackageRecord.version).where(
+            PackageRecord.fully_qualified_name == name, self._visible())
+        return {parse_version(version) for version in session.scalars(query)}
+
+    def names(self) -> list[str]:
+        with self.database.session() as session:
+            visible = set(session.scalars(sa.select(PackageRecord.fully_qualified_name)
+                                          .where(self._visible())))
+        return [name for name in super().names() if name in visible]
+
+    def versions(self, name: str) -> list[Version]:
+        with self.database.session() as session:
+            visible = self._versions(session, name)
+        return [version for version in super().versions(name) if version in visible]
+
+    def packages_with_class(self, class_name: str) -> list[tuple[str, Version]]:
+        found = super().packages_with_class(class_name)
+        with self.database.session() as session:
+            visible = {name: self._versions(session, name) for name in {n for n, _ in found}}
+        return [(name, version) for name, version in found if version in visible[name]]
+
+    def get(self, name: str, version: Version) -> Package:
+        with self.database.session() as session:
+            if version not in self._versions(session, name):
+                raise PackageNotFoundError(name, str(version))
+        return super().get(name, version)

@@ -16,6 +16,9 @@ from laguna.api.routes import (
     environments,
     services,
     sessions,
+    static_actions,
+    statistics,
+    templates,
 )
 
 V1: list[APIRouter] = [
@@ -26,4 +29,7 @@ V1: list[APIRouter] = [
     actions.router,
     catalog.router,
     categories.router,
+    templates.router,
+    statistics.router,
+    static_actions.router,
 ]

@@ -1,16 +1,17 @@
 """The MuranoPL front end of the deployment layer (see docs/MURANOPL_DEPLOY.md).
 
-=================  ==============================================================
-module             concept
-=================  ==============================================================
-``model``          recognising and reading object models; wrapping applications
-``packages``       the packages of a run: ``-l`` entries and stored packages
-``services``       DeploymentServices over a Cloud and the hosts' agents
-``redeploy``       the difference between the stored model and a new one
-``errors``         error kinds and messages
-``resources``      the cloud and agents of a run (local, or recording for dry runs)
-``frontend``       the Frontend: prepare, deploy, action, undeploy
-=================  ==============================================================
+===================  ==============================================================
+module               concept
+===================  ==============================================================
+``model``            recognising and reading object models; wrapping applications
+``packages``         the packages of a run: ``-l`` entries and stored packages
+``services``         DeploymentServices over a Cloud and the hosts' agents
+``redeploy``         the difference between the stored model and a new one
+``errors``           error kinds and messages
+``resources``        the cloud and agents of a run (local, or recording for dry runs)
+``frontend``         the Frontend: prepare, deploy, action, undeploy
+``static_actions``   static actions called by class name (the API's ``POST /v1/actions``)
+===================  ==============================================================
 """
 
 from __future__ import annotations

@@ -1,0 +1,48 @@
+"""Statistics: instance statistics of an environment (raw and aggregated), for
+billing, and ``/stats``, the request statistics of the service.
+
+The original checked no ownership on instance statistics (a TODO in its
+code); here they answer 404 or 403 as the environment itself does.
+"""
+
+from __future__ import annotations
+
+import typing as t
+
+from fastapi import APIRouter
+
+from laguna.api.deps import Caller, Reader, State
+from laguna.api.environments import check_environment, utcnow
+from laguna.store import instances as store
+
+router = APIRouter(tags=["statistics"])
+
+
+@router.get("/environments/{environment_id}/instance-statistics/raw",
+            summary="Every instance and application the environment has had")
+def raw_statistics(environment_id: str, caller: Caller,
+                   session: Reader) -> list[dict[str, t.Any]]:
+    check_environment(session, caller, environment_id)
+    return store.raw_stats(session, environment_id, utcnow())
+
+
+@router.get("/environments/{environment_id}/instance-statistics/raw/{instance_id}",
+            summary="The statistics of one instance or application")
+def instance_statistics(environment_id: str, instance_id: str, caller: Caller,
+                        session: Reader) -> list[dict[str, t.Any]]:
+    check_environment(session, caller, environment_id)
+    return store.raw_stats(session, environment_id, utcnow(), instance_id)
+
+
+@router.get("/environments/{environment_id}/instance-statistics/aggregated",
+            summary="Count and total lifetime per kind (200 instances, 100 applications)")
+def aggregated_statistics(environment_id: str, caller: Caller,
+                          session: Reader) -> list[dict[str, int]]:
+    check_environment(session, caller, environment_id)
+    return store.aggregated_stats(session, environment_id, utcnow())
+
+
+@router.get("/stats", summary="Request statistics of this API host")
+def request_statistics(caller: Caller, state: State) -> list[dict[str, t.Any]]:
+    # one entry per API host, as the original's table held; this process is one host
+    return [state.stats.snapshot()]

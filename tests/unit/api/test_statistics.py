@@ -1,0 +1,133 @@
+"""Instance statistics of an environment and the service's request statistics."""
+
+from __future__ import annotations
+
+import datetime
+import typing as t
+
+import pytest
+
+from laguna.api.environments import create_environment
+from laguna.api.identity import RequestContext
+from laguna.store.instances import APPLICATION, INSTANCE, destroy_instance, track_instance
+from tests.unit.api.conftest import Api
+
+def moment() -> datetime.datetime:
+    return datetime.datetime.now(datetime.timezone.utc).replace(microsecond=0)
+
+
+def ago(seconds: int, now: datetime.datetime) -> datetime.datetime:
+    return now - datetime.timedelta(seconds=seconds)
+
+
+@pytest.fixture()
+def environment(api: Api) -> str:
+    """An environment of project p1 with a destroyed VM (lived 60 s), a live VM
+    (since 1000 s ago) and a live application (since 500 s ago)."""
+    context = RequestContext("p1", "u1", False, "token")
+    now = moment()
+    with api.database.session() as session:
+        record = create_environment(session, context, "env1")
+        environment_id = record.id
+        track_instance(session, environment_id, "p1", "vm-1", INSTANCE,
+                       "io.murano.resources.LinuxMuranoInstance", "Linux VM", None, ago(2000, now))
+        destroy_instance(session, environment_id, "vm-1", ago(1940, now))
+        track_instance(session, environment_id, "p1", "vm-2", INSTANCE,
+                       "io.murano.resources.LinuxMuranoInstance", None, None, ago(1000, now))
+        track_instance(session, environment_id, "p1", "app-1", APPLICATION,
+                       "io.murano.apps.Telnet", "Telnet", 2, ago(500, now))
+    return environment_id
+
+
+def get(api: Api, path: str, project: str = "p1", admin: bool = False) -> t.Any:
+    return api.client.get(f"/v1{path}", headers=api.headers(api.token(project, "u", admin)))
+
+
+def near(value: int, expected: int) -> bool:
+    # a live component's duration runs until the request: allow the test's own time
+    return expected <= value <= expected + 30
+
+
+def test_raw_statistics_of_an_environment(api: Api, environment: str) -> None:
+    response = get(api, f"/environments/{environment}/instance-statistics/raw")
+    assert response.status_code == 200
+    rows = response.json()
+    assert [row["instance_id"] for row in rows] == ["vm-1", "vm-2", "app-1"]
+    assert rows[0] == {"type": 200, "duration": 60, "active": False, "instance_id": "vm-1",
+                       "type_name": "io.murano.resources.LinuxMuranoInstance",
+                       "type_title": "Linux VM", "unit_count": None}
+    assert (rows[1]["active"], rows[1]["type_title"]) == (True, None)
+    assert near(rows[1]["duration"], 1000)
+    assert (rows[2]["type"], rows[2]["unit_count"], rows[2]["active"]) == (100, 2, True)
+    assert near(rows[2]["duration"], 500)
+
+
+def test_raw_statistics_of_one_instance(api: Api, environment: str) -> None:
+    rows = get(api, f"/environments/{environment}/instance-statistics/raw/vm-1").json()
+    assert [(row["instance_id"], row["duration"]) for row in rows] == [("vm-1", 60)]
+    assert get(api, f"/environments/{environment}/instance-statistics/raw/none").json() == []
+
+
+def test_aggregated_statistics(api: Api, environment: str) -> None:
+    rows = get(api, f"/environments/{environment}/instance-statistics/aggregated").json()
+    assert [(row["type"], row["count"]) for row in rows] == [(100, 1), (200, 2)]
+    assert near(rows[0]["duration"], 500)
+    assert near(rows[1]["duration"], 1060)
+
+
+def test_tracking_again_keeps_the_start_and_takes_the_unit_count(api: Api,
+                                                                 environment: str) -> None:
+    now = moment()
+    with api.database.session() as session:
+        track_instance(session, environment, "p1", "app-1", APPLICATION,
+                       "io.murano.apps.Telnet", "Telnet", 5, ago(10, now))
+        destroy_instance(session, environment, "vm-1", ago(5, now))   # already destroyed
+    rows = get(api, f"/environments/{environment}/instance-statistics/raw").json()
+    assert rows[0]["duration"] == 60
+    assert (rows[2]["unit_count"], near(rows[2]["duration"], 500)) == (5, True)
+
+
+def test_an_environment_without_instances(api: Api) -> None:
+    with api.database.session() as session:
+        environment_id = create_environment(
+            session, RequestContext("p1", "u1", False, "t"), "empty").id
+    for kind in ("raw", "aggregated"):
+        response = get(api, f"/environments/{environment_id}/instance-statistics/{kind}")
+        assert (response.status_code, response.json()) == (200, [])
+
+
+@pytest.mark.parametrize("path", ["raw", "raw/vm-1", "aggregated"])
+def test_another_projects_statistics_are_403(api: Api, environment: str, path: str) -> None:
+    response = get(api, f"/environments/{environment}/instance-statistics/{path}", "p2")
+    assert response.status_code == 403
+    assert response.json()["error"]["explanation"] == (
+        "User is not authorized to access these tenant resources")
+    admin = get(api, f"/environments/{environment}/instance-statistics/{path}", "p2", True)
+    assert admin.status_code == 200
+
+
+@pytest.mark.parametrize("path", ["raw", "raw/vm-1", "aggregated"])
+def test_statistics_of_an_unknown_environment_are_404(api: Api, path: str) -> None:
+    response = get(api, f"/environments/nothing/instance-statistics/{path}")
+    assert response.status_code == 404
+    assert response.json()["error"]["explanation"] == "Environment with id nothing not found"
+
+
+def test_request_statistics(api: Api) -> None:
+    token = api.token("p1", "u1")
+    api.client.get("/v1/templates", headers=api.headers(token))
+    api.client.get("/v1/templates/nothing", headers=api.headers(token))
+    response = api.client.get("/v1/stats", headers=api.headers(token))
+    assert response.status_code == 200
+    [entry] = response.json()
+    assert set(entry) == {"id", "host", "created", "updated", "request_count", "error_count",
+                          "average_response_time", "requests_per_tenant",
+                          "requests_per_second", "errors_per_second", "cpu_count",
+                          "cpu_percent"}
+    # the two requests before (a 404 is not a server error); this one counts when done
+    assert (entry["request_count"], entry["error_count"]) == (2, 0)
+    assert entry["requests_per_tenant"] == '{"p1": 2}'
+
+
+def test_request_statistics_need_a_token(api: Api) -> None:
+    assert api.client.get("/v1/stats").status_code == 401

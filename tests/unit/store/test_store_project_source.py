@@ -1,0 +1,46 @@
+"""The catalog as one project sees it: public packages and its own private ones."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from laguna.packages.errors import PackageNotFoundError
+from laguna.packages.versions import Version
+from laguna.store import packages as repo
+from laguna.store.db import Database
+from laguna.store.source import ProjectSource
+from tests.unit.store.test_store_packages import library
+
+
+@pytest.fixture()
+def catalog(database: Database, tmp_path: Path) -> Database:
+    with database.session() as session:
+        repo.import_package(session, library(tmp_path, "1.0.0"), owner_id="p1")
+        repo.import_package(session, library(tmp_path, "1.1.0"), owner_id="p2")
+        repo.import_package(session, library(tmp_path, "1.2.0"), owner_id="p2",
+                            is_public=True)
+        repo.import_package(session, library(tmp_path, "2.0.0", "com.example.Other"),
+                            owner_id="p2")
+    return database
+
+
+def test_a_project_sees_its_own_and_public_packages(catalog: Database) -> None:
+    source = ProjectSource(catalog, "p1")
+    assert source.names() == ["com.example.Lib"]
+    assert source.versions("com.example.Lib") == [Version("1.0.0"), Version("1.2.0")]
+    assert source.packages_with_class("com.example.Lib.C") == [
+        ("com.example.Lib", Version("1.0.0")), ("com.example.Lib", Version("1.2.0"))]
+    assert source.get("com.example.Lib", Version("1.2.0")).version == Version("1.2.0")
+
+
+def test_another_projects_private_package_is_not_found(catalog: Database) -> None:
+    source = ProjectSource(catalog, "p1")
+    with pytest.raises(PackageNotFoundError):
+        source.get("com.example.Lib", Version("1.1.0"))
+    assert source.versions("com.example.Other") == []
+    assert source.packages_with_class("com.example.Other.C") == []
+    owner = ProjectSource(catalog, "p2")
+    assert owner.names() == ["com.example.Lib", "com.example.Other"]
+    assert owner.versions("com.example.Lib") == [Version("1.1.0"), Version("1.2.0")]
