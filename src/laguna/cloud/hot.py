@@ -89,6 +89,15 @@ class Template:
     #: resource name -> what it depends on, found once by :func:`parse`
     references: t.Mapping[str, frozenset[str]] = dataclasses.field(
         default_factory=dict, compare=False, repr=False)
+    #: output name -> the resources its value refers to
+    output_references: t.Mapping[str, frozenset[str]] = dataclasses.field(
+        default_factory=dict, compare=False, repr=False)
+    #: names of the resources whose properties, and of the outputs whose values,
+    #: call get_attr: what they compute may change when other resources do
+    attribute_users: frozenset[str] = dataclasses.field(
+        default=frozenset(), compare=False, repr=False)
+    attribute_outputs: frozenset[str] = dataclasses.field(
+        default=frozenset(), compare=False, repr=False)
     _order: list[str] | None = dataclasses.field(default=None, compare=False, repr=False)
 
     def dependencies(self, name: str) -> set[str]:
@@ -210,12 +219,17 @@ def _collect_calls(value: t.Any, out: list[tuple[str, t.Any]]) -> None:
                 _collect_calls(item, out)
 
 
-def parse(data: t.Any, stack: str,
-          known_types: t.Container[str] | None = None) -> Template:
+def parse(data: t.Any, stack: str, known_types: t.Container[str] | None = None,
+          previous: Template | None = None) -> Template:
     """Check a template document and build its model.
 
     ``known_types``, when given, is the set of resource types the driver can
     realise; any other type fails with the resource's name and path.
+
+    ``previous``, the model of an earlier template of the same driver, saves
+    checking again a resource or output whose definition is the very same
+    object (not an equal one) as there: a stack growing by one server a push
+    is checked in time proportional to what changed, not to its size.
     """
     def fail(path: str, message: str, code: str | None = None,
              resource: str | None = None) -> t.NoReturn:
@@ -247,8 +261,16 @@ def parse(data: t.Any, stack: str,
                  errors.PARAMETER)
         parameters[name] = Parameter(name, ptype, spec.get("default"), "default" in spec)
 
+    # what ``previous`` checked holds as long as the parameters are the same
+    if previous is not None and data.get("parameters") != previous.raw.get("parameters"):
+        previous = None
+    known = previous.resources if previous is not None else {}
     resources: dict[str, Resource] = {}
     for name, spec in _section(data, "resources", fail).items():
+        old = known.get(name)
+        if old is not None and old.definition is spec:
+            resources[name] = old
+            continue
         path = f"resources.{name}"
         if not isinstance(spec, dict):
             fail(path, "a resource must be a mapping", resource=name)
@@ -275,7 +297,13 @@ def parse(data: t.Any, stack: str,
                                    tuple(depends), spec)
 
     outputs: dict[str, Output] = {}
+    specs: dict[str, t.Any] = {}
+    known_specs = (previous.raw.get("outputs") or {}) if previous is not None else {}
     for name, spec in _section(data, "outputs", fail).items():
+        specs[name] = spec
+        if known_specs.get(name) is spec and previous is not None:
+            outputs[name] = previous.outputs[name]
+            continue
         if not isinstance(spec, dict) or "value" not in spec:
             fail(f"outputs.{name}", "an output must be a mapping with a value")
         outputs[name] = Output(name, spec["value"], spec.get("description"))
@@ -293,18 +321,24 @@ def parse(data: t.Any, stack: str,
         return False
 
     def check(value: t.Any, base: Location, resource: str | None,
-              found: set[str] | None = None) -> None:
-        """Check the calls inside ``value``; add the resources they name to ``found``.
+              found: set[str]) -> bool:
+        """Check the calls inside ``value``; add the resources they name to
+        ``found``; True if one of them is a get_attr.
 
         One quick walk without paths; only a call that fails sends it through
         :func:`explain`, which walks again with the paths an error names."""
         calls: list[tuple[str, t.Any]] = []
         _collect_calls(value, calls)
+        attributes = False
         for call, arg in calls:
             if wrong(call, arg):
                 explain(value, base, resource)
-            if found is not None and call in ("get_resource", "get_attr"):
-                found.add(arg if call == "get_resource" else arg[0])
+            if call == "get_resource":
+                found.add(arg)
+            elif call == "get_attr":
+                found.add(arg[0])
+                attributes = True
+        return attributes
 
     def explain(value: t.Any, base: Location, resource: str | None) -> None:
         """Fail at the first call ``check`` refuses, naming where it is."""
@@ -330,20 +364,45 @@ def parse(data: t.Any, stack: str,
                          errors.PARAMETER, resource)
 
     references: dict[str, frozenset[str]] = {}
+    attribute_users: set[str] = set()
     for name, res in resources.items():
+        if previous is not None and previous.resources.get(name) is res:
+            # checked before: what it names must still be there
+            refs = previous.references[name]
+            if all(r in resources for r in refs):
+                references[name] = refs
+                if name in previous.attribute_users:
+                    attribute_users.add(name)
+                continue
         found = set(res.depends_on)
         where = Location(Location(None, "resources"), name)
-        check(res.properties, Location(where, "properties"), name, found)
+        if check(res.properties, Location(where, "properties"), name, found):
+            attribute_users.add(name)
         check(res.metadata, Location(where, "metadata"), name, found)
         for i, dep in enumerate(res.depends_on):
             if dep not in resources:
                 fail(f"resources.{name}.depends_on[{i}]",
                      f"reference to missing resource {dep!r}", errors.MISSING_RESOURCE, name)
         references[name] = frozenset(found)
+    output_references: dict[str, frozenset[str]] = {}
+    attribute_outputs: set[str] = set()
     for name, out in outputs.items():
-        check(out.value, Location(Location(Location(None, "outputs"), name), "value"), None)
+        if previous is not None and previous.outputs.get(name) is out:
+            refs = previous.output_references[name]
+            if all(r in resources for r in refs):
+                output_references[name] = refs
+                if name in previous.attribute_outputs:
+                    attribute_outputs.add(name)
+                continue
+        found = set()
+        if check(out.value, Location(Location(Location(None, "outputs"), name), "value"),
+                 None, found):
+            attribute_outputs.add(name)
+        output_references[name] = frozenset(found)
 
-    template = Template(stack, version, parameters, resources, outputs, data, references)
+    template = Template(stack, version, parameters, resources, outputs, data, references,
+                        output_references, frozenset(attribute_users),
+                        frozenset(attribute_outputs))
     template.order()   # a cycle fails at parse time
     return template
 
