@@ -177,3 +177,29 @@ def test_records_are_indexed_by_id_and_type_in_creation_order() -> None:
     assert [r.name for r in records.of_type("P")] == ["b", "a"]
     assert records.by_id("1") is None and records.by_id("4") is records["a"]
     assert records.by_id(["unhashable"]) is None
+
+
+def test_order_is_graphlibs_a_round_at_a_time() -> None:
+    import random
+    chance = random.Random(7)
+    for _ in range(200):
+        names = [f"r{i}" for i in range(chance.randint(1, 25))]
+        chance.shuffle(names)
+        resources: dict[str, t.Any] = {}
+        for i, name in enumerate(names):
+            # depend only on names later in a hidden order: no cycles
+            deps = chance.sample(names[i + 1:], k=min(len(names) - i - 1, chance.randint(0, 3)))
+            resources[name] = {"type": "T", "depends_on": deps}
+        order = list(resources)
+        chance.shuffle(order)
+        parsed = hot.parse({"resources": {n: resources[n] for n in order}}, "env-1")
+        position = {n: i for i, n in enumerate(parsed.resources)}
+        assert parsed.order() == parsed._sorted_by_graphlib(position)
+
+
+def test_a_dependency_cycle_is_named_as_graphlib_finds_it() -> None:
+    with pytest.raises(TemplateError, match="dependency cycle: ") as info:
+        hot.parse({"resources": {"a": {"type": "T", "depends_on": "b"},
+                                 "b": {"type": "T", "depends_on": ["c"]},
+                                 "c": {"type": "T", "depends_on": ["a"]}}}, "env-1")
+    assert info.value.path == "resources"

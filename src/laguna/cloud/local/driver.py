@@ -204,9 +204,16 @@ class _Realm:
 
     def launched(self, record: ResourceRecord) -> bool:
         """True if the host's agent was ready and still runs."""
-        launch = _launch(record)
-        return (launch is not None and record.data.get("url") is not None
-                and processes.alive(launch.pid, launch.start_time))
+        launch = record.data.get("launch")
+        if not launch or record.data.get("url") is None:
+            return False
+        child = self.cloud._children.get(str(launch.get("marker")))
+        if child is not None and child.pid == launch.get("pid"):
+            # a child of this process is a zombie until waited for, so its pid
+            # cannot be reused: waitpid answers without reading /proc (every
+            # push asks this of every server of the stack)
+            return child.poll() is None
+        return processes.alive(launch["pid"], launch["start_time"])
 
     # -- hosts ---------------------------------------------------------------
 
