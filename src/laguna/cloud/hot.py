@@ -393,17 +393,26 @@ def parse(data: t.Any, stack: str, known_types: t.Container[str] | None = None,
                     fail(str(at), f"reference to missing parameter {pname!r}",
                          errors.PARAMETER, resource)
 
+    def reused(name: str, entry: t.Any, before: t.Mapping[str, t.Any],
+               before_refs: t.Mapping[str, frozenset[str]], before_users: frozenset[str],
+               refs: dict[str, frozenset[str]], users: set[str]) -> bool:
+        """True if ``entry`` is ``previous``'s own, checked then, and what it
+        names is still there: its references and get_attr use carry over."""
+        if before.get(name) is not entry or not all(r in resources
+                                                     for r in before_refs[name]):
+            return False
+        refs[name] = before_refs[name]
+        if name in before_users:
+            users.add(name)
+        return True
+
     references: dict[str, frozenset[str]] = {}
     attribute_users: set[str] = set()
     for name, res in resources.items():
-        if previous is not None and previous.resources.get(name) is res:
-            # checked before: what it names must still be there
-            refs = previous.references[name]
-            if all(r in resources for r in refs):
-                references[name] = refs
-                if name in previous.attribute_users:
-                    attribute_users.add(name)
-                continue
+        if previous is not None and reused(name, res, previous.resources, previous.references,
+                                           previous.attribute_users, references,
+                                           attribute_users):
+            continue
         found = set(res.depends_on)
         where = Location(Location(None, "resources"), name)
         if check(res.properties, Location(where, "properties"), name, found):
@@ -417,13 +426,11 @@ def parse(data: t.Any, stack: str, known_types: t.Container[str] | None = None,
     output_references: dict[str, frozenset[str]] = {}
     attribute_outputs: set[str] = set()
     for name, out in outputs.items():
-        if previous is not None and previous.outputs.get(name) is out:
-            refs = previous.output_references[name]
-            if all(r in resources for r in refs):
-                output_references[name] = refs
-                if name in previous.attribute_outputs:
-                    attribute_outputs.add(name)
-                continue
+        if previous is not None and reused(name, out, previous.outputs,
+                                           previous.output_references,
+                                           previous.attribute_outputs, output_references,
+                                           attribute_outputs):
+            continue
         found = set()
         if check(out.value, Location(Location(Location(None, "outputs"), name), "value"),
                  None, found):
