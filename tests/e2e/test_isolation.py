@@ -4,12 +4,13 @@ their own, reachable through the cloud's bridge, and nothing left after."""
 from __future__ import annotations
 
 import ipaddress
-import json
 import os
 import shutil
 from pathlib import Path
 
 import pytest
+
+from laguna.cloud.local.statefiles import StateFiles
 
 from .helpers import EXAMPLES, laguna, nothing_left, unreachable, wait_for_page
 
@@ -28,10 +29,10 @@ def test_web_server_on_a_host_with_its_own_namespace(workdir: Path) -> None:
     address = url.split("//")[1].split(":")[0]
     assert ipaddress.ip_address(address) in ipaddress.ip_network(RANGE)
     assert "Hello from laguna" in wait_for_page(url, "Hello from laguna")
-    namespaces = [record["data"]["netns"]
-                  for stack in (workdir / ".laguna" / "cloud" / "stacks").glob("*.json")
-                  for record in json.loads(stack.read_text())["records"]
-                  if "netns" in record["data"]]
+    files = StateFiles(workdir / ".laguna" / "cloud" / "stacks")
+    namespaces = [record.data["netns"] for stack in files.stacks()
+                  for record in files.load(stack).records.values()  # type: ignore[union-attr]
+                  if "netns" in record.data]
     assert len(namespaces) == 1 and os.path.exists(f"/run/netns/{namespaces[0]}")
 
     # the kept isolation: undeploy names none

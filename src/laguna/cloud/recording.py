@@ -88,6 +88,7 @@ class RecordingCloud:
 
     def __init__(self) -> None:
         self.pushes: list[Push] = []
+        self._recorded: dict[str, dict[str, t.Any]] = {}     # stack -> its last push's template
         self._stacks: dict[str, StackState] = {}
         self._next_address: dict[str, int] = {}    # per placeholder network
         # engines call from several threads (parallel deployments of servers);
@@ -98,10 +99,12 @@ class RecordingCloud:
                    parameters: t.Mapping[str, t.Any] | None = None,
                    files: t.Mapping[str, str] | None = None) -> StackResult:
         with self._lock:
-            self.pushes.append(Push(stack, stacks.copy_data(dict(template)),
-                                    stacks.copy_data(dict(parameters or {}))))
+            # what the stack's last push recorded is shared, not copied again
+            kept = stacks.share_copy(dict(template), self._recorded.get(stack))
+            self._recorded[stack] = kept
+            self.pushes.append(Push(stack, kept, stacks.copy_data(dict(parameters or {}))))
             state = self._stacks.setdefault(stack, StackState(stack))
-            diff = stacks.apply(_Realm(self, state), template, parameters or {}, files or {})
+            diff = stacks.apply(_Realm(self, state), kept, parameters or {}, files or {})
             return StackResult(stack, dict(state.outputs), tuple(self.hosts(stack)), diff)
 
     def get_template(self, stack: str) -> dict[str, t.Any] | None:
@@ -120,6 +123,7 @@ class RecordingCloud:
             state = self._stacks.pop(stack, None)
             if state is not None:
                 self.pushes.append(Push(stack, None, {}))
+                self._recorded.pop(stack, None)
                 stacks.delete_all(_Realm(self, state))
 
     def stacks(self) -> list[str]:

@@ -67,6 +67,9 @@ class StoreReporter(MemoryReporter):
         self.database = database
         self.environment_id = environment_id
         self.deployment_id = deployment_id
+        # the environment's stored components, read at the first change: the
+        # run holds the environment, so nothing else writes them meanwhile
+        self._stored: dict[str, t.Any] | None = None
 
     def _keep_report(self, report: Report) -> None:
         with self.database.session() as session:
@@ -75,4 +78,9 @@ class StoreReporter(MemoryReporter):
 
     def _keep_component(self, object_id: str, component: Component) -> None:
         with self.database.session() as session:
-            repo.set_component(session, self.environment_id, object_id, component.to_json())
+            if self._stored is None:
+                self._stored = repo.get_components(session, self.environment_id)
+                if self._stored is None:
+                    return      # the environment is gone
+            self._stored[object_id] = component.to_json()
+            repo.write_components(session, self.environment_id, self._stored)

@@ -319,6 +319,38 @@ def _fast_str(*args: t.Any) -> t.Any:
     return NO_VALUE
 
 
+_SIZED = frozenset((tuple, str, utils.FrozenDict, dict, frozenset))
+
+
+def _fast_len(*args: t.Any) -> t.Any:
+    # yaql's len of a sequence, string, mapping or set is Python's
+    if len(args) != 1 or type(args[0]) not in _SIZED:
+        return NO_VALUE
+    return len(args[0])
+
+
+def _fast_get(compiler: Compiler, arg_nodes: t.Sequence[t.Any]) -> t.Any:
+    """`$dict.get(key)` and `$dict.get(key, default)`: yaql's dict_get."""
+    if compiler.legacy or not 1 <= len(arg_nodes) <= 2:
+        return None
+    positional, named = compiler._call_args(arg_nodes)
+    if named:
+        return None
+    key = positional[0]
+    default = positional[1] if len(positional) == 2 else None
+
+    def get(scope: t.Any, receiver: t.Any) -> t.Any:
+        if type(receiver) is not utils.FrozenDict:
+            return NO_VALUE
+        k = key(scope)
+        value = default(scope) if default is not None else None
+        # (an unhashable key raises the TypeError yaql's dict_get raises)
+        return receiver.get(k, value)
+    return get
+
+
 def register(table: FunctionTable) -> None:
     table.add_fast_function("list", _fast_list)
     table.add_fast_function("str", _fast_str)
+    table.add_fast_function("len", _fast_len)
+    table.add_fast_method("get", _fast_get)

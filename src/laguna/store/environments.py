@@ -136,14 +136,17 @@ def append_report(session: Session, deployment_id: str, level: str, text: str,
                                      "time": time})
 
 
-def set_component(session: Session, environment_id: str, object_id: str,
-                  component: t.Mapping[str, t.Any]) -> None:
-    """Set one entry of an environment's components (nothing if it is gone),
-    reading and writing that column only."""
+def get_components(session: Session, environment_id: str) -> dict[str, t.Any] | None:
+    """An environment's components (None if it is gone), reading that column only."""
     components = session.scalar(_COMPONENTS, {"environment_id": environment_id})
-    if components is not None:
-        session.execute(_SET_COMPONENTS, {"environment_id": environment_id, "components":
-                                          {**components, object_id: dict(component)}})
+    return dict(components) if components is not None else None
+
+
+def write_components(session: Session, environment_id: str,
+                     components: t.Mapping[str, t.Any]) -> None:
+    """Replace an environment's components, writing that column only."""
+    session.execute(_SET_COMPONENTS, {"environment_id": environment_id,
+                                      "components": dict(components)})
 
 
 def list_reports(session: Session, deployment_id: str) -> list[StatusReport]:

@@ -43,3 +43,10 @@ def leftovers(cloud: LocalCloud) -> tuple[dict[int, str], list[str]]:
 
 def pid_alive(pid: int) -> bool:
     return processes.alive(pid)
+
+
+def stack_state(cloud: LocalCloud, stack: str) -> dict[str, t.Any]:
+    """The stack's state file as the cloud reads it (records whole)."""
+    state = cloud.files.load(stack)
+    assert state is not None
+    return state.to_json()

@@ -17,7 +17,7 @@ import pytest
 from laguna.cloud.local import processes
 from laguna.cloud.local.driver import LocalCloud
 
-from .helpers import AGENT, STANDIN, health, leftovers, pid_alive, wait_for
+from .helpers import AGENT, STANDIN, health, leftovers, pid_alive, stack_state, wait_for
 
 MakeCloud = t.Callable[..., LocalCloud]
 CAN_PIDNS = os.geteuid() == 0 and shutil.which("unshare") is not None
@@ -46,7 +46,7 @@ def test_deleting_a_host_kills_its_double_forked_setsid_daemon(
     cloud = make_cloud(agent_command=(*AGENT, "--daemon"), containment=containment)
     cloud.push_stack("env-1", {"resources": {"web": {"type": "OS::Nova::Server"}}})
     daemon = find_daemon(cloud)
-    state = json.loads((cloud.directory / "stacks" / "env-1.json").read_text())
+    state = stack_state(cloud, "env-1")
     launcher = state["records"][0]["data"]["launch"]["pid"]
     assert os.getsid(daemon) != os.getsid(launcher)      # it left the agent's session
     cloud.delete_stack("env-1")
@@ -59,7 +59,7 @@ def test_daemon_is_killed_even_if_its_agent_died_first(
     cloud = make_cloud(agent_command=(*AGENT, "--daemon"), containment=containment)
     cloud.push_stack("env-1", {"resources": {"web": {"type": "OS::Nova::Server"}}})
     daemon = find_daemon(cloud)
-    state = json.loads((cloud.directory / "stacks" / "env-1.json").read_text())
+    state = stack_state(cloud, "env-1")
     os.kill(state["records"][0]["data"]["launch"]["pid"], signal.SIGKILL)
     cloud.delete_stack("env-1")
     assert not pid_alive(daemon)

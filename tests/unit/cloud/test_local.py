@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import ipaddress
-import json
 import os
 import signal
 import typing as t
@@ -15,7 +14,7 @@ from laguna.cloud import Cloud, CloudError, HostError, StackNotFound, TemplateEr
 from laguna.cloud.hot import Diff
 from laguna.cloud.local.driver import LocalCloud
 
-from .helpers import AGENT, health, leftovers, pid_alive, wait_for
+from .helpers import AGENT, health, leftovers, pid_alive, stack_state, wait_for
 
 MakeCloud = t.Callable[..., LocalCloud]
 
@@ -28,7 +27,7 @@ def servers(*names: str) -> dict[str, t.Any]:
 
 
 def agent_pid(cloud: LocalCloud, stack: str, name: str) -> int:
-    state = json.loads((cloud.directory / "stacks" / f"{stack}.json").read_text())
+    state = stack_state(cloud, stack)
     [record] = [r for r in state["records"] if r["name"] == name]
     return int(record["data"]["launch"]["pid"])
 
@@ -161,7 +160,7 @@ def test_port_address_is_the_host_address(cloud: LocalCloud) -> None:
     [host] = result.hosts
     assert result.outputs == {"port": host.address, "fip": host.address,
                               "nets": {"env-net": [host.address]}}
-    state = json.loads((cloud.directory / "stacks" / "env-1.json").read_text())
+    state = stack_state(cloud, "env-1")
     [port] = [r for r in state["records"] if r["name"] == "port"]
     assert port["data"]["logical_address"] == "10.0.0.2"
 

@@ -15,7 +15,7 @@ import pytest
 from laguna.cloud import IsolationError
 from laguna.cloud.local.driver import LocalCloud
 
-from .helpers import health, pid_alive
+from .helpers import health, pid_alive, stack_state
 
 pytestmark = pytest.mark.skipif(os.geteuid() != 0 or shutil.which("ip") is None,
                                 reason="needs root and iproute2")
@@ -26,7 +26,7 @@ TEMPLATE = {"resources": {"web": {"type": "OS::Nova::Server"},
 
 
 def namespaces(cloud: LocalCloud, stack: str) -> list[str]:
-    state = json.loads((cloud.directory / "stacks" / f"{stack}.json").read_text())
+    state = stack_state(cloud, stack)
     return [r["data"]["netns"] for r in state["records"]]
 
 
@@ -66,7 +66,7 @@ def test_hosts_reach_each_other(cloud: LocalCloud) -> None:
 def test_delete_removes_namespaces_and_the_bridge(cloud: LocalCloud) -> None:
     cloud.push_stack("env-1", TEMPLATE)
     names = namespaces(cloud, "env-1")
-    state = json.loads((cloud.directory / "stacks" / "env-1.json").read_text())
+    state = stack_state(cloud, "env-1")
     pids = [r["data"]["launch"]["pid"] for r in state["records"]]
     assert bridge_exists()
     cloud.delete_stack("env-1")

@@ -19,6 +19,7 @@ import datetime
 import json
 import time
 import typing as t
+import typing as t
 from pathlib import Path
 
 from laguna.deploy.context import RunContext, StoredPackage
@@ -39,11 +40,17 @@ class FakeFrontend:
         return path.suffix == ".fake"
 
     def prepare(self, path: Path, options: PrepareOptions) -> Blueprint:
-        data = json.loads(path.read_text())
+        return self._blueprint(json.loads(path.read_text()), str(path), options)
+
+    def prepare_data(self, data: t.Mapping[str, t.Any], options: PrepareOptions) -> Blueprint:
+        return self._blueprint(data, "<data>", options)
+
+    def _blueprint(self, data: t.Mapping[str, t.Any], source: str,
+                   options: PrepareOptions) -> Blueprint:
         if "reject" in data:
             raise Rejected(data["reject"]["kind"], data["reject"]["message"])
         model = {"components": data.get("components", []), "settings": dict(options.settings)}
-        return Blueprint(language=self.language, source=str(path), model=model,
+        return Blueprint(language=self.language, source=source, model=model,
                          packages=(PACKAGE,), name=data.get("name"), payload=data)
 
     def deploy(self, blueprint: Blueprint, context: RunContext) -> Outcome:

@@ -510,3 +510,37 @@ def test_a_namespace_prefix_names_its_own_namespace():
 def test_other_binary_operators_get_both_evaluated_operands():
     assert run("$s =~ $p", s="abc", p="b") is True
     assert run("$s =~ $p", s="abc", p="x") is False
+
+
+@pytest.mark.parametrize("text", ["len($t)", "len($s)", "len($d)", "len($e)"])
+def test_len_of_a_sized_value_answers_without_yaql_as_yaql_does(spy, text):
+    values = dict(t=(1, 2, 3), s="four", d=utils.FrozenDict(a=1, b=2), e=frozenset({1}))
+    assert run(text, **values) == run(text, legacy=True, **values)
+    assert spy.names == ["len"]      # the legacy run's, through yaql
+
+
+def test_len_of_anything_else_goes_to_yaql(spy):
+    assert run("len($l.where($ > 1))", l=(1, 2, 3)) == 2
+    assert "len" in spy.names
+
+
+def test_get_of_a_mapping_answers_without_yaql(spy):
+    d = utils.FrozenDict(a=1, n=None)
+    assert run("$d.get(a)", d=d) == 1
+    assert run("$d.get(z)", d=d) is None
+    assert run("$d.get(z, 3)", d=d) == 3
+    assert run("$d.get(n, 3)", d=d) is None
+    assert spy.names == []
+
+
+def test_get_with_a_named_argument_or_of_another_value_goes_to_yaql(spy):
+    d = utils.FrozenDict(a=1)
+    assert run("$d.get(z, default => 3)", d=d) == 3
+    with pytest.raises(Exception, match="get"):
+        run("$l.get(0)", l=(1,))
+    assert spy.names == ["get", "get"]
+
+
+def test_get_in_the_legacy_engine_goes_to_yaql(spy):
+    assert run("$d.get(a)", legacy=True, d=utils.FrozenDict(a=1)) == 1
+    assert spy.names == ["get"]

@@ -2,7 +2,7 @@
 
 State lives under one directory (a working directory's ``.laguna/cloud/``)::
 
-    stacks/<stack>.json        the stack's records, replaced atomically
+    stacks/<stack>.json        the stack's records: a snapshot and what each save changed
     stacks/<stack>.lock        held (fcntl) while a push or delete runs
     hosts/<stack>/<server>/    the host's own tree; its HOME and the agent's root
     run/<stack>/<server>/      ready.json and agent.log of the host's agent
@@ -74,7 +74,7 @@ class LocalCloud:
                    parameters: t.Mapping[str, t.Any] | None = None,
                    files: t.Mapping[str, str] | None = None) -> StackResult:
         with self.files.locked(stack):
-            realm = _Realm(self, self.files.load(stack) or StackState(stack))
+            realm = _Realm(self, self.files.load(stack, cached=True) or StackState(stack))
             unfinished = self.files.begin(stack)
             try:
                 self._recover(realm, unfinished)
@@ -103,7 +103,7 @@ class LocalCloud:
 
     def delete_stack(self, stack: str) -> None:
         with self.files.locked(stack):
-            realm = _Realm(self, self.files.load(stack) or StackState(stack))
+            realm = _Realm(self, self.files.load(stack, cached=True) or StackState(stack))
             self.files.begin(stack)
             # Every process of the stack in one sweep, rather than a sweep a host.
             launches = [_launch(r) for r in realm.state.of_type(Server.name)]
@@ -204,9 +204,16 @@ class _Realm:
 
     def launched(self, record: ResourceRecord) -> bool:
         """True if the host's agent was ready and still runs."""
-        launch = _launch(record)
-        return (launch is not None and record.data.get("url") is not None
-                and processes.alive(launch.pid, launch.start_time))
+        launch = record.data.get("launch")
+        if not launch or record.data.get("url") is None:
+            return False
+        child = self.cloud._children.get(str(launch.get("marker")))
+        if child is not None and child.pid == launch.get("pid"):
+            # a child of this process is a zombie until waited for, so its pid
+            # cannot be reused: waitpid answers without reading /proc (every
+            # push asks this of every server of the stack)
+            return child.poll() is None
+        return processes.alive(launch["pid"], launch["start_time"])
 
     # -- hosts ---------------------------------------------------------------
 

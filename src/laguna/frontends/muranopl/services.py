@@ -20,7 +20,7 @@ import typing as t
 
 from laguna.agent.errors import AgentClientError, AgentPlanRejected, AgentTimeout
 from laguna.cloud.errors import CloudError, StackNotFound
-from laguna.cloud.stacks import copy_data
+from laguna.cloud.stacks import copy_data, share_copy
 from laguna.corelib.services import RecordingServices
 from laguna.deploy.context import Reporter
 from laguna.deploy.result import Component
@@ -89,13 +89,18 @@ class CloudServices:
         #: the host and name of the last plan sent (named in a script failure)
         self.last_plan: dict[str, t.Any] | None = None
         self._network = RecordingServices(environment_id, environment_name)
+        #: stack -> the template its last plan entry holds
+        self._planned: dict[str, dict[str, t.Any]] = {}
 
     # -- orchestration ------------------------------------------------------------------
     def push_stack(self, name: str, template: dict[str, t.Any],
                    parameters: dict[str, t.Any]) -> dict[str, t.Any]:
         if self.plan is not None:
-            self.plan.append({"kind": "stack", "stack": name,
-                              "template": copy_data(template)})
+            # the parts equal to the stack's last planned template are shared with it
+            last = self._planned.get(name)
+            planned = share_copy(template, last)
+            self._planned[name] = planned
+            self.plan.append({"kind": "stack", "stack": name, "template": planned})
         self.stacks.add(name)
         self._hosts.pop(name, None)
         try:
