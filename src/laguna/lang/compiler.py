@@ -24,8 +24,7 @@ from yaql.language import runner, utils
 from laguna.lang import dispatch, limits
 from laguna.lang.functions import FunctionTable, language_functions
 from laguna.lang.objects import MuranoObject
-from laguna.lang.scope import NO_VALUE, lookup, normalize_name
-from laguna.yaql import engine as yaql_engine
+from laguna.lang.scope import NO_VALUE, engine_of, lookup, normalize_name
 
 Fn = t.Callable[[t.Any], t.Any]
 
@@ -65,13 +64,7 @@ class CompiledArg(ast.Expression):  # type: ignore[misc]
         return str(self.source)
 
 
-def _engine(scope: t.Any, legacy: bool) -> t.Any:
-    """The yaql engine of the running executor: compiled code is shared by
-    every executor, but each applies its own limits (collection sizes, memory)."""
-    frame = getattr(scope, "frame", None)
-    if frame is None:
-        return yaql_engine.create_engine(legacy)
-    return frame.executor.yaql_engines[legacy]
+_engine = engine_of
 
 
 class Compiler:
@@ -377,6 +370,11 @@ class Compiler:
         builtin = self.functions.functions.get(name)
         if builtin is not None:
             return dispatch.compile_builtin(self, builtin, node.args)
+        compiled = self.functions.compiled_functions.get(name)
+        if compiled is not None and not self.legacy:
+            direct: Fn | None = compiled(self, node.args)
+            if direct is not None:
+                return direct
         slow = self.fallback(name, node.args)
         fast = self.functions.fast_functions.get(name) if not self.legacy else None
         if fast is not None and all(not isinstance(a, ast.MappingRuleExpression)

@@ -319,16 +319,6 @@ def _fast_str(*args: t.Any) -> t.Any:
     return NO_VALUE
 
 
-_SIZED = frozenset((tuple, str, utils.FrozenDict, dict, frozenset))
-
-
-def _fast_len(*args: t.Any) -> t.Any:
-    # yaql's len of a sequence, string, mapping or set is Python's
-    if len(args) != 1 or type(args[0]) not in _SIZED:
-        return NO_VALUE
-    return len(args[0])
-
-
 def _fast_get(compiler: Compiler, arg_nodes: t.Sequence[t.Any]) -> t.Any:
     """`$dict.get(key)` and `$dict.get(key, default)`: yaql's dict_get."""
     if compiler.legacy or not 1 <= len(arg_nodes) <= 2:
@@ -352,5 +342,4 @@ def _fast_get(compiler: Compiler, arg_nodes: t.Sequence[t.Any]) -> t.Any:
 def register(table: FunctionTable) -> None:
     table.add_fast_function("list", _fast_list)
     table.add_fast_function("str", _fast_str)
-    table.add_fast_function("len", _fast_len)
     table.add_fast_method("get", _fast_get)

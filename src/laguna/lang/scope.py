@@ -12,6 +12,8 @@ import typing as t
 
 from yaql.language import contexts, utils
 
+from laguna.yaql import engine as yaql_engine
+
 if t.TYPE_CHECKING:
     from laguna.lang.executor import Executor
     from laguna.lang.types import Method, MuranoClass
@@ -69,6 +71,39 @@ class Scope(contexts.Context):  # type: ignore[misc]
         data = self._data
         data["$1"] = this
         data["$this"] = this
+
+
+def engine_of(scope: t.Any, legacy: bool) -> t.Any:
+    """The yaql engine of the executor running ``scope``: compiled code is
+    shared by every executor, but each applies its own limits (collection
+    sizes, memory)."""
+    frame = getattr(scope, "frame", None)
+    if frame is None:
+        return yaql_engine.create_engine(legacy)
+    return frame.executor.yaql_engines[legacy]
+
+
+_new_scope = object.__new__
+
+
+def item_scope(parent: t.Any, item: t.Any) -> Scope:
+    """A child of ``parent`` with `$` (`$1`) bound to ``item``: what a yaql
+    lambda (`select($ * 2)`) sees for one item, one fresh context per call as
+    yaql makes it. Built without yaql's constructor chain, which a query pays
+    on every item."""
+    if type(parent) is not Scope:
+        child = Scope(parent)
+        child._data["$1"] = item
+        return child
+    child = _new_scope(Scope)
+    child._parent_context = parent
+    child._convention = parent._convention
+    child._functions = {}
+    child._data = {"$1": item}
+    child._exclusive_funcs = set()
+    child.frame = parent.frame
+    child.contract = parent.contract
+    return child
 
 
 def lookup(scope: t.Any, name: str) -> t.Any:

@@ -28,6 +28,7 @@ import typing as t
 
 from laguna.lang import builtins, dispatch
 from laguna.lang.dispatch import Builtin
+from laguna.lang.functions import queries
 from laguna.yaql import engine as yaql_engine
 
 
@@ -45,6 +46,9 @@ class FunctionTable:
         self.fast_functions: dict[str, t.Callable[..., t.Any]] = {}
         #: method forms with a direct path: built at compile time from the arguments
         self.fast_methods: dict[str, t.Callable[..., t.Any]] = {}
+        #: function forms compiled whole (non-legacy engines only): built at
+        #: compile time from the argument nodes, None to leave the call to yaql
+        self.compiled_functions: dict[str, t.Callable[..., t.Any]] = {}
         self._yaql_functions: list[tuple[t.Any, tuple[t.Any, ...], dict[str, t.Any]]] = []
         #: contexts built from this table and shared by executors (legacy flag ->
         #: context, see ``lang.functions.engine_context``); a new yaql function drops them
@@ -65,6 +69,9 @@ class FunctionTable:
 
     def add_fast_method(self, name: str, fn: t.Callable[..., t.Any]) -> None:
         self.fast_methods[name] = fn
+
+    def add_compiled_function(self, name: str, factory: t.Callable[..., t.Any]) -> None:
+        self.compiled_functions[name] = factory
 
     def register_function(self, spec: t.Any, *args: t.Any, **kwargs: t.Any) -> None:
         """A yaql function (``@specs`` decorated), registered in each root
@@ -88,7 +95,7 @@ class FunctionModule(t.Protocol):
 
 
 #: the language's own function modules, in registration order
-LANGUAGE_MODULES: tuple[types.ModuleType, ...] = (dispatch, builtins)
+LANGUAGE_MODULES: tuple[types.ModuleType, ...] = (dispatch, builtins, queries)
 
 
 def build_table(modules: t.Iterable[FunctionModule | types.ModuleType]) -> FunctionTable:
