@@ -50,6 +50,16 @@ class Reporter(t.Protocol):
         """A deployed object's state changed (``deploying``, ``deployed``, ``failed``...)."""
         ...
 
+    def track(self, object_id: str, kind: str, type_name: str, title: str | None = None,
+              unit_count: int | None = None) -> None:
+        """An object begins to count in the usage statistics: ``kind`` is
+        ``application`` or ``server``; tracking it again updates ``unit_count``."""
+        ...
+
+    def untrack(self, object_id: str) -> None:
+        """A tracked object is gone: it stops counting (its time is kept)."""
+        ...
+
 
 @dataclasses.dataclass(frozen=True)
 class Timeouts:

@@ -15,9 +15,13 @@ import typing as t
 from laguna.deploy.events import ComponentChanged, EventSink, ReportEmitted
 from laguna.deploy.result import LEVELS, Component, Report
 from laguna.store import environments as repo
+from laguna.store import instances as usage
 from laguna.store.db import Database
 
 Clock = t.Callable[[], datetime.datetime]
+
+#: what a tracked object counts as in the usage statistics, with the original's codes
+USAGE_KINDS = {"application": usage.APPLICATION, "server": usage.INSTANCE}
 
 
 def _check_level(level: str) -> str:
@@ -51,6 +55,15 @@ class MemoryReporter:
             self._keep_component(object_id, component)
         self.sink(ComponentChanged(self.environment, object_id, component))
 
+    def track(self, object_id: str, kind: str, type_name: str, title: str | None = None,
+              unit_count: int | None = None) -> None:
+        """Usage statistics are the store's; a run that keeps nothing counts nothing."""
+        if kind not in USAGE_KINDS:
+            raise ValueError(f"usage kind {kind!r} is not one of {', '.join(USAGE_KINDS)}")
+
+    def untrack(self, object_id: str) -> None:
+        """As :meth:`track`: nothing to keep here."""
+
     def _keep_report(self, report: Report) -> None:
         """Subclasses store the report; nothing here."""
 
@@ -61,11 +74,12 @@ class MemoryReporter:
 class StoreReporter(MemoryReporter):
     """Commits every report and component state to the store as it arrives."""
 
-    def __init__(self, database: Database, environment_id: str, deployment_id: str,
-                 environment: str, sink: EventSink, clock: Clock) -> None:
+    def __init__(self, database: Database, environment_id: str, project: str,
+                 deployment_id: str, environment: str, sink: EventSink, clock: Clock) -> None:
         super().__init__(environment, sink, clock)
         self.database = database
         self.environment_id = environment_id
+        self.project = project
         self.deployment_id = deployment_id
         # the environment's stored components, read at the first change: the
         # run holds the environment, so nothing else writes them meanwhile
@@ -75,6 +89,18 @@ class StoreReporter(MemoryReporter):
         with self.database.session() as session:
             repo.append_report(session, self.deployment_id, report.level, report.text,
                                report.object, report.time)
+
+    def track(self, object_id: str, kind: str, type_name: str, title: str | None = None,
+              unit_count: int | None = None) -> None:
+        super().track(object_id, kind, type_name, title, unit_count)
+        with self.database.session() as session:
+            usage.track_instance(session, self.environment_id, self.project, object_id,
+                                 USAGE_KINDS[kind], type_name, title, unit_count,
+                                 self.clock())
+
+    def untrack(self, object_id: str) -> None:
+        with self.database.session() as session:
+            usage.destroy_instance(session, self.environment_id, object_id, self.clock())
 
     def _keep_component(self, object_id: str, component: Component) -> None:
         with self.database.session() as session:

@@ -219,7 +219,8 @@ class Service:
                                       database)
             sink(DeploymentStarted(name, started.deployment_id, operation.value, self.clock()))
             reporter = StoreReporter(database, started.stored.environment_id,
-                                     started.deployment_id, name, sink, self.clock)
+                                     started.stored.project, started.deployment_id, name,
+                                     sink, self.clock)
             context = self._context(started.stored, reporter, self.workdir.cloud_dir,
                                     dry_run=False)
             outcome, rejected = self._run(started.frontend, operation, context,

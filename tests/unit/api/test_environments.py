@@ -361,3 +361,28 @@ def test_delete_destroys_then_forgets_the_environment(api: Api) -> None:
     assert api.run_tasks() == 1
     assert api.client.get(f"/v1/environments/{env_id}",
                           headers=api.headers(token)).status_code == 404
+
+
+# -- usage statistics -------------------------------------------------------------------
+def test_a_deployment_tracks_its_servers_and_a_removed_one_stops_counting(api: Api) -> None:
+    token = api.token()
+    env_id, _ = deployed(api, token)
+    path = f"/v1/environments/{env_id}/instance-statistics/raw"
+    [row] = api.client.get(path, headers=api.headers(token)).json()
+    assert {key: row[key] for key in ("type", "instance_id", "type_name", "type_title",
+                                      "unit_count", "active")} == {
+        "type": 200, "instance_id": "vm1", "active": True, "unit_count": 1,
+        "type_name": "io.murano.resources.LinuxMuranoInstance", "type_title": None}
+
+    session_id = configure(api, token, env_id)
+    removed = api.client.delete(f"/v1/environments/{env_id}/services/app1",
+                                headers=api.headers(token, session_id))
+    assert removed.status_code == 200, removed.text
+    api.client.post(f"/v1/environments/{env_id}/sessions/{session_id}/deploy",
+                    headers=api.headers(token))
+    assert api.run_tasks() == 1
+    [row] = api.client.get(path, headers=api.headers(token)).json()
+    assert (row["instance_id"], row["active"]) == ("vm1", False)
+    aggregated = api.client.get(f"/v1/environments/{env_id}/instance-statistics/aggregated",
+                                headers=api.headers(token)).json()
+    assert [(entry["type"], entry["count"]) for entry in aggregated] == [(200, 1)]

@@ -35,6 +35,13 @@ class Reports:
     def component(self, object_id: str, type: str, name: str, state: str) -> None:
         self.components.append((object_id, state))
 
+    def track(self, object_id: str, kind: str, type_name: str, title: str | None = None,
+              unit_count: int | None = None) -> None:
+        self.components.append((object_id, f"tracked as {kind}"))
+
+    def untrack(self, object_id: str) -> None:
+        self.components.append((object_id, "untracked"))
+
 
 def write(path: Path, data: object) -> Path:
     path.write_text(json.dumps(data))

@@ -216,5 +216,12 @@ class CloudServices:
                 data.get("type_title") or kind.rsplit(".", 1)[-1]), state="deployed")
             self.components[instance] = component
             self.reporter.component(instance, component.type, component.name, "deployed")
+            unit_count = data.get("unit_count")
+            self.reporter.track(
+                instance, "application" if data.get("instance_type") == "application"
+                else "server", kind,
+                None if data.get("type_title") is None else str(data["type_title"]),
+                unit_count if isinstance(unit_count, int) else None)
         elif event == "murano.untrack_instance":
             self.components.pop(instance, None)
+            self.reporter.untrack(instance)
