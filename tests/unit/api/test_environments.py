@@ -3,8 +3,11 @@ with the original's codes and messages."""
 
 from __future__ import annotations
 
+import concurrent.futures
+import threading
 import typing as t
 
+from laguna.store.models import ConfigurationSession
 from tests.unit.api.conftest import EXAMPLES, Api
 from tests.unit.api.packages import fault
 
@@ -267,6 +270,29 @@ def test_deploying_one_session_invalidates_the_others(api: Api) -> None:
     response = api.client.post(f"/v1/environments/{env_id}/sessions/{second}/deploy",
                                headers=api.headers(token))
     assert response.json() == invalid
+
+
+def test_sessions_deployed_at_the_same_moment_admit_exactly_one(api: Api) -> None:
+    # eight sessions of one environment, each deployed from its own thread at once
+    token = api.token()
+    api.import_package(EXAMPLES / "webserver")
+    env_id = create(api, token)["id"]
+    sessions = [configure(api, token, env_id) for _ in range(8)]
+    start = threading.Barrier(len(sessions))
+
+    def deploy(session_id: str) -> int:
+        start.wait(timeout=30)
+        return api.client.post(f"/v1/environments/{env_id}/sessions/{session_id}/deploy",
+                               headers=api.headers(token)).status_code
+
+    with concurrent.futures.ThreadPoolExecutor(len(sessions)) as pool:
+        codes = list(pool.map(deploy, sessions))
+    assert sorted(codes) == [200] + [403] * 7
+    assert api.run_tasks() == 1
+    with api.database.session() as session:
+        states = [session.get(ConfigurationSession, session_id).state  # type: ignore[union-attr]
+                  for session_id in sessions]
+    assert sorted(states) == ["deployed"] + ["opened"] * 7
 
 
 def test_deployments_and_their_reports(api: Api) -> None:
