@@ -269,7 +269,24 @@ def checked_package(state: ApiState, archive: bytes) -> Package:
     return result.package
 
 
-@router.post("/catalog/packages", summary="Upload a package (multipart: __metadata__ and the zip)")
+#: the bodies FastAPI cannot see (read from the request by upload_body and
+#: patch_body), described for the OpenAPI document
+UPLOAD_BODY = {"requestBody": {"required": True, "content": {"multipart/form-data": {
+    "schema": {"type": "object", "required": ["__metadata__"], "properties": {
+        "__metadata__": {"type": "string",
+                         "description": "JSON: is_public, categories, tags, name ..."},
+        "file": {"type": "string", "format": "binary",
+                 "description": "the package's zip archive (any part name)"}}}}}}}
+PATCH_BODY = {"requestBody": {"required": True, "content": {
+    "application/murano-packages-json-patch": {"schema": {"type": "array", "items": {
+        "type": "object", "required": ["op", "path"], "properties": {
+            "op": {"type": "string", "enum": ["replace", "add", "remove"]},
+            "path": {"type": "string", "description": "/name, /tags, /categories ..."},
+            "value": {}}}}}}}}
+
+
+@router.post("/catalog/packages", openapi_extra=UPLOAD_BODY,
+             summary="Upload a package (multipart: __metadata__ and the zip)")
 def upload_package(caller: Caller, state: State,
                    upload: t.Annotated[Upload, Depends(upload_body)]) -> dict[str, t.Any]:
     metadata = upload.metadata
@@ -321,7 +338,7 @@ def editable(record: PackageRecord) -> dict[str, t.Any]:
             "tags": record.tags, "categories": record.categories}
 
 
-@router.patch("/catalog/packages/{package_id}",
+@router.patch("/catalog/packages/{package_id}", openapi_extra=PATCH_BODY,
               summary="Change a package (application/murano-packages-json-patch)")
 def update_package(package_id: str, caller: Caller, session: Store,
                    body: t.Annotated[tuple[str, bytes], Depends(patch_body)]
