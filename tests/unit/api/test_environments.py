@@ -7,8 +7,12 @@ import concurrent.futures
 import threading
 import typing as t
 
+from laguna.deploy.frontend import FrontendRegistry, PrepareOptions
+from laguna.deploy.service import Service
+from laguna.deploy.workdir import Workdir
+from laguna.frontends import builtin_frontends
 from laguna.store.models import ConfigurationSession
-from tests.unit.api.conftest import EXAMPLES, Api
+from tests.unit.api.conftest import EXAMPLES, Api, RecordingResources
 from tests.unit.api.packages import fault
 
 APP = {"?": {"id": "app1", "type": "org.laguna.examples.WebServer"}, "name": "web",
@@ -412,3 +416,20 @@ def test_a_deployment_tracks_its_servers_and_a_removed_one_stops_counting(api: A
     aggregated = api.client.get(f"/v1/environments/{env_id}/instance-statistics/aggregated",
                                 headers=api.headers(token)).json()
     assert [(entry["type"], entry["count"]) for entry in aggregated] == [(200, 1)]
+
+
+# -- one store for the CLI and the API --------------------------------------------------
+def test_an_environment_the_cli_deployed_is_served_to_its_project(api: Api) -> None:
+    service = Service(Workdir(api.workdir), FrontendRegistry(builtin_frontends()),
+                      resources=RecordingResources(), project="local", database=api.database)
+    result = service.deploy(EXAMPLES / "webserver" / "web.yaml",
+                            PrepareOptions(libs=(EXAMPLES / "webserver",)))
+    assert result.status == "ok", result.error
+    token = api.token(project="local")
+    [listed] = api.client.get("/v1/environments", headers=api.headers(token)).json()[
+        "environments"]
+    assert (listed["name"], listed["status"]) == ("web", "ready")
+    shown = api.client.get(f"/v1/environments/{listed['id']}", headers=api.headers(token))
+    assert [s["name"] for s in shown.json()["services"]] == ["web"]
+    assert api.client.get("/v1/environments", headers=api.headers(api.token())).json() == {
+        "environments": []}
