@@ -311,6 +311,31 @@ def _written_names(parsed: t.Any) -> t.Iterator[str]:
             yield args[0].value
 
 
+def _dotted(node: t.Any) -> str | None:
+    """``a.b.C`` written without quotes: the name it looks like, else None."""
+    if isinstance(node, yaql_expressions.KeywordConstant) and isinstance(node.value, str):
+        return node.value
+    if isinstance(node, yaql_expressions.Function) and node.name == "#operator_." \
+            and len(node.args) == 2:
+        left, right = _dotted(node.args[0]), _dotted(node.args[1])
+        if left is not None and right is not None:
+            return f"{left}.{right}"
+    return None
+
+
+def _unquoted_dotted_names(parsed: t.Any) -> t.Iterator[str]:
+    """Class arguments written ``t.Missing``: yaql reads that as the property
+    Missing of the string 't', which fails when the code runs."""
+    for node in _nodes(parsed):
+        if isinstance(node, yaql_expressions.Function) and \
+                node.name in _CLASS_ARGUMENT_FUNCTIONS and node.args:
+            first = node.args[0]
+            if isinstance(first, yaql_expressions.Function) and first.name == "#operator_.":
+                name = _dotted(first)
+                if name is not None:
+                    yield name
+
+
 def _namespaces(doc: t.Any) -> dict[str, str]:
     raw = doc.get("Namespaces") if isinstance(doc, dict) else None
     if not isinstance(raw, dict):
@@ -323,6 +348,12 @@ def _class_references(doc: t.Any, resolver: NamespaceResolver, package: RuntimeP
     for value in _walk(doc, _EXCEPTION_NAME_KEYS):
         if not isinstance(value, YaqlExpression):
             continue
+        for dotted in _unquoted_dotted_names(value.parsed):
+            yield Diagnostic(value.span or fallback, UNKNOWN_CLASS,
+                             f"{dotted} in {value.text!r} is not a class name: yaql reads it "
+                             f"as the property {dotted.rsplit('.', 1)[1]} of "
+                             f"{dotted.rsplit('.', 1)[0]!r}; write '{dotted}' in quotes "
+                             "or ns:Name")
         for written in _written_names(value.parsed):
             try:
                 full = resolver.resolve(written)

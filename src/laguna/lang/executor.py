@@ -117,7 +117,14 @@ class Executor:
             this = this.real_this
             if this.destroyed:
                 raise errors.ObjectDestroyedError(this)
-        values = bind_arguments(self, method, this, args, kwargs, caller)
+        try:
+            values = bind_arguments(self, method, this, args, kwargs, caller)
+        except (LagunaError, errors.FlowSignal):
+            raise   # the engine's own errors get their MuranoPL stack where they are caught
+        except Exception as exc:
+            # a contract's expression failed in yaql (``$.class(t.Missing)``): a
+            # MuranoPL error at the call, never a Python traceback
+            raise to_murano_error(exc, caller) from exc
         if method.native is not None:
             native_this = this.cast(method.declaring_type) if isinstance(
                 this, MuranoObject) else this

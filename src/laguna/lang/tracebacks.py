@@ -27,6 +27,10 @@ def stack_frames(frame: Frame | None) -> list[errors.StackFrame]:
     return frames
 
 
+#: how yaql names the function of a property read it found no definition of
+_PROPERTY_FUNCTION = 'Unknown function "#property#'
+
+
 def to_murano_error(exc: BaseException, frame: Frame | None) -> errors.MuranoPlError:
     """``exc`` raised while ``frame`` ran, as a MuranoPL error; the sandbox's
     own limits (Python recursion and memory, yaql's collection and memory
@@ -48,6 +52,14 @@ def to_murano_error(exc: BaseException, frame: Frame | None) -> errors.MuranoPlE
         # no check stopped it: the process itself ran out (a gap in the limits)
         exc = errors.LimitExceededError("memory_quota", limits.memory_quota, "bytes",
                                         MEMORY_ERROR_DETAIL)
+    elif isinstance(exc, yaql_exceptions.NoFunctionRegisteredException) \
+            and str(exc).startswith(_PROPERTY_FUNCTION):
+        # yaql reads `a.b` as the property b of a: say so, not its internal name
+        name = str(exc)[len(_PROPERTY_FUNCTION):].rstrip('"')
+        exc = yaql_exceptions.NoFunctionRegisteredException(f"#property#{name}")
+        exc.args = (f'Unknown property "{name}": `.{name}` reads a property, and '
+                    "the value before it has none of that name (a class name with "
+                    "dots is written ns:Name or in quotes)",)
     if isinstance(exc, errors.LimitExceededError) and frame is not None and frame.span:
         exc = exc.located(f"{frame.span.source}:{frame.span.line}")
     error = errors.MuranoPlError(errors.murano_names(exc), str(exc), stack_frames(frame))

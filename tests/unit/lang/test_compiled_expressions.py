@@ -468,7 +468,7 @@ def test_arguments_of_a_fast_function_are_evaluated_in_the_scope(spy):
 def test_attribute_of_a_plain_value_inside_a_method_asks_yaql():
     executor, obj = executor_and_object()
     for method in ("attribute", "nullSafeAttribute"):
-        with pytest.raises(MuranoPlError, match='Unknown function "#property#upper"'):
+        with pytest.raises(MuranoPlError, match='Unknown property "upper"'):
             executor.call(obj, method, "abc")
 
 

@@ -87,7 +87,7 @@ def test_python_attributes_of_views_are_not_reachable(expression: str) -> None:
     with pytest.raises(errors.MuranoPlError) as info:
         run(expression)
     assert info.value.names == ["yaql.language.exceptions.NoFunctionRegisteredException"]
-    assert info.value.message.startswith('Unknown function "#property#')
+    assert info.value.message.startswith('Unknown property "')
 
 
 def test_python_methods_of_views_are_not_callable() -> None:
