@@ -168,3 +168,28 @@ def test_check_unreadable_archive(config: Config, tmp_path: Path) -> None:
     bad.write_bytes(b"not a zip")
     assert run(config, "check", str(bad)) == (
         1, f"{bad}: error[LAG-E0550]: {str(bad)!r} is not a zip archive: File is not a zip file\n")
+
+
+@pytest.mark.parametrize("command", ["check", "import", "build"])
+def test_a_class_file_nested_too_deep_is_refused_by_every_command(
+        config: Config, tmp_path: Path, command: str) -> None:
+    # what `check` finds, `import` and `build` refuse: nothing is stored or written;
+    # the 98th bracket is the 101st level (the mappings above it count)
+    base = tmp_path / "deep"
+    (base / "Classes").mkdir(parents=True)
+    (base / "manifest.yaml").write_text(
+        "Format: MuranoPL/1.0\nType: Application\nFullName: t.Deep\nName: Deep\n"
+        "Classes:\n  t.Deep: Deep.yaml\n")
+    (base / "Classes" / "Deep.yaml").write_text(
+        "Name: t.Deep\nProperties:\n  p:\n    Contract: " + "[" * 600 + "]" * 600 + "\n")
+    out = tmp_path / "deep.zip"
+    code, output = run(config, command, str(base), *(["-o", str(out)] if command == "build"
+                                                     else []))
+    assert code == 1
+    assert output.splitlines() == [
+        f"{base}/Classes/Deep.yaml:4:112: error[LAG-E0538]: collections nest more than 100 "
+        "levels deep",
+        "1 error(s), 0 warning(s)" + ("" if command == "check" else ": package refused")]
+    assert not out.exists()
+    if command == "import":
+        assert run(config, "list") == (0, "no packages\n")
