@@ -38,6 +38,12 @@ class ClassLoadError(SourceError):
     """A class definition that cannot be loaded (wrong key, bad value)."""
 
     code = "LAG-E0200"
+    #: problems found beside this one, which is the first: a block's instructions
+    #: are each checked, so that `laguna package check` lists them all
+    others: tuple[ClassLoadError, ...] = ()
+
+    def every(self) -> list[ClassLoadError]:
+        return [self, *self.others]
 
 
 class MissingClassReference(ClassLoadError):

@@ -219,14 +219,14 @@ class ClassBuilder:
         """Every problem of the class document, where :meth:`build` stops at the
         first: each unknown key, and each property and method checked on its
         own (parents and imports are left to :meth:`build`; within one method
-        body, the first problem)."""
+        body, each instruction's first problem)."""
         found = _unknown_keys(doc, CLASS_KEYS, f"class {name}")
 
         def attempt(check: t.Callable[..., t.Any], *args: t.Any) -> None:
             try:
                 check(*args)
             except ClassLoadError as exc:
-                found.append(exc)
+                found.extend(exc.every())
         try:
             namespaces = _namespaces(doc)
         except ClassLoadError as exc:

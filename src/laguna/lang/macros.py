@@ -724,7 +724,18 @@ class _Noop(Instruction):
 
 def parse_block(data: t.Any, ctx: ParseContext) -> CodeBlock:
     items = data if isinstance(data, list) else ([] if data is None else [data])
-    return CodeBlock([parse_instruction(item, ctx) for item in items])
+    instructions: list[Instruction] = []
+    problems: list[ClassLoadError] = []
+    for item in items:
+        try:
+            instructions.append(parse_instruction(item, ctx))
+        except ClassLoadError as error:
+            problems.extend(error.every())
+    if problems:
+        first = problems[0]
+        first.others = tuple(problems[1:])
+        raise first
+    return CodeBlock(instructions)
 
 
 def parse_method_body(data: t.Any, ctx: ParseContext) -> MethodBlock:

@@ -177,3 +177,29 @@ def test_every_problem_of_a_class_file_is_listed_in_one_run():
         "Classes/A.yaml:3:1: LAG-E0203 unknown key 'Bar' in class t.A; expected one of Applies, "
         "Cardinality, Extends, Import, Inherited, Meta, Methods, Name, Namespaces, Properties, "
         "Usage, Workflow")
+
+
+def test_every_instruction_of_a_method_body_is_checked(tmp_path):
+    # the body goes on past its first problem: each instruction is reported
+    root = tmp_path / "pkg"
+    (root / "Classes").mkdir(parents=True)
+    (root / "manifest.yaml").write_text(
+        "Format: MuranoPL/1.0\nType: Application\nFullName: t.R\nName: R\n"
+        "Classes:\n  t.R: R.yaml\n")
+    (root / "Classes" / "R.yaml").write_text(
+        "Name: t.R\n"
+        "Methods:\n"
+        "  m:\n"
+        "    Body:\n"
+        "      - Unknown: 1\n"
+        "      - $fine: 1\n"
+        "      - If: true\n"
+        "        Then:\n"
+        "          - Return: $.a ++\n"
+        "          - Nothing: 2\n"
+        "      - If: true\n"
+        "        Bogus: 2\n")
+    checker = muranopl_checker(library_source([CONFORMANCE / "libs"]))
+    found = sorted(checker(load_package(root)), key=lambda d: d.sort_key())
+    assert [(d.span.line, d.span.col, d.code) for d in found] == [
+        (5, 9, "LAG-E0221"), (9, 21, "LAG-E0223"), (10, 13, "LAG-E0221"), (12, 9, "LAG-E0211")]
