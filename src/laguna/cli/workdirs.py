@@ -63,6 +63,14 @@ def workdir_option(function: F) -> F:
              "default: $LAGUNA_WORKDIR, else the current directory.")(function)
 
 
+def catalog_option(function: F) -> F:
+    """``-l CATALOG``, accepted (and not needed) by commands that read only the store,
+    so that every assembly command line can carry the same options."""
+    return click.option("-l", "--lib", "_libs", multiple=True, expose_value=False,
+                        type=click.Path(path_type=Path),
+                        help="Accepted for symmetry with deploy; not used.")(function)
+
+
 def json_option(function: F) -> F:
     return click.option("--json", "as_json", is_flag=True,
                         help="Print one JSON object on stdout and nothing else.")(function)

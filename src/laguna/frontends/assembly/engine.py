@@ -405,7 +405,7 @@ class Engine:
             self.bind(node)
             new_props = record["properties"]
             declared = node.descriptor.all_properties()
-            changed = {k for k in set(old_props) | set(new_props)
+            changed = {k for k in declared
                        if old_props.get(k) != new_props.get(k)
                        and not (declared.get(k) and declared[k].read_only)}
             if node.name in reinstall:
