@@ -43,7 +43,8 @@ def version_matches(wanted: str, version: str) -> bool:
         return have[0] == low[0] and have >= low
     if wanted[:1] in "[(":
         try:
-            return MavenVersion(version) in MavenVersionRange.from_native(wanted)
+            maven_range = MavenVersionRange.from_native(wanted)  # type: ignore[no-untyped-call]
+            return MavenVersion(version) in maven_range
         except Exception:  # univers raises several types for a malformed range
             return False
     try:

@@ -159,7 +159,7 @@ class AssemblyFrontend:
 
             def heal(engine: Engine) -> None:
                 engine.pairs = _pairs(root)
-                engine.heal(t.cast(Node, target_node))
+                engine.heal(target_node)
                 engine.refresh_all(root)
             return intent.execute(heal, root)
         raise Rejected(e.INVALID_INTENT, f"unknown intent {method!r}")
