@@ -83,4 +83,4 @@ def test_case(path: pathlib.Path, tmp_path: pathlib.Path) -> None:
                 assert data[key] == wanted, f"{where}: {key}"
         if "log" in step:
             lines = log.read_text().splitlines() if log.exists() else []
-            assert lines == (step["log"] or "").splitlines(), where
+            assert lines == (step["log"] or "").splitlines(), f"{where}: logged {lines}"
