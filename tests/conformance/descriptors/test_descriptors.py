@@ -3,7 +3,8 @@
 A case (cases/*.yaml) holds the files it needs (descriptors; written to a
 scratch folder that is also a ``-l`` catalog next to catalog/) and steps:
 a command line, the result expected (keys given are compared exactly, and
-``states`` compares only each component's state) and the exact lines the
+``states`` compares only each component's state, ``names`` the
+(name, language, state) of each environment) and the exact lines the
 resource scripts logged (catalog/*: ``TRANSITION INSTANCE [RELATIONSHIP
 SOURCE->TARGET] [label=...]``). Paths of the scratch folder read ``CASE/`` in
 expected messages. known_failures.toml may list cases with a reason.
@@ -55,6 +56,8 @@ def run_step(case_dir: pathlib.Path, workdir: pathlib.Path, command: str) -> dic
         args[at] = str(case_dir / args[at])
     result = CliRunner().invoke(cli, args, catch_exceptions=False)
     data = json.loads(result.stdout)
+    if isinstance(data, list):  # environments
+        data = {"names": [(e["name"], e["language"], e["state"]) for e in data]}
     data["exit_code"] = result.exit_code
     return t.cast(dict[str, t.Any], json.loads(json.dumps(data).replace(str(case_dir) + "/",
                                                                           "CASE/")))
@@ -77,6 +80,8 @@ def test_case(path: pathlib.Path, tmp_path: pathlib.Path) -> None:
         for key, wanted in (step.get("expect") or {}).items():
             if key == "states":
                 assert {k: v["state"] for k, v in data["components"].items()} == wanted, where
+            elif key == "names":
+                assert data[key] == [tuple(n) for n in wanted], where
             elif key == "error":
                 assert {k: data["error"].get(k) for k in wanted} == wanted, where
             else:

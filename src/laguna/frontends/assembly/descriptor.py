@@ -130,6 +130,8 @@ class Descriptor:
     drivers: tuple[str, ...] = ()
     #: the resource package folder (lmctl layout) for resources
     package: Path | None = None
+    #: structural problems found while loading, reported with the topology's own
+    problems: list[e.Problem] = dataclasses.field(default_factory=list)
 
     @property
     def version(self) -> str:

@@ -73,6 +73,15 @@ class AssemblyFrontend:
         except e.DescriptorError as error:
             raise _rejected(error) from None
         model = new_model(name, descriptor, catalog, inputs, state)
+        if options.workdir is not None:
+            # everything is checked now, so that a refusal writes nothing
+            # (assembly_exists is the run's to say: the environment exists then)
+            snapshots = Path(options.workdir) / ".laguna" / "assemblies"
+            runtime = Runtime(copy.deepcopy(model), lambda: _snapshots(snapshots, name))
+            try:
+                Topology(catalog, runtime).build(descriptor, name, inputs)
+            except e.DescriptorError as error:
+                raise _rejected(error) from None
         return Blueprint(language=LANGUAGE, source=str(path), model=model, name=name,
                          payload=(descriptor, catalog))
 
@@ -193,8 +202,10 @@ class AssemblyFrontend:
         if not path.is_file():
             raise e.fail(e.DESCRIPTOR_NOT_FOUND, f"{path}: no such descriptor file")
         descriptor, problems = load_descriptor(path.resolve())
-        if problems or descriptor is None:
+        if descriptor is None or any(p.kind == e.INVALID_DESCRIPTOR_NAME for p in problems):
             raise e.DescriptorError(problems)
+        # the rest are reported with the topology's problems, all at once
+        descriptor.problems = problems
         catalog.add(descriptor)
         return descriptor, catalog
 
@@ -210,6 +221,17 @@ def _rank(state: str) -> int:
 def _pairs(root: Node) -> list[t.Any]:
     from laguna.frontends.assembly.engine import all_pairs
     return all_pairs(root)
+
+
+def _snapshots(folder: Path, name: str) -> list[dict[str, t.Any]]:
+    """The other assemblies of the workdir, as their last intent left them."""
+    found = []
+    if folder.is_dir():
+        for path in sorted(folder.glob("*.json")):
+            data = json.loads(path.read_text(encoding="utf-8"))
+            if data.get("name") != name and data.get("state") is not None:
+                found.append(data)
+    return found
 
 
 def _inputs(settings: t.Mapping[str, str]) -> dict[str, t.Any]:
@@ -248,13 +270,7 @@ class _Intent:
         self.driver = frontend.driver_for()
 
     def others(self) -> list[dict[str, t.Any]]:
-        found = []
-        if self.snapshots.is_dir():
-            for path in sorted(self.snapshots.glob("*.json")):
-                data = json.loads(path.read_text(encoding="utf-8"))
-                if data.get("name") != self.name:
-                    found.append(data)
-        return found
+        return _snapshots(self.snapshots, self.name)
 
     def build(self, descriptor: Descriptor, inputs: t.Mapping[str, t.Any]) -> Node:
         topology = Topology(self.catalog, self.runtime)

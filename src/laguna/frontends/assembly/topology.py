@@ -123,6 +123,7 @@ class Topology:
     def build(self, descriptor: Descriptor, name: str, inputs: t.Mapping[str, t.Any]) -> Node:
         root = Node(name=name, component="", type=descriptor.name, descriptor=descriptor,
                     index=1)
+        self.problems.extend(descriptor.problems)
         if descriptor.kind != "assembly":
             raise e.fail(e.INVALID_DESCRIPTOR_NAME, f"{descriptor.name!r} is not an assembly "
                          "descriptor", descriptor.span)
@@ -223,6 +224,10 @@ class Topology:
         node.levels = _levels(graph, order)
         for comp in d.composition.values():
             node.children[comp.name] = self.instances(node, comp)
+        for group in node.children.values():
+            for child in group:
+                if not child.is_assembly:
+                    self.check_mapping(child)
         for comp in d.composition.values():
             for dep, span in comp.upgrade_dependencies:
                 for member in node.children.get(dep, [])[:1]:
@@ -343,8 +348,6 @@ class Topology:
             if descriptor.kind == "assembly":
                 given = self.mapped(node, comp, name, index, item, for_template=False)
                 self.assembly(child, given, top=False)
-            else:
-                self.check_mapping(child)
             result.append(child)
         return result
 
@@ -470,9 +473,10 @@ class Topology:
                              "neither source nor target", span)
                 continue
             if not self.defines(endpoint, op):
+                what = endpoint.node.type if endpoint.node is not None \
+                    else f"reference {endpoint.name}"
                 self.problem(e.UNKNOWN_OPERATION, f"relationship {rel.name!r}: "
-                             f"{endpoint.name} does not define or publish operation {op!r}",
-                             span)
+                             f"{what} does not define or publish operation {op!r}", span)
             if endpoint.node is not None and endpoint.node.is_assembly:
                 self.check_published(endpoint.node, op, span)
 
