@@ -47,6 +47,10 @@ class Driver(t.Protocol):
     def run(self, request: Request) -> Reply:
         ...
 
+    def release(self, instance: str) -> None:
+        """The instance is gone: free what the driver keeps for it (a host...)."""
+        ...
+
 
 def environment(request: Request, base: t.Mapping[str, str]) -> dict[str, str]:
     env = {k: v for k, v in base.items() if not k.startswith(("PROP_", "LAGUNA_"))}
@@ -79,6 +83,9 @@ class ShellDriver:
 
     def available(self, package: Path, name: str) -> bool:
         return self.script(package, name).is_file()
+
+    def release(self, instance: str) -> None:
+        """Nothing is kept for an instance on this machine."""
 
     def run(self, request: Request) -> Reply:
         script = self.script(request.package, request.name)

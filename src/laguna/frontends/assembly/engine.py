@@ -110,6 +110,8 @@ class Engine:
     def set_state(self, node: Node, state: str | None) -> None:
         if state is None:
             self.runtime.instances.pop(node.name, None)
+            if not node.is_assembly:
+                self.driver.release(node.name)
             self.reporter.component(node.name, node.type, node.component, "Deleted")
             return
         record = self.record(node)

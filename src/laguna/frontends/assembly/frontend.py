@@ -209,8 +209,22 @@ class AssemblyFrontend:
         catalog.add(descriptor)
         return descriptor, catalog
 
-    def driver_for(self) -> Driver:
-        return self.driver if self.driver is not None else DRIVERS["shell"]()
+    def driver_for(self, context: RunContext) -> Driver:
+        """The given driver, else the shell driver, placing instances whose
+        deploymentLocation is local-cloud on hosts of the run's cloud."""
+        if self.driver is not None:
+            return self.driver
+        from laguna.frontends.assembly.drivers import ShellDriver
+        from laguna.frontends.assembly.hosts import PlacingDriver
+        shell = DRIVERS["shell"]()
+        assert isinstance(shell, ShellDriver)
+
+        def cloud() -> t.Any:
+            if context.cloud is None:
+                raise e.TransitionFailed("no cloud is wired in for deploymentLocation "
+                                         "local-cloud")
+            return context.cloud
+        return PlacingDriver(shell, cloud, context.stored.name, context.timeouts.agent)
 
 
 def _rank(state: str) -> int:
@@ -267,7 +281,7 @@ class _Intent:
         self.workdir = context.state_dir.parent.parent
         self.snapshots = context.state_dir.parent / "assemblies"
         self.runtime = Runtime(model, self.others)
-        self.driver = frontend.driver_for()
+        self.driver = frontend.driver_for(context)
 
     def others(self) -> list[dict[str, t.Any]]:
         return _snapshots(self.snapshots, self.name)
