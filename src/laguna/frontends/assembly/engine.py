@@ -82,7 +82,11 @@ class Engine:
         self.workdir = workdir
         self.reporter = reporter
         self.assembly = assembly
-        self.pairs: list[Pair] = []
+        self._pairs: list[Pair] = []
+        #: the pairs each instance is an end of, in relationship order
+        self._ends: dict[str, list[Pair]] = {}
+        #: created pairs' keys (the model keeps them as a list, in creation order)
+        self._created = set(t.cast(list[str], runtime.model["relationships"]))
         self.bound: set[str] = set()
         self.transitions = 0
 
@@ -253,16 +257,32 @@ class Engine:
             record["properties"] = dict(assembly.properties)
 
     # -- relationships -----------------------------------------------------------------
-    def created(self) -> list[str]:
-        return t.cast(list[str], self.runtime.model["relationships"])
+    @property
+    def pairs(self) -> list[Pair]:
+        return self._pairs
+
+    @pairs.setter
+    def pairs(self, pairs: list[Pair]) -> None:
+        self._pairs = pairs
+        self._ends = {}
+        for pair in pairs:
+            for end in (pair.source.node, pair.target.node):
+                if end is not None:
+                    self._ends.setdefault(end.name, []).append(pair)
+
+    def ends(self, node: Node) -> list[Pair]:
+        """The pairs ``node`` is one end of (the same node object: pairs of another
+        topology name other nodes)."""
+        return [p for p in self._ends.get(node.name, ())
+                if p.source.node is node or p.target.node is node]
 
     def end_rank(self, pair: Pair, source: bool) -> int:
         end = pair.source if source else pair.target
         return RANK[ACTIVE] if end.node is None else self.rank(end.node)
 
     def before_up(self, node: Node, to: str) -> None:
-        for pair in self.pairs:
-            if pair.key in self.created():
+        for pair in self.ends(node):
+            if pair.key in self._created:
                 continue
             rel = pair.relationship
             if pair.target.node is node and rel.target_modifier == "pre" \
@@ -280,8 +300,8 @@ class Engine:
                 self.create(pair)
 
     def after(self, node: Node) -> None:
-        for pair in self.pairs:
-            if pair.key in self.created() or node not in (pair.source.node, pair.target.node):
+        for pair in self.ends(node):
+            if pair.key in self._created:
                 continue
             rel = pair.relationship
             if rel.source_state in RANK and rel.target_state in RANK and \
@@ -293,8 +313,8 @@ class Engine:
         if leaving is None:
             return
         level = RANK.get(leaving, 0)
-        for pair in reversed(self.pairs):
-            if pair.key not in self.created():
+        for pair in reversed(self.ends(node)):
+            if pair.key not in self._created:
                 continue
             rel = pair.relationship
             if (pair.source.node is node and RANK.get(rel.source_state, 0) >= level) or \
@@ -306,14 +326,16 @@ class Engine:
                              f"{pair.source.name} -> {pair.target.name}")
         for text, _ in pair.relationship.create:
             self.operation(pair, text)
-        self.created().append(pair.key)
+        self.runtime.model["relationships"].append(pair.key)
+        self._created.add(pair.key)
 
     def cease(self, pair: Pair) -> None:
         self.reporter.report("info", f"cease relationship {pair.relationship.name} "
                              f"{pair.source.name} -> {pair.target.name}")
         for text, _ in pair.relationship.cease:
             self.operation(pair, text)
-        self.created().remove(pair.key)
+        self.runtime.model["relationships"].remove(pair.key)
+        self._created.discard(pair.key)
 
     def relationship_properties(self, pair: Pair) -> dict[str, t.Any]:
         def props(end: t.Any) -> t.Any:

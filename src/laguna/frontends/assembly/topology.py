@@ -92,10 +92,12 @@ class Pair:
     assembly: Node
     source: Endpoint
     target: Endpoint
+    #: what the store keeps of a created pair
+    key: str = ""
 
-    @property
-    def key(self) -> str:
-        return f"{self.assembly.name}:{self.relationship.name}:{self.source.name}->{self.target.name}"
+    def __post_init__(self) -> None:
+        self.key = (f"{self.assembly.name}:{self.relationship.name}:"
+                    f"{self.source.name}->{self.target.name}")
 
 
 class Existing(t.Protocol):
