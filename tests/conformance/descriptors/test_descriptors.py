@@ -4,7 +4,8 @@ A case (cases/*.yaml) holds the files it needs (descriptors; written to a
 scratch folder that is also a ``-l`` catalog next to catalog/) and steps:
 a command line, the result expected (keys given are compared exactly, and
 ``states`` compares only each component's state, ``names`` the
-(name, language, state) of each environment) and the exact lines the
+(name, language, state) of each environment, ``reports_warning`` one
+warning report's text) and the exact lines the
 resource scripts logged (catalog/*: ``TRANSITION INSTANCE [RELATIONSHIP
 SOURCE->TARGET] [label=...]``). Paths of the scratch folder read ``CASE/`` in
 expected messages. known_failures.toml may list cases with a reason.
@@ -80,6 +81,9 @@ def test_case(path: pathlib.Path, tmp_path: pathlib.Path) -> None:
         for key, wanted in (step.get("expect") or {}).items():
             if key == "states":
                 assert {k: v["state"] for k, v in data["components"].items()} == wanted, where
+            elif key == "reports_warning":
+                assert wanted in [r["text"] for r in data["reports"]
+                                  if r["level"] == "warning"], where
             elif key == "names":
                 assert data[key] == [tuple(n) for n in wanted], where
             elif key == "error":
