@@ -8,7 +8,7 @@ a command line, the result expected (keys given are compared exactly, and
 warning report's text) and the exact lines the
 resource scripts logged (catalog/*: ``TRANSITION INSTANCE [RELATIONSHIP
 SOURCE->TARGET] [label=...]``). Paths of the scratch folder read ``CASE/`` in
-expected messages. known_failures.toml may list cases with a reason.
+expected messages, those of catalog/ ``CATALOG``. known_failures.toml may list cases with a reason.
 """
 
 from __future__ import annotations
@@ -60,8 +60,9 @@ def run_step(case_dir: pathlib.Path, workdir: pathlib.Path, command: str) -> dic
     if isinstance(data, list):  # environments
         data = {"names": [(e["name"], e["language"], e["state"]) for e in data]}
     data["exit_code"] = result.exit_code
-    return t.cast(dict[str, t.Any], json.loads(json.dumps(data).replace(str(case_dir) + "/",
-                                                                          "CASE/")))
+    text = json.dumps(data).replace(str(case_dir) + "/", "CASE/")
+    return t.cast(dict[str, t.Any], json.loads(text.replace(str(CATALOG.resolve()),
+                                                            "CATALOG")))
 
 
 @pytest.mark.parametrize("path", _params())

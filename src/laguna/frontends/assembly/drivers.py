@@ -99,4 +99,25 @@ class ShellDriver:
         return Reply(done.returncode, parse_outputs(done.stdout), done.stdout, done.stderr)
 
 
+class RecordingDriver:
+    """Runs nothing and answers success: what a dry run would run, in ``plan``."""
+
+    def __init__(self) -> None:
+        self.plan: list[dict[str, t.Any]] = []
+
+    def available(self, package: Path, name: str) -> bool:
+        return ShellDriver.script(package, name).is_file()
+
+    def release(self, instance: str) -> None:
+        pass
+
+    def run(self, request: Request) -> Reply:
+        # in the shape of the shared plan (an agent plan for a host: the instance)
+        self.plan.append({"kind": "agent", "host": request.variables.get(
+            "LAGUNA_INSTANCE_NAME"), "plan": {
+                "transition": request.name,
+                "script": str(ShellDriver.script(request.package, request.name))}})
+        return Reply(0, {}, "", "")
+
+
 DRIVERS: dict[str, t.Callable[[], Driver]] = {"shell": ShellDriver}

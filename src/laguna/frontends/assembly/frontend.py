@@ -34,7 +34,8 @@ LANGUAGE = "assembly"
 INPUTS_KEY = "laguna.inputs"
 STATE_KEY = "laguna.state"
 LIBS_KEY = "laguna.libs"
-_RECOGNISE = re.compile(r"^name:\s*['\"]?assembly::", re.MULTILINE)
+#: a descriptor's name line (any type: a wrong one is refused with its own kind)
+_RECOGNISE = re.compile(r"^name:\s*['\"]?[A-Za-z][\w.-]*::", re.MULTILINE)
 
 
 def _rejected(error: e.DescriptorError) -> Rejected:
@@ -211,9 +212,13 @@ class AssemblyFrontend:
 
     def driver_for(self, context: RunContext) -> Driver:
         """The given driver, else the shell driver, placing instances whose
-        deploymentLocation is local-cloud on hosts of the run's cloud."""
+        deploymentLocation is local-cloud on hosts of the run's cloud; a dry run
+        records the scripts it would run and runs none."""
         if self.driver is not None:
             return self.driver
+        if context.dry_run:
+            from laguna.frontends.assembly.drivers import RecordingDriver
+            return RecordingDriver()
         from laguna.frontends.assembly.drivers import ShellDriver
         from laguna.frontends.assembly.hosts import PlacingDriver
         shell = DRIVERS["shell"]()
@@ -334,8 +339,9 @@ class _Intent:
             if p.read_only}
         if not deleting or error is not None:
             self.snapshot()
+        plan = getattr(self.driver, "plan", None) if self.context.dry_run else None
         return Outcome(ok=error is None, model=self.model, outputs=self.model["outputs"],
-                       components=components(self.model), error=error)
+                       components=components(self.model), error=error, plan=plan)
 
     def snapshot(self) -> None:
         self.snapshots.mkdir(parents=True, exist_ok=True)
@@ -376,4 +382,6 @@ def assembly_json(result: t.Any) -> dict[str, t.Any]:
         "reports": [r.to_json() for r in result.reports]}
     if error is not None:
         data["error"] = error
+    if result.plan is not None:
+        data["plan"] = [dict(step) for step in result.plan]
     return data
