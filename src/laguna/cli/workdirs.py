@@ -152,6 +152,9 @@ def emit_result(result: Result, as_json: bool) -> t.NoReturn:
         print_json(result_json(result))
     elif result.status == REJECTED and result.error is not None:
         click.echo(f"error[{result.error.kind}]: {result.error.message}", err=True)
+    elif result.language == "assembly":
+        from laguna.frontends.assembly import AssemblyView
+        show(AssemblyView(result))
     else:
         show(result)
     raise SystemExit(result.exit_code)

@@ -47,7 +47,7 @@ def run_step(case_dir: pathlib.Path, workdir: pathlib.Path, command: str) -> dic
     args = shlex.split(command) + ["-l", str(CATALOG), "-l", str(case_dir),
                                    "--workdir", str(workdir), "--json"]
     verb = args[0]
-    if verb == "deploy":
+    if verb == "deploy" and not args[1].startswith("assembly::"):
         args[1] = str(case_dir / args[1])
     if "--descriptor" in args:
         at = args.index("--descriptor") + 1

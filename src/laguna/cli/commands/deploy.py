@@ -66,6 +66,10 @@ def deploy(model: Path, libs: tuple[Path, ...], name: str | None, settings: tupl
             choose_settings(current_workdir().cloud_dir, isolation, address_range)
         except IsolationError as error:
             fail(Rejected(CLOUD_ERROR, str(error)), as_json)
+    if not model.exists() and str(model).startswith("assembly::"):
+        # a descriptor name: the file of that name in the -l catalog
+        from laguna.frontends.assembly.catalog import Catalog
+        model = Catalog(libs).paths.get(str(model), model)
     service = make_service()
     values = {**key_values(settings, "--set"), **key_values(inputs, "--input")}
     if inputs_file is not None:

@@ -8,6 +8,11 @@ Modules, one stage each: :mod:`.names` (naming rules), :mod:`.descriptor`
 :mod:`.frontend` (the deployment layer's protocol). See docs/DESCRIPTORS.md.
 """
 
-from laguna.frontends.assembly.frontend import LANGUAGE, AssemblyFrontend, assembly_json
+from laguna.frontends.assembly.frontend import (
+    LANGUAGE,
+    AssemblyFrontend,
+    AssemblyView,
+    assembly_json,
+)
 
-__all__ = ["LANGUAGE", "AssemblyFrontend", "assembly_json"]
+__all__ = ["LANGUAGE", "AssemblyFrontend", "AssemblyView", "assembly_json"]

@@ -385,3 +385,30 @@ def assembly_json(result: t.Any) -> dict[str, t.Any]:
     if result.plan is not None:
         data["plan"] = [dict(step) for step in result.plan]
     return data
+
+
+class AssemblyView:
+    """An assembly after an intent, for the terminal: its state, instances, outputs."""
+
+    def __init__(self, result: t.Any) -> None:
+        self.data = assembly_json(result)
+
+    def __rich_console__(self, console: t.Any, options: t.Any) -> t.Iterator[t.Any]:
+        from rich.table import Table
+        from rich.text import Text
+        data = self.data
+        head = f"assembly {data['name']} ({data['descriptor']}): {data['state'] or 'deleted'}"
+        yield Text(head if data["status"] == "ok" else f"{head} ({data['status']})")
+        if data["components"]:
+            table = Table("INSTANCE", "TYPE", "STATE", box=None, pad_edge=False,
+                          padding=(0, 1, 0, 0))
+            for name, component in data["components"].items():
+                table.add_row(name, component["type"], component["state"])
+            yield table
+        for key, value in data["outputs"].items():
+            yield Text(f"output {key}: {value}")
+        error = data.get("error")
+        if error is not None:
+            yield Text(f"error[{error['kind']}]: {error['message']}")
+            if error.get("output"):
+                yield Text(str(error["output"]))
