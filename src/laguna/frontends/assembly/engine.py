@@ -146,8 +146,7 @@ class Engine:
         variables = {
             "LAGUNA_WORKDIR": str(self.workdir), "LAGUNA_ASSEMBLY": self.assembly,
             "LAGUNA_INSTANCE_NAME": node.name, "LAGUNA_INSTANCE_ID": str(record["id"]),
-            "LAGUNA_INSTANCE_INDEX": str(node.index if isinstance(node.index, int) else 1)
-            if not isinstance(node.index, str) else str(node.index),
+            "LAGUNA_INSTANCE_INDEX": str(node.index),
             "LAGUNA_COMPONENT": node.component, "LAGUNA_RESOURCE_TYPE": node.type,
             "LAGUNA_TRANSITION": name, **(extra or {})}
         properties = {**record["properties"], **(overlay or {})}

@@ -15,8 +15,13 @@ import shlex
 import typing as t
 import uuid
 
-from laguna.frontends.assembly.drivers import Driver, Reply, Request, ShellDriver, \
-    environment, parse_outputs
+from laguna.frontends.assembly.drivers import (
+    Reply,
+    Request,
+    ShellDriver,
+    environment,
+    parse_outputs,
+)
 
 LOCATION = "local-cloud"
 TEMPLATE_VERSION = "2013-05-23"
@@ -95,6 +100,3 @@ class PlacingDriver:
         template["resources"] = dict(template.get("resources") or {})
         return template
 
-
-def placing(driver: Driver) -> bool:
-    return isinstance(driver, PlacingDriver)

@@ -22,6 +22,7 @@ from laguna.frontends.assembly.descriptor import (
     Descriptor,
     PropertyDef,
     Relationship,
+    expressions,
     heads,
 )
 from laguna.frontends.assembly.names import split
@@ -274,7 +275,6 @@ class Topology:
 
     def count(self, node: Node, comp: Component) -> list[tuple[int | str, t.Any]]:
         """The (index, item) of each instance ``comp`` has."""
-        d = node.descriptor
         lookup = self.lookup(node, None, None)
         if comp.items is not None:
             try:
@@ -322,7 +322,6 @@ class Topology:
                              "is not an integer", comp.span)
                 return []
             return [(i, None) for i in range(1, quantity + 1)]
-        del d
         return [(1, None)]
 
     def instances(self, node: Node, comp: Component) -> list[Node]:
@@ -397,7 +396,7 @@ class Topology:
         return find
 
     def mapped(self, assembly: Node, comp: Component, name: str, index: int | str,
-               item: t.Any, for_template: bool) -> dict[str, t.Any]:
+               item: t.Any, for_template: bool = False) -> dict[str, t.Any]:
         """The component's mapped properties for one instance (unresolvable ones left out)."""
         lookup = self.lookup(assembly, None, item, index, name)
         values: dict[str, t.Any] = {}
@@ -546,7 +545,6 @@ def instance_id(name: str) -> str:
 
 
 def _bodies(text: str) -> list[str]:
-    from laguna.frontends.assembly.descriptor import expressions
     return expressions(text)
 
 
