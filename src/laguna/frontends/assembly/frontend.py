@@ -225,9 +225,6 @@ class AssemblyFrontend:
         assert isinstance(shell, ShellDriver)
 
         def cloud() -> t.Any:
-            if context.cloud is None:
-                raise e.TransitionFailed("no cloud is wired in for deploymentLocation "
-                                         "local-cloud")
             return context.cloud
         return PlacingDriver(shell, cloud, context.stored.name, context.timeouts.agent)
 

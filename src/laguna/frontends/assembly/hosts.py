@@ -22,6 +22,7 @@ from laguna.frontends.assembly.drivers import (
     environment,
     parse_outputs,
 )
+from laguna.frontends.assembly.errors import TransitionFailed
 
 LOCATION = "local-cloud"
 TEMPLATE_VERSION = "2013-05-23"
@@ -73,6 +74,9 @@ class PlacingDriver:
 
     def host(self, instance: str) -> t.Any:
         cloud = self._cloud()
+        if cloud is None:
+            raise TransitionFailed(f"{instance}: deploymentLocation {LOCATION} needs a cloud, "
+                                   "and none is wired in")
         found = cloud.find_host(self.stack, instance) if self.stack in cloud.stacks() else None
         if found is not None:
             return found
