@@ -407,6 +407,11 @@ class Engine:
         if old is not None:
             keep = {n.name for n in new.walk()}
             self.pairs = all_pairs(old)
+            # relationships that disappear (a relationship or an end removed) cease first
+            wanted = {p.key for p in all_pairs(new)}
+            for pair in reversed(self.pairs):
+                if pair.key in self._created and pair.key not in wanted:
+                    self.cease(pair)
             gone = [n for n in old.walk() if n.name not in keep]
             gone_names = {n.name for n in gone}
             # children go before the nested assembly that holds them
@@ -415,7 +420,19 @@ class Engine:
         self.pairs = all_pairs(new)
         self.changes(new, reinstall)
         self.raise_tree(new, RANK[goal])
+        self.settle()
         self.refresh_all(new)
+
+    def settle(self) -> None:
+        """Create the relationships whose ends are where they need to be and that no
+        transition brought about (one added by an upgrade between instances that stay)."""
+        for pair in self.pairs:
+            rel = pair.relationship
+            if pair.key not in self._created and rel.source_state in RANK and \
+                    rel.target_state in RANK and \
+                    self.end_rank(pair, True) >= RANK[rel.source_state] and \
+                    self.end_rank(pair, False) >= RANK[rel.target_state]:
+                self.create(pair)
 
     def changes(self, root: Node, reinstall: t.Collection[str]) -> None:
         plans: dict[str, str] = {}
