@@ -14,6 +14,7 @@ from laguna.cli.commands import action as action_command
 from laguna.cli.commands import deploy as deploy_command
 from laguna.cli.commands import deployments as deployments_command
 from laguna.cli.commands import environments as environments_command
+from laguna.cli.commands import intent as intent_command
 from laguna.cli.commands import status as status_command
 from laguna.cli.commands import test as test_command
 from laguna.cli.commands import undeploy as undeploy_command
@@ -38,6 +39,7 @@ cli.add_command(deployments_command.deployments)
 cli.add_command(action_command.action)
 cli.add_command(undeploy_command.undeploy)
 cli.add_command(environments_command.environments)
+cli.add_command(intent_command.intent)
 cli.add_command(serve_command.serve)
 cli.add_command(token_command.token)
 

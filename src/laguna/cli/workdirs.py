@@ -63,6 +63,14 @@ def workdir_option(function: F) -> F:
              "default: $LAGUNA_WORKDIR, else the current directory.")(function)
 
 
+def catalog_option(function: F) -> F:
+    """``-l CATALOG``, accepted (and not needed) by commands that read only the store,
+    so that every assembly command line can carry the same options."""
+    return click.option("-l", "--lib", "_libs", multiple=True, expose_value=False,
+                        type=click.Path(path_type=Path),
+                        help="Accepted for symmetry with deploy; not used.")(function)
+
+
 def json_option(function: F) -> F:
     return click.option("--json", "as_json", is_flag=True,
                         help="Print one JSON object on stdout and nothing else.")(function)
@@ -124,13 +132,29 @@ def key_values(pairs: t.Sequence[str], option: str) -> dict[str, str]:
     return values
 
 
+def result_json(result: Result) -> object:
+    """A result as JSON: the shared shape, or its blueprint language's own (assembly)."""
+    if result.language == "assembly" or (result.language is None and _assembly_command()):
+        from laguna.frontends.assembly import assembly_json
+        return assembly_json(result)
+    return result.to_json()
+
+
+def _assembly_command() -> bool:
+    ctx = click.get_current_context(silent=True)
+    return ctx is not None and ctx.info_name == "intent"
+
+
 def emit_result(result: Result, as_json: bool) -> t.NoReturn:
     """Print a result (the JSON object, or its rendering; a rejection as one line
     on stderr) and exit: 0 ok, 1 failed, 2 rejected."""
     if as_json:
-        print_json(result.to_json())
+        print_json(result_json(result))
     elif result.status == REJECTED and result.error is not None:
         click.echo(f"error[{result.error.kind}]: {result.error.message}", err=True)
+    elif result.language == "assembly":
+        from laguna.frontends.assembly import AssemblyView
+        show(AssemblyView(result))
     else:
         show(result)
     raise SystemExit(result.exit_code)

@@ -47,6 +47,9 @@ class PrepareOptions:
     #: the catalog of packages to draw from after ``libs`` (the API's store);
     #: None: the front end's own default
     catalog: PackageSource | None = None
+    #: the working directory's root (set by the service), for front ends that
+    #: check a blueprint against what the workdir holds before anything runs
+    workdir: Path | None = None
 
 
 @dataclasses.dataclass(frozen=True)

@@ -119,6 +119,8 @@ class Service:
         if frontend is None:
             return self._rejected(fallback, None, ErrorInfo(
                 errors.MODEL_INVALID, f"no blueprint language recognises {path}"))
+        if options.workdir is None:
+            options = dataclasses.replace(options, workdir=self.workdir.root)
         try:
             blueprint = frontend.prepare(path, options)
         except errors.Rejected as rejected:

@@ -14,5 +14,7 @@ if t.TYPE_CHECKING:
 
 def builtin_frontends() -> list[Frontend]:
     """The front ends laguna ships with, in the order they are asked."""
+    from laguna.frontends.assembly import AssemblyFrontend
     from laguna.frontends.muranopl import MuranoPlFrontend
-    return [MuranoPlFrontend()]
+    # assembly first: it recognises only YAML whose name is assembly::...
+    return [AssemblyFrontend(), MuranoPlFrontend()]

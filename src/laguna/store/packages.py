@@ -97,6 +97,42 @@ def import_package(session: Session, package: Package, *, enabled: bool = True,
     return record
 
 
+def import_descriptor_package(session: Session, *, kind: str, name: str, version: str,
+                              description: str, archive: bytes,
+                              manifest: t.Mapping[str, t.Any], enabled: bool = True,
+                              is_public: bool = False, owner_id: str | None = None,
+                              categories: t.Iterable[str] = ()) -> PackageRecord:
+    """Add an assembly or resource descriptor package (docs/DESCRIPTORS.md) beside the
+    MuranoPL ones: type ``Assembly``/``Resource``, format ``Descriptor/1.0``; its
+    dot-separated numeric version fills major, minor and patch."""
+    parts = [int(p) for p in version.split(".")] + [0, 0, 0]
+    if version.count(".") < 3:
+        # stored as the catalog's other versions are (1.10 -> 1.10.0); the manifest
+        # keeps the descriptor's own name
+        version = ".".join(str(p) for p in parts[:3])
+    exists = session.scalar(sa.select(PackageRecord).where(
+        PackageRecord.fully_qualified_name == name, PackageRecord.version == version))
+    if exists is not None:
+        raise DuplicatePackageError(name, version)
+    record = PackageRecord(
+        fully_qualified_name=name, name=name.split("::", 1)[-1], version=version,
+        version_major=parts[0], version_minor=parts[1], version_patch=parts[2],
+        version_prerelease="", type=kind.capitalize(), format=str(manifest["Format"]),
+        description=description or None, author=None, enabled=enabled, is_public=is_public,
+        owner_id=owner_id, archive=archive, manifest=dict(manifest), logo=None,
+        ui_definition=None)
+    record.tag_rows = []
+    record.category_rows = [PackageCategory(category=c) for c in sorted(set(categories))]
+    record.class_rows = []
+    session.add(record)
+    try:
+        with session.begin_nested():
+            session.flush()
+    except IntegrityError:
+        raise DuplicatePackageError(name, version) from None
+    return record
+
+
 def _find(session: Session, name: str, version: Version) -> PackageRecord | None:
     statement = sa.select(PackageRecord).where(
         PackageRecord.fully_qualified_name == name, PackageRecord.version == str(version))

@@ -42,10 +42,17 @@ from laguna.deploy.frontend import PrepareOptions
 @click.option("--address-range", metavar="CIDR",
               help="The hosts' addresses (default 127.42.0.0/16 for loopback, "
                    "198.18.0.0/15 for netns). Kept like --isolation.")
+@click.option("--input", "inputs", multiple=True, metavar="K=V",
+              help="Assembly descriptors: a property value (converted to its type).")
+@click.option("--inputs", "inputs_file", type=click.Path(path_type=Path, exists=True),
+              help="Assembly descriptors: a JSON object of typed property values.")
+@click.option("--state", "intended_state", metavar="STATE",
+              help="Assembly descriptors: Installed, Inactive or Active (default).")
 @json_option
 @workdir_option
 def deploy(model: Path, libs: tuple[Path, ...], name: str | None, settings: tuple[str, ...],
            dry_run: bool, isolation: str | None, address_range: str | None,
+           inputs: tuple[str, ...], inputs_file: Path | None, intended_state: str | None,
            as_json: bool) -> None:
     """Deploy MODEL (an object model file, or a package) into an environment.
 
@@ -59,8 +66,17 @@ def deploy(model: Path, libs: tuple[Path, ...], name: str | None, settings: tupl
             choose_settings(current_workdir().cloud_dir, isolation, address_range)
         except IsolationError as error:
             fail(Rejected(CLOUD_ERROR, str(error)), as_json)
+    if not model.exists() and str(model).startswith("assembly::"):
+        # a descriptor name: the file of that name in the -l catalog
+        from laguna.frontends.assembly.catalog import Catalog
+        model = Catalog(libs).paths.get(str(model), model)
     service = make_service()
-    options = PrepareOptions(libs=libs, settings=key_values(settings, "--set"), name=name)
+    values = {**key_values(settings, "--set"), **key_values(inputs, "--input")}
+    if inputs_file is not None:
+        values["laguna.inputs"] = inputs_file.read_text(encoding="utf-8")
+    if intended_state is not None:
+        values["laguna.state"] = intended_state
+    options = PrepareOptions(libs=libs, settings=values, name=name)
     if as_json:
         result = service.deploy(model, options, dry_run=dry_run)
     else:

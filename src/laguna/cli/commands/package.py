@@ -158,6 +158,10 @@ def import_command(path: str, public: bool, disabled: bool, categories: tuple[st
     errors is refused. Required packages come from the -l entries, then from
     the catalog.
     """
+    from laguna.frontends.assembly.packaging import is_descriptor_package
+    if is_descriptor_package(Path(path)):
+        _import_descriptor_package(Path(path), public, disabled, categories, db_url)
+        return
     found = _accepted(path, libs, db_url)
     archive = None if Path(path).is_dir() else Path(path).read_bytes()
     database = _database(db_url)
@@ -165,6 +169,34 @@ def import_command(path: str, public: bool, disabled: bool, categories: tuple[st
         with database.session() as session:
             record = repo.import_package(session, found, enabled=not disabled, is_public=public,
                                          categories=categories, archive=archive)
+            identifier = record.id
+    except LagunaError as exc:
+        _fail(exc)
+    finally:
+        database.dispose()
+    click.echo(f"imported {found.name} {found.version} (id {identifier})")
+
+
+def _import_descriptor_package(path: Path, public: bool, disabled: bool,
+                               categories: tuple[str, ...], db_url: str | None) -> None:
+    """An assembly or resource descriptor package (lmctl layout), checked, then stored."""
+    from laguna.frontends.assembly.errors import DescriptorError
+    from laguna.frontends.assembly.packaging import read_package
+    try:
+        found = read_package(path)
+    except DescriptorError as error:
+        for problem in error.problems:
+            click.echo(f"{_base(str(path))}: error[{problem.kind}]: {problem}", err=True)
+        click.echo("package refused", err=True)
+        raise SystemExit(1) from None
+    database = _database(db_url)
+    try:
+        with database.session() as session:
+            record = repo.import_descriptor_package(
+                session, kind=found.kind, name=found.name, version=found.version,
+                description=found.description, archive=found.archive,
+                manifest=found.manifest, enabled=not disabled, is_public=public,
+                categories=categories)
             identifier = record.id
     except LagunaError as exc:
         _fail(exc)

@@ -4,13 +4,14 @@ from __future__ import annotations
 
 import click
 
-from laguna.cli.workdirs import emit_result, json_option, make_service, workdir_option
+from laguna.cli.workdirs import catalog_option, emit_result, json_option, make_service, workdir_option
 
 
 @click.command("status")
 @click.argument("environment")
 @json_option
 @workdir_option
+@catalog_option
 def status(environment: str, as_json: bool) -> None:
     """Show ENVIRONMENT's state, components, outputs and last reports."""
     emit_result(make_service().status(environment), as_json)

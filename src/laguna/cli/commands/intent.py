@@ -1,0 +1,68 @@
+"""``laguna intent NAME VERB``: an intent on an assembly (assembly descriptors).
+
+upgrade, change-state, scale-out, scale-in and heal run as actions of the
+environment; delete as its undeploy.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import click
+
+from laguna.cli.progress import progress_view
+from laguna.cli.workdirs import (
+    emit_result,
+    json_option,
+    key_values,
+    make_service,
+    stdout_console,
+    workdir_option,
+)
+
+VERBS = ("upgrade", "change-state", "scale-out", "scale-in", "heal", "delete")
+#: the argument each verb takes, by the name the front end reads
+ARGUMENT = {"change-state": "state", "scale-out": "component", "scale-in": "component",
+            "heal": "instance"}
+
+
+@click.command("intent")
+@click.argument("name")
+@click.argument("verb", type=click.Choice(VERBS))
+@click.argument("target", required=False)
+@click.option("--descriptor", type=click.Path(path_type=Path),
+              help="upgrade: the new assembly descriptor.")
+@click.option("--input", "inputs", multiple=True, metavar="K=V",
+              help="upgrade: a property value (converted to its type); repeatable.")
+@click.option("--inputs", "inputs_file", type=click.Path(path_type=Path, exists=True),
+              help="upgrade: a JSON object of typed property values.")
+@click.option("-l", "--lib", "libs", multiple=True, type=click.Path(path_type=Path),
+              help="A catalog folder of descriptors and resource packages; repeatable.")
+@json_option
+@workdir_option
+def intent(name: str, verb: str, target: str | None, descriptor: Path | None,
+           inputs: tuple[str, ...], inputs_file: Path | None, libs: tuple[Path, ...],
+           as_json: bool) -> None:
+    """Run intent VERB on assembly NAME (TARGET: a state, a cluster component or an
+    instance name, as the verb needs)."""
+    service = make_service()
+    arguments = {f"input.{k}": v for k, v in key_values(inputs, "--input").items()}
+    if inputs_file is not None:
+        arguments["laguna.inputs"] = inputs_file.read_text(encoding="utf-8")
+    if libs:
+        arguments["laguna.libs"] = json.dumps([str(p.resolve()) for p in libs])
+    if descriptor is not None:
+        arguments["descriptor"] = str(descriptor.resolve())
+    if verb in ARGUMENT:
+        if target is None:
+            raise click.UsageError(f"intent {verb} needs a {ARGUMENT[verb]}")
+        arguments[ARGUMENT[verb]] = target
+    if as_json:
+        result = service.undeploy(name) if verb == "delete" else \
+            service.action(name, name, verb, arguments)
+    else:
+        with progress_view(stdout_console(), f"{verb} {name}") as view:
+            result = service.undeploy(name, sink=view) if verb == "delete" else \
+                service.action(name, name, verb, arguments, sink=view)
+    emit_result(result, as_json)

@@ -1,0 +1,411 @@
+"""The assembly-descriptor front end: intents as deploy, action and undeploy.
+
+``laguna deploy DESCRIPTOR`` is createAssembly; ``laguna intent NAME VERB`` runs
+as an action of the environment (method = the verb) and ``intent NAME delete``
+as its undeploy. The environment's model is the assembly's instance store
+(see :func:`new_model`); the deployment layer keeps it and hands it back.
+
+Typed options travel in :attr:`PrepareOptions.settings` under keys no
+property can have (property names hold no ``.``): ``laguna.inputs`` (a JSON
+object) and ``laguna.state`` (intendedState).
+"""
+
+from __future__ import annotations
+
+import copy
+import json
+import re
+import typing as t
+from pathlib import Path
+
+from laguna.deploy.context import RunContext
+from laguna.deploy.errors import Rejected
+from laguna.deploy.frontend import Blueprint, Outcome, PrepareOptions
+from laguna.deploy.result import Component, ErrorInfo
+from laguna.frontends.assembly import errors as e
+from laguna.frontends.assembly.catalog import Catalog
+from laguna.frontends.assembly.descriptor import Descriptor, load_descriptor
+from laguna.frontends.assembly.drivers import DRIVERS, Driver
+from laguna.frontends.assembly.engine import ACTIVE, GOALS, Engine, Runtime
+from laguna.frontends.assembly.names import instance_name_problem
+from laguna.frontends.assembly.topology import Node, Topology
+
+LANGUAGE = "assembly"
+INPUTS_KEY = "laguna.inputs"
+STATE_KEY = "laguna.state"
+LIBS_KEY = "laguna.libs"
+#: a descriptor's name line (any type: a wrong one is refused with its own kind)
+_RECOGNISE = re.compile(r"^name:\s*['\"]?[A-Za-z][\w.-]*::", re.MULTILINE)
+
+
+def _rejected(error: e.DescriptorError) -> Rejected:
+    return Rejected(error.kind, error.message)
+
+
+class AssemblyFrontend:
+    """Assembly and resource descriptors (IBM CP4NA's), on laguna's deployment layer."""
+
+    language = LANGUAGE
+
+    def __init__(self, driver: Driver | None = None) -> None:
+        self.driver = driver
+
+    # -- the Frontend protocol -----------------------------------------------------------
+    def recognises(self, path: Path) -> bool:
+        if path.suffix not in (".yaml", ".yml") or not path.is_file():
+            return False
+        try:
+            return _RECOGNISE.search(path.read_text(encoding="utf-8")) is not None
+        except (OSError, UnicodeDecodeError):
+            return False
+
+    def prepare(self, path: Path, options: PrepareOptions) -> Blueprint:
+        name = options.name or path.stem
+        why = instance_name_problem(name)
+        if why is not None:
+            raise Rejected(e.INVALID_ASSEMBLY_NAME, why)
+        inputs = _inputs(options.settings)
+        state = options.settings.get(STATE_KEY, ACTIVE)
+        if state not in GOALS:
+            raise Rejected(e.INVALID_INTENT, f"intended state {state!r} is not Installed, "
+                           "Inactive or Active")
+        try:
+            descriptor, catalog = self.load(path, [str(p) for p in options.libs])
+        except e.DescriptorError as error:
+            raise _rejected(error) from None
+        model = new_model(name, descriptor, catalog, inputs, state)
+        if options.workdir is not None:
+            # everything is checked now, so that a refusal writes nothing
+            # (assembly_exists is the run's to say: the environment exists then)
+            snapshots = Path(options.workdir) / ".laguna" / "assemblies"
+            runtime = Runtime(copy.deepcopy(model), lambda: _snapshots(snapshots, name))
+            try:
+                Topology(catalog, runtime).build(descriptor, name, inputs)
+            except e.DescriptorError as error:
+                raise _rejected(error) from None
+        return Blueprint(language=LANGUAGE, source=str(path), model=model, name=name,
+                         payload=(descriptor, catalog))
+
+    def prepare_data(self, data: t.Mapping[str, t.Any], options: PrepareOptions) -> Blueprint:
+        raise Rejected("model_invalid", "assembly descriptors are deployed from files")
+
+    def deploy(self, blueprint: Blueprint, context: RunContext) -> Outcome:
+        stored = context.stored.model
+        if stored is not None and stored.get("state") is not None:
+            raise Rejected(e.ASSEMBLY_EXISTS, f"assembly {context.stored.name!r} exists")
+        descriptor, catalog = t.cast(tuple[Descriptor, Catalog], blueprint.payload)
+        model = copy.deepcopy(dict(blueprint.model))
+        intent = _Intent(self, context, model, catalog)
+        root = intent.build(descriptor, model["inputs"])
+        return intent.execute(lambda engine: engine.converge(None, root, model["intended_state"]),
+                              root)
+
+    def action(self, context: RunContext, object_id: str, method: str,
+               arguments: t.Mapping[str, str]) -> Outcome:
+        stored = context.stored.model
+        if stored is None or stored.get("state") is None:
+            raise Rejected(e.ASSEMBLY_NOT_FOUND, f"no assembly named {context.stored.name!r}")
+        model = copy.deepcopy(dict(stored))
+        libs = json.loads(arguments.get(LIBS_KEY, "[]")) or model.get("catalog", [])
+        try:
+            catalog = Catalog(Path(p) for p in libs)
+            current, _ = self.load(Path(model["descriptor_path"]), [], catalog)
+        except e.DescriptorError as error:
+            raise _rejected(error) from None
+        model["catalog"] = list(libs)
+        intent = _Intent(self, context, model, catalog)
+        goal = str(model["intended_state"])
+        if method == "upgrade":
+            descriptor = current
+            if arguments.get("descriptor"):
+                try:
+                    descriptor, _ = self.load(Path(arguments["descriptor"]), [], catalog)
+                except e.DescriptorError as error:
+                    raise _rejected(error) from None
+                model["descriptor"] = descriptor.name
+                model["descriptor_path"] = str(descriptor.path)
+            old = intent.build(current, model["inputs"])
+            inputs = {**model["inputs"], **_inputs(
+                {k[len("input."):] if k.startswith("input.") else k: v
+                 for k, v in arguments.items() if k.startswith("input.") or k == INPUTS_KEY})}
+            model["inputs"] = inputs
+            new = intent.build(descriptor, inputs)
+            return intent.execute(lambda engine: engine.converge(old, new, goal), new)
+        root = intent.build(current, model["inputs"])
+        if method == "change-state":
+            target = arguments.get("state", "")
+            if target not in GOALS:
+                raise Rejected(e.INVALID_INTENT, f"intended state {target!r} is not Installed, "
+                               "Inactive or Active")
+            model["intended_state"] = target
+
+            def change(engine: Engine) -> None:
+                engine.converge(None, root, target)
+                engine.lower_tree(root, _rank(target))
+            return intent.execute(change, root)
+        if method in ("scale-out", "scale-in"):
+            component = arguments.get("component", "")
+            entry = current.composition.get(component)
+            if entry is None or entry.cluster is None:
+                raise Rejected(e.INVALID_INTENT, f"{component!r} is not a cluster component "
+                               f"of {current.name}")
+            key = f"{context.stored.name}__{component}"
+            size = len(root.children.get(component, []))
+            limits = intent.cluster_limits(root, component)
+            low, high, step = limits
+            wanted = size + step if method == "scale-out" else size - step
+            if (high is not None and wanted > high) or wanted < low:
+                raise Rejected(e.SCALE_LIMIT_EXCEEDED, f"{method} of {component!r} to {wanted} "
+                               f"leaves [{low}, {high if high is not None else ''}]")
+            model["clusters"][key] = wanted
+            new = intent.build(current, model["inputs"])
+            return intent.execute(lambda engine: engine.converge(root, new, goal), new)
+        if method == "heal":
+            wanted_name = arguments.get("instance", "")
+            target_node = next((n for n in root.walk() if n.name == wanted_name), None)
+            if target_node is None:
+                raise Rejected(e.INVALID_INTENT, f"no component instance {wanted_name!r} in "
+                               f"assembly {context.stored.name!r}")
+
+            def heal(engine: Engine) -> None:
+                engine.pairs = _pairs(root)
+                engine.heal(target_node)
+                engine.refresh_all(root)
+            return intent.execute(heal, root)
+        raise Rejected(e.INVALID_INTENT, f"unknown intent {method!r}")
+
+    def undeploy(self, context: RunContext) -> Outcome:
+        stored = context.stored.model
+        if stored is None:
+            return Outcome(ok=True, model=None, components={})
+        model = copy.deepcopy(dict(stored))
+        try:
+            catalog = Catalog(Path(p) for p in model.get("catalog", []))
+            current, _ = self.load(Path(model["descriptor_path"]), [], catalog)
+        except e.DescriptorError as error:
+            raise _rejected(error) from None
+        intent = _Intent(self, context, model, catalog)
+        root = intent.build(current, model["inputs"])
+
+        def delete(engine: Engine) -> None:
+            engine.pairs = _pairs(root)
+            engine.lower_tree(root, -1)
+        outcome = intent.execute(delete, root, deleting=True)
+        if outcome.ok:
+            intent.forget()
+        return outcome
+
+    # -- helpers ---------------------------------------------------------------------------
+    def load(self, path: Path, libs: list[str], catalog: Catalog | None = None
+             ) -> tuple[Descriptor, Catalog]:
+        if catalog is None:
+            catalog = Catalog(Path(p) for p in libs)
+        if not path.is_file():
+            raise e.fail(e.DESCRIPTOR_NOT_FOUND, f"{path}: no such descriptor file")
+        descriptor, problems = load_descriptor(path.resolve())
+        if descriptor is None or any(p.kind == e.INVALID_DESCRIPTOR_NAME for p in problems):
+            raise e.DescriptorError(problems)
+        # the rest are reported with the topology's problems, all at once
+        descriptor.problems = problems
+        catalog.add(descriptor)
+        return descriptor, catalog
+
+    def driver_for(self, context: RunContext) -> Driver:
+        """The given driver, else the shell driver, placing instances whose
+        deploymentLocation is local-cloud on hosts of the run's cloud; a dry run
+        records the scripts it would run and runs none."""
+        if self.driver is not None:
+            return self.driver
+        if context.dry_run:
+            from laguna.frontends.assembly.drivers import RecordingDriver
+            return RecordingDriver()
+        from laguna.frontends.assembly.drivers import ShellDriver
+        from laguna.frontends.assembly.hosts import PlacingDriver
+        shell = DRIVERS["shell"]()
+        assert isinstance(shell, ShellDriver)
+
+        def cloud() -> t.Any:
+            return context.cloud
+        return PlacingDriver(shell, cloud, context.stored.name, context.timeouts.agent)
+
+
+def _rank(state: str) -> int:
+    from laguna.frontends.assembly.engine import RANK
+    return RANK[state]
+
+
+def _pairs(root: Node) -> list[t.Any]:
+    from laguna.frontends.assembly.engine import all_pairs
+    return all_pairs(root)
+
+
+def _snapshots(folder: Path, name: str) -> list[dict[str, t.Any]]:
+    """The other assemblies of the workdir, as their last intent left them."""
+    found = []
+    if folder.is_dir():
+        for path in sorted(folder.glob("*.json")):
+            data = json.loads(path.read_text(encoding="utf-8"))
+            if data.get("name") != name and data.get("state") is not None:
+                found.append(data)
+    return found
+
+
+def _inputs(settings: t.Mapping[str, str]) -> dict[str, t.Any]:
+    values: dict[str, t.Any] = {k: v for k, v in settings.items() if "." not in k}
+    typed = settings.get(INPUTS_KEY)
+    if typed:
+        data = json.loads(typed)
+        if not isinstance(data, dict):
+            raise Rejected(e.INVALID_PROPERTY_VALUE, "--inputs must hold a JSON object")
+        values = {**data, **values}
+    return values
+
+
+def new_model(name: str, descriptor: Descriptor, catalog: Catalog,
+              inputs: t.Mapping[str, t.Any], state: str) -> dict[str, t.Any]:
+    """The instance store of an assembly before anything ran."""
+    return {"name": name, "descriptor": descriptor.name,
+            "descriptor_path": str(descriptor.path),
+            "catalog": [str(r.resolve()) for r in catalog.roots],
+            "inputs": dict(inputs), "intended_state": state, "state": None,
+            "properties": {}, "instances": {}, "relationships": [], "clusters": {}}
+
+
+class _Intent:
+    """One intent's wiring: topology, runtime, engine; and its outcome."""
+
+    def __init__(self, frontend: AssemblyFrontend, context: RunContext,
+                 model: dict[str, t.Any], catalog: Catalog) -> None:
+        self.context = context
+        self.model = model
+        self.catalog = catalog
+        self.name = context.stored.name
+        self.workdir = context.state_dir.parent.parent
+        self.snapshots = context.state_dir.parent / "assemblies"
+        self.runtime = Runtime(model, self.others)
+        self.driver = frontend.driver_for(context)
+
+    def others(self) -> list[dict[str, t.Any]]:
+        return _snapshots(self.snapshots, self.name)
+
+    def build(self, descriptor: Descriptor, inputs: t.Mapping[str, t.Any]) -> Node:
+        topology = Topology(self.catalog, self.runtime)
+        try:
+            return topology.build(descriptor, self.name, inputs)
+        except e.DescriptorError as error:
+            raise _rejected(error) from None
+
+    def cluster_limits(self, root: Node, component: str) -> tuple[int, int | None, int]:
+        from laguna.frontends.assembly.values import resolve
+        entry = root.descriptor.composition[component]
+        assert entry.cluster is not None
+        topology = Topology(self.catalog, self.runtime)
+        lookup = topology.lookup(root, None, None)
+        c = entry.cluster
+        high = resolve(c.maximum_nodes, lookup)
+        return (int(resolve(c.minimum_nodes, lookup)),
+                int(high) if high is not None else None,
+                int(resolve(c.scaling_increment, lookup)))
+
+    def execute(self, work: t.Callable[[Engine], None], root: Node,
+                deleting: bool = False) -> Outcome:
+        topology = Topology(self.catalog, self.runtime)
+        engine = Engine(topology, self.runtime, self.driver, self.workdir,
+                        self.context.reporter, self.name)
+        self.engine = engine
+        error = None
+        try:
+            work(engine)
+            if deleting:
+                self.model["state"] = None
+                self.model["instances"] = {}
+            else:
+                self.model["state"] = self.model["intended_state"]
+        except e.TransitionFailed as failed:
+            self.context.reporter.report("error", failed.message)
+            details = {"output": failed.output} if failed.output else {}
+            error = ErrorInfo(e.TRANSITION_FAILED, failed.message, details)
+            self.model["state"] = "Failed"
+        except e.DescriptorError as problem:
+            # found only while running (a value a script reported does not convert)
+            error = ErrorInfo(problem.kind, problem.message)
+            self.model["state"] = "Failed"
+        self.model["properties"] = dict(root.properties)
+        self.model["outputs"] = {
+            k: root.properties.get(k) for k, p in root.descriptor.properties.items()
+            if p.read_only}
+        if not deleting or error is not None:
+            self.snapshot()
+        plan = getattr(self.driver, "plan", None) if self.context.dry_run else None
+        return Outcome(ok=error is None, model=self.model, outputs=self.model["outputs"],
+                       components=components(self.model), error=error, plan=plan)
+
+    def snapshot(self) -> None:
+        self.snapshots.mkdir(parents=True, exist_ok=True)
+        data = {"name": self.name, "descriptor": self.model["descriptor"],
+                "properties": self.model["properties"], "state": self.model["state"]}
+        (self.snapshots / f"{self.name}.json").write_text(json.dumps(data), encoding="utf-8")
+
+    def forget(self) -> None:
+        (self.snapshots / f"{self.name}.json").unlink(missing_ok=True)
+
+
+def components(model: t.Mapping[str, t.Any]) -> dict[str, Component]:
+    return {name: Component(type=str(r["type"]), name=str(r["component"]),
+                            state=str(r["state"]))
+            for name, r in model.get("instances", {}).items()}
+
+
+def assembly_json(result: t.Any) -> dict[str, t.Any]:
+    """The spec page's output object for a :class:`~laguna.deploy.result.Result`."""
+    model = result.model if isinstance(result.model, dict) else {}
+    error = result.error.to_json() if result.error is not None else None
+    if error is not None and error["kind"] in ("environment_not_found", "not_deployed"):
+        error["kind"] = e.ASSEMBLY_NOT_FOUND
+    instances = model.get("instances", {}) if model.get("state") is not None or \
+        result.status != "ok" else {}
+    comps = {}
+    for name, record in instances.items():
+        private = set(record.get("private", []))
+        comps[name] = {"state": record["state"], "type": record["type"],
+                       "properties": {k: v for k, v in record["properties"].items()
+                                      if k not in private}}
+    data: dict[str, t.Any] = {
+        "name": result.name, "descriptor": model.get("descriptor"), "language": LANGUAGE,
+        "status": result.status, "state": model.get("state"),
+        "properties": model.get("properties", {}) if model.get("state") is not None else {},
+        "outputs": dict(result.outputs) if model.get("state") is not None else {},
+        "components": comps,
+        "reports": [r.to_json() for r in result.reports]}
+    if error is not None:
+        data["error"] = error
+    if result.plan is not None:
+        data["plan"] = [dict(step) for step in result.plan]
+    return data
+
+
+class AssemblyView:
+    """An assembly after an intent, for the terminal: its state, instances, outputs."""
+
+    def __init__(self, result: t.Any) -> None:
+        self.data = assembly_json(result)
+
+    def __rich_console__(self, console: t.Any, options: t.Any) -> t.Iterator[t.Any]:
+        from rich.table import Table
+        from rich.text import Text
+        data = self.data
+        head = f"assembly {data['name']} ({data['descriptor']}): {data['state'] or 'deleted'}"
+        yield Text(head if data["status"] == "ok" else f"{head} ({data['status']})")
+        if data["components"]:
+            table = Table("INSTANCE", "TYPE", "STATE", box=None, pad_edge=False,
+                          padding=(0, 1, 0, 0))
+            for name, component in data["components"].items():
+                table.add_row(name, component["type"], component["state"])
+            yield table
+        for key, value in data["outputs"].items():
+            yield Text(f"output {key}: {value}")
+        error = data.get("error")
+        if error is not None:
+            yield Text(f"error[{error['kind']}]: {error['message']}")
+            if error.get("output"):
+                yield Text(str(error["output"]))
