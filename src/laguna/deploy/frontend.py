@@ -47,6 +47,11 @@ class PrepareOptions:
     #: the catalog of packages to draw from after ``libs`` (the API's store);
     #: None: the front end's own default
     catalog: PackageSource | None = None
+    #: ``--inputs FILE``: a YAML map of input values (TOSCA); None when not given
+    inputs: Path | None = None
+    #: ``--cloud``: where machines come from (TOSCA: None for this machine, ``local``
+    #: for the local cloud's hosts)
+    cloud: str | None = None
 
 
 @dataclasses.dataclass(frozen=True)

@@ -15,4 +15,6 @@ if t.TYPE_CHECKING:
 def builtin_frontends() -> list[Frontend]:
     """The front ends laguna ships with, in the order they are asked."""
     from laguna.frontends.muranopl import MuranoPlFrontend
-    return [MuranoPlFrontend()]
+    from laguna.frontends.tosca.frontend import ToscaFrontend
+    # TOSCA first: it recognises its files by a mark, MuranoPL takes any unparsable yaml
+    return [ToscaFrontend(), MuranoPlFrontend()]

@@ -31,6 +31,10 @@ from laguna.deploy.frontend import PrepareOptions
                              "the file's name without its extension).")
 @click.option("--set", "settings", multiple=True, metavar="KEY=VALUE",
               help="A value for the blueprint's inputs; repeatable.")
+@click.option("--inputs", "inputs", type=click.Path(path_type=Path), metavar="FILE",
+              help="A YAML map of the blueprint's input values (TOSCA); --set wins.")
+@click.option("--cloud", type=click.Choice(["here"]),
+              help="Where TOSCA Compute nodes run: here (this machine, the default).")
 @click.option("--dry-run", is_flag=True,
               help="Run against a recording cloud and agent; print the stack templates "
                    "and execution plans that would be sent. Nothing is kept.")
@@ -45,9 +49,10 @@ from laguna.deploy.frontend import PrepareOptions
 @json_option
 @workdir_option
 def deploy(model: Path, libs: tuple[Path, ...], name: str | None, settings: tuple[str, ...],
-           dry_run: bool, isolation: str | None, address_range: str | None,
+           inputs: Path | None, cloud: str | None, dry_run: bool, isolation: str | None, address_range: str | None,
            as_json: bool) -> None:
-    """Deploy MODEL (an object model file, or a package) into an environment.
+    """Deploy MODEL (an object model file or a package; a TOSCA service template or
+    CSAR) into an environment.
 
     Redeploying a changed model applies the difference. Exit status: 0 when the
     deployment succeeded, 1 when it failed, 2 when it was refused before
@@ -60,7 +65,8 @@ def deploy(model: Path, libs: tuple[Path, ...], name: str | None, settings: tupl
         except IsolationError as error:
             fail(Rejected(CLOUD_ERROR, str(error)), as_json)
     service = make_service()
-    options = PrepareOptions(libs=libs, settings=key_values(settings, "--set"), name=name)
+    options = PrepareOptions(libs=libs, settings=key_values(settings, "--set"), name=name,
+                             inputs=inputs, cloud=cloud)
     if as_json:
         result = service.deploy(model, options, dry_run=dry_run)
     else:
