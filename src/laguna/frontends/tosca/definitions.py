@@ -337,8 +337,9 @@ class CheckerBase:
             return None     # fetched elsewhere; nothing to check here
         found = resolve_file(file, folder, self.location.root)
         if found is None:
-            self.add(MISSING_ARTIFACT, f"artifact {key}: file {file} does not exist", body,
-                     "file", entity)
+            spanned = "file" in getattr(body, "key_spans", {})
+            self.add(MISSING_ARTIFACT, f"artifact {key}: file {file} does not exist",
+                     body if spanned else data, "file" if spanned else key, entity)
         return found
 
     def _check_artifacts(self, artifacts: object, data: object, entity: str,
@@ -359,8 +360,7 @@ class CheckerBase:
                 self.add(INVALID_TEMPLATE, f"artifact {name} is a file or a map", artifacts,
                          name, entity)
                 continue
-            path = self._check_artifact(body, artifacts if where is artifacts else where,
-                                        name, entity, folder)
+            path = self._check_artifact(body, where, name, entity, folder)
             if path is not None:
                 found[str(name)] = path
         return found
@@ -430,11 +430,17 @@ class CheckerBase:
                          "[min, max]", body, "occurrences", entity)
 
     # -- the topology --------------------------------------------------------------------
-    def _functions(self, value: object, self_node: str | None, relationship: bool = False
-                   ) -> list[tuple[str, str]]:
+    def _functions(self, value: object, self_node: str | None, data: object, key: object,
+                   entity: str, relationship: bool = False) -> None:
+        """Report every problem of the functions in ``value`` (at the function when it
+        has a place, else at ``data[key]``)."""
         if value is None:
-            return []
-        return functions.check(value, Scope(self), self_node, relationship)
+            return
+        for kind, why, span in functions.check(value, Scope(self), self_node, relationship):
+            if span is not None:
+                self.problems.add(kind, why, span, entity)
+            else:
+                self.add(kind, why, data, key, entity)
 
 
 

@@ -45,15 +45,14 @@ def locate(path: Path) -> Location:
             for member in archive.namelist():
                 target = (folder / member).resolve()
                 if not target.is_relative_to(folder.resolve()):
-                    raise CsarError(f"{path}: member {member!r} lies outside the archive")
+                    raise CsarError(f"member {member!r} lies outside the archive")
             archive.extractall(folder)
-        return Location(folder.resolve(), _entry(folder.resolve(), str(path)), csar=True,
+        return Location(folder.resolve(), _entry(folder.resolve()), csar=True,
                         unpacked=True)
     return Location(path.resolve().parent, path.resolve(), csar=False)
 
 
-def _entry(root: Path, shown: str | None = None) -> Path:
-    shown = shown or str(root)
+def _entry(root: Path) -> Path:
     meta = root / META
     if meta.is_file():
         fields: dict[str, str] = {}
@@ -62,22 +61,22 @@ def _entry(root: Path, shown: str | None = None) -> Path:
                 continue
             key, colon, value = line.partition(":")
             if not colon:
-                raise CsarError(f"{shown}: {META}:{number}: expected 'Name: value', got "
+                raise CsarError(f"{META}:{number}: expected 'Name: value', got "
                                 f"{line.strip()!r}")
             fields[key.strip()] = value.strip()
         for required in ("TOSCA-Meta-File-Version", "CSAR-Version", "Created-By"):
             if required not in fields:
-                raise CsarError(f"{shown}: {META} has no {required}")
+                raise CsarError(f"{META} has no {required}")
         entry = fields.get("Entry-Definitions")
         if entry is None:
-            raise CsarError(f"{shown}: {META} has no Entry-Definitions")
+            raise CsarError(f"{META} has no Entry-Definitions")
         if not (root / entry).is_file():
-            raise CsarError(f"{shown}: Entry-Definitions {entry} does not exist")
+            raise CsarError(f"Entry-Definitions {entry} does not exist")
         return root / entry
     yamls = sorted(p for p in root.iterdir() if p.is_file() and p.suffix in (".yaml", ".yml"))
     if len(yamls) != 1:
         found = ", ".join(p.name for p in yamls) or "none"
-        raise CsarError(f"{shown}: a CSAR without {META} needs exactly one yaml file at its "
+        raise CsarError(f"a CSAR without {META} needs exactly one yaml file at its "
                         f"root, found {found}")
     return yamls[0]
 

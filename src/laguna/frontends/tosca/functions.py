@@ -31,22 +31,25 @@ class Scope(t.Protocol):
     def interfaces_of(self, node: str) -> t.Mapping[str, t.Collection[str]]: ...
 
 
+Found = list[tuple[str, str, t.Any]]
+
+
 def check(value: object, scope: Scope, self_node: str | None, relationship: bool = False
-          ) -> list[tuple[str, str]]:
+          ) -> Found:
     """Every problem of the functions in ``value``; ``self_node`` is the node SELF means
     (None in outputs), ``relationship`` allows SOURCE and TARGET."""
-    found: list[tuple[str, str]] = []
+    found: Found = []
     _walk(value, scope, self_node, relationship, found)
     return found
 
 
 def _walk(value: object, scope: Scope, self_node: str | None, relationship: bool,
-          found: list[tuple[str, str]]) -> None:
+          found: Found) -> None:
     if is_function(value):
         ((name, args),) = t.cast(dict[str, t.Any], value).items()
         why = _check_one(name, args, scope, self_node, relationship)
         if why:
-            found.append((BAD_FUNCTION, f"{name}: {why}"))
+            found.append((BAD_FUNCTION, f"{name}: {why}", getattr(value, "span", None)))
         if isinstance(args, list):
             for arg in args:
                 _walk(arg, scope, self_node, relationship, found)
@@ -56,7 +59,8 @@ def _walk(value: object, scope: Scope, self_node: str | None, relationship: bool
             if isinstance(key, str) and key.startswith("get_") and key not in FUNCTIONS \
                     and len(value) == 1:
                 found.append((BAD_FUNCTION, f"unknown function {key!r} (expected one of "
-                                            f"{', '.join(sorted(FUNCTIONS))})"))
+                                            f"{', '.join(sorted(FUNCTIONS))})",
+                              getattr(value, "span", None)))
             _walk(item, scope, self_node, relationship, found)
     elif isinstance(value, list):
         for item in value:

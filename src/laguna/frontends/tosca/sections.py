@@ -140,8 +140,7 @@ class SectionChecks(CheckerBase):
             if type_name is not None and not self._known_data_type(type_name):
                 self.add(UNKNOWN_TYPE, f"unknown data type {type_name!r}", body, "type",
                          entity)
-            for kind, why in self._functions(body["value"], None):
-                self.add(kind, why, body, "value", entity)
+            self._functions(body["value"], None, body, "value", entity)
             value = written(body, "value", body["value"])
             result[str(name)] = {"value": value, "type": type_name}
         return result

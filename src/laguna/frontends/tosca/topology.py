@@ -46,11 +46,11 @@ def load_topology(path: Path, inputs: t.Mapping[str, t.Any] | None = None,
     try:
         location = locate(path)
     except CsarError as exc:
-        problems.add(CSAR_INVALID, str(exc), Span(str(path), 1, 1), path.name)
+        problems.add(CSAR_INVALID, str(exc), Span(path.name, 1, 1), path.name)
         return None, problems
     except OSError as exc:
-        problems.add(CSAR_INVALID, f"cannot read {path}: {exc}", Span(str(path), 1, 1),
-                     path.name)
+        problems.add(CSAR_INVALID, f"cannot read {path.name}: {exc.strerror}",
+                     Span(path.name, 1, 1), path.name)
         return None, problems
     documents = load(location, problems)
     if not documents:
@@ -162,7 +162,7 @@ class Checker(SectionChecks):
                     self.add(kind, f"the value given: {why}", defs, name, entity)
                 self.inputs[str(name)] = value
             elif "default" in body:
-                self.inputs[str(name)] = body["default"]
+                self.inputs[str(name)] = written(body, "default", body["default"])
             elif "value" in body:
                 self.inputs[str(name)] = body["value"]
             elif body.get("required", True) is not False:
@@ -201,8 +201,7 @@ class Checker(SectionChecks):
         interfaces = self._interfaces(name, type_name, body, entity, artifacts)
         requirements = self._requirements(name, type_name, body, entity)
         for section in ("properties", "attributes"):
-            for kind, why in self._functions(body.get(section), name):
-                self.add(kind, why, body, section, entity)
+            self._functions(body.get(section), name, body, section, entity)
         types = [d.name for d in reg.chain("node_types", type_name)]
         return Node(name, type_name, types, properties, attributes, requirements,
                     capabilities, interfaces, artifacts)
@@ -278,8 +277,8 @@ class Checker(SectionChecks):
                                                type_folder, artifacts, type_inputs)
             if given:
                 given_inputs = {**type_inputs, **param_values(given.get("inputs"))}
-                for kind, why in self._functions(given.get("inputs"), name):
-                    self.add(kind, why, given, "inputs", entity)
+                self._check_parameters(given.get("inputs"), given, entity)
+                self._functions(given.get("inputs"), name, given, "inputs", entity)
                 for op_name, op in operations(given).items():
                     if op_name not in known:
                         self.add(INVALID_TEMPLATE, f"interface {iface_name} has no operation "
@@ -288,8 +287,7 @@ class Checker(SectionChecks):
                     self._check_operation(op, given, op_name, f"{entity}: interface "
                                           f"{iface_name}", self.main.path.parent, artifacts)
                     if isinstance(op, dict):
-                        for kind, why in self._functions(op.get("inputs"), name):
-                            self.add(kind, why, op, "inputs", entity)
+                        self._functions(op.get("inputs"), name, op, "inputs", entity)
                     merged = self._operation(iface_name, iface_type, op_name, op,
                                              self.main.path.parent, artifacts, given_inputs)
                     before = ops.get(op_name)
@@ -470,8 +468,8 @@ class Checker(SectionChecks):
         if not isinstance(template, dict):
             properties = self._assign(properties, prop_defs, given, "properties",
                                       f"{entity}: requirement {req_name}")
-        for kind, why in self._functions(properties, name, relationship=True):
-            self.add(kind, why, given, "relationship", entity)
+        self._functions(properties, name, given, "relationship", entity,
+                       relationship=True)
         ops: dict[str, Operation] = {}
         rel_ifaces = reg.definitions("relationship_types", rel_type, "interfaces")
         merged_ifaces: dict[str, t.Any] = {}
@@ -486,8 +484,8 @@ class Checker(SectionChecks):
                 if isinstance(body, dict):
                     merged_ifaces[iface_name] = {**merged_ifaces[iface_name], **body}
                     self._check_operations_in(body, iface_name, entity)
-                    for kind, why in self._functions(body, name, relationship=True):
-                        self.add(kind, why, interfaces, iface_name, entity)
+                    self._functions(body, name, interfaces, iface_name, entity,
+                                    relationship=True)
         for iface_name, body in merged_ifaces.items():
             iface_type = reg.full_name("interface_types", str(body.get("type") or CONFIGURE))
             inputs = param_values(body.get("inputs"))
@@ -535,8 +533,8 @@ class Checker(SectionChecks):
             return
         self._assign(body.get("properties"), self.registry.definitions(
             "relationship_types", type_name, "properties"), body, "properties", entity)
-        for kind, why in self._functions(body.get("properties"), None, relationship=True):
-            self.add(kind, why, body, "properties", entity)
+        self._functions(body.get("properties"), None, body, "properties", entity,
+                       relationship=True)
 
     def _hosting_cycles(self, nodes: dict[str, Node], templates: object) -> None:
         reported: set[str] = set()

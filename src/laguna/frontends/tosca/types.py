@@ -316,7 +316,8 @@ class Registry:
 
     def _check_complex(self, value: object, type_name: str, depth: int) -> list[Finding]:
         if not isinstance(value, dict):
-            return [(TYPE_MISMATCH, f"{values._show(value)} is not a {type_name} (a map)")]
+            return [(TYPE_MISMATCH, f"{values._show(value)} is not {values.article(type_name)} "
+                                    "(a map)")]
         fields = self.definitions("data_types", type_name, "properties")
         findings: list[Finding] = []
         for key, item in value.items():

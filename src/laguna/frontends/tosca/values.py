@@ -127,7 +127,7 @@ def check_primitive(type_name: str, value: object) -> str | None:
         ok = scalar(type_name, value) is not None
     else:  # pragma: no cover - callers pass primitives only
         raise ValueError(type_name)
-    return None if ok else f"{_show(value)} is not a {type_name}"
+    return None if ok else f"{_show(value)} is not {article(type_name)}"
 
 
 def comparable(type_name: str, value: object) -> object:
@@ -240,15 +240,22 @@ def check_constraint(clause: t.Mapping[str, t.Any], type_name: str,
     return None if ok else why
 
 
+def article(noun: str) -> str:
+    """``noun`` with "a" or "an" before it."""
+    return f"{'an' if noun[:1] in 'aeiou' else 'a'} {noun}"
+
+
 def _show(value: object) -> str:
+    if isinstance(value, (datetime.date, datetime.datetime)):
+        return value.isoformat()
     if isinstance(value, str):
         return repr(str(value))
     if isinstance(value, float) and math.isfinite(value) and value.is_integer():
         return repr(value)
-    if isinstance(value, dict):
-        return "a map"
-    if isinstance(value, list):
-        return "a list" if value else "[]"
+    if isinstance(value, (dict, list)):
+        import json
+        text = json.dumps(value, default=str)
+        return text if len(text) <= 40 else ("a map" if isinstance(value, dict) else "a list")
     return repr(value)
 
 
