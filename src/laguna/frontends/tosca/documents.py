@@ -33,12 +33,15 @@ class Location:
     csar: bool
     #: a zip was unpacked into ``root`` (a temporary folder)
     unpacked: bool = False
+    #: the blueprint's base name (a deployment's name when the template gives none)
+    name: str = ""
 
 
 def locate(path: Path) -> Location:
     """The entry of ``path``: a service template, a CSAR folder or a CSAR zip."""
     if path.is_dir():
-        return Location(path.resolve(), _entry(path.resolve()), csar=True)
+        return Location(path.resolve(), _entry(path.resolve()), csar=True,
+                        name=path.resolve().name)
     if zipfile.is_zipfile(path):
         folder = Path(tempfile.mkdtemp(prefix="laguna-csar-"))
         with zipfile.ZipFile(path) as archive:
@@ -48,8 +51,8 @@ def locate(path: Path) -> Location:
                     raise CsarError(f"member {member!r} lies outside the archive")
             archive.extractall(folder)
         return Location(folder.resolve(), _entry(folder.resolve()), csar=True,
-                        unpacked=True)
-    return Location(path.resolve().parent, path.resolve(), csar=False)
+                        unpacked=True, name=path.stem)
+    return Location(path.resolve().parent, path.resolve(), csar=False, name=path.stem)
 
 
 def _entry(root: Path) -> Path:

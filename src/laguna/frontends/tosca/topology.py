@@ -90,8 +90,7 @@ class Checker(SectionChecks):
         metadata = self.main.data.get("metadata")
         if isinstance(metadata, dict) and isinstance(metadata.get("template_name"), str):
             return str(metadata["template_name"])
-        return self.location.entry.stem if not self.location.csar \
-            else self.location.root.name
+        return self.location.name or self.location.entry.stem
 
     def _topology(self, data: t.Mapping[str, t.Any], supplied: dict[str, t.Any]
                   ) -> Topology | None:
