@@ -165,6 +165,8 @@ class SectionChecks(CheckerBase):
         caps = self.registry.definitions("node_types", node_type, "capabilities")
         reqs = self.registry.requirements(node_type)
         props = self.registry.definitions("node_types", node_type, "properties")
+        singular = {"capabilities": "capability", "requirements": "requirement",
+                    "properties": "property"}
         for section, known in (("capabilities", caps), ("requirements", reqs),
                                ("properties", props)):
             given = mappings.get(section) or {}
@@ -172,7 +174,7 @@ class SectionChecks(CheckerBase):
                 continue
             for key, target in given.items():
                 if key not in known:
-                    self.add(INVALID_TEMPLATE, f"{node_type} has no {section[:-1]} {key!r}",
+                    self.add(INVALID_TEMPLATE, f"{node_type} has no {singular[section]} {key!r}",
                              given, key, entity)
                     continue
                 if section == "properties":
@@ -181,10 +183,10 @@ class SectionChecks(CheckerBase):
                                  f"{target[0]!r}", given, key, entity)
                     continue
                 if not isinstance(target, list) or len(target) != 2:
-                    self.add(INVALID_TEMPLATE, f"{section[:-1]} {key} maps to [node, name]",
+                    self.add(INVALID_TEMPLATE, f"{singular[section]} {key} maps to [node, name]",
                              given, key, entity)
                 elif target[0] not in self.templates:
-                    self.add(UNRESOLVED_REQUIREMENT, f"{section[:-1]} {key} maps to unknown "
+                    self.add(UNRESOLVED_REQUIREMENT, f"{singular[section]} {key} maps to unknown "
                              f"node {target[0]!r}", given, key, entity)
 
     def _workflows(self, workflows: object, data: t.Mapping[str, t.Any],
