@@ -43,6 +43,14 @@ class CheckerBase:
         self.templates: dict[str, t.Any] = {}
         self.node_types: dict[str, str] = {}
         self.relationship_templates: dict[str, t.Any] = {}
+        self._files: dict[tuple[str, Path], Path | None] = {}
+
+    def _resolve(self, file: str, folder: Path) -> Path | None:
+        """:func:`resolve_file`, once per file and folder in a run."""
+        key = (file, folder)
+        if key not in self._files:
+            self._files[key] = resolve_file(file, folder, self.location.root)
+        return self._files[key]
 
     def add(self, kind: str, message: str, data: object, key: object, entity: str) -> None:
         self.problems.add(kind, message, span_of(data, key) or self.main.data.span, entity)
@@ -317,7 +325,7 @@ class CheckerBase:
                 continue
             if artifacts is not None and file in artifacts:
                 continue
-            if resolve_file(file, folder, self.location.root) is None:
+            if self._resolve(file, folder) is None:
                 self.add(MISSING_ARTIFACT, f"operation {name}: artifact file {file} does not "
                          "exist", data, key, entity)
 
@@ -335,7 +343,7 @@ class CheckerBase:
         if body.get("repository") is not None or "://" in file and \
                 not file.startswith("classpath://"):
             return None     # fetched elsewhere; nothing to check here
-        found = resolve_file(file, folder, self.location.root)
+        found = self._resolve(file, folder)
         if found is None:
             spanned = "file" in getattr(body, "key_spans", {})
             self.add(MISSING_ARTIFACT, f"artifact {key}: file {file} does not exist",

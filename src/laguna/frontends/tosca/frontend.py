@@ -199,11 +199,10 @@ class ToscaFrontend:
             for key, instance in instances.items():
                 if instance["node"] != node:
                     continue
-                for operation, during, after in (("stop", "stopping", "configured"),
-                                                 ("delete", "deleting", "deleted")):
-                    context.reporter.component(node, instance["type"], node, during)
+                for operation, during in (("stop", "stopping"), ("delete", "deleting")):
                     spec = instance["operations"].get(operation)
                     if spec and spec.get("primary") and Path(spec["primary"]).is_file():
+                        context.reporter.component(node, instance["type"], node, during)
                         context.reporter.report("info", f"Standard.{operation}: sh "
                                                 f"{spec['primary']}", node)
                         code, _ = run_script(
@@ -212,10 +211,12 @@ class ToscaFrontend:
                             context.timeouts.agent, _environ(), instance["sessions"].append)
                         if code != 0:
                             failed.append(f"{key}: Standard.{operation} exited with {code}")
-                    context.reporter.component(node, instance["type"], node, after)
                 end_sessions(instance["sessions"])
                 states[node] = "deleted"
-        end_sessions(_read_sessions(home / "sessions.json"))
+            context.reporter.component(node, instances_type(instances, node), node, "deleted")
+        # what an interrupted deploy started, and whatever left its process group
+        every = [s for i in instances.values() for s in i["sessions"]]
+        end_sessions([*every, *_read_sessions(home / "sessions.json")], scan=True)
         (home / "sessions.json").unlink(missing_ok=True)
         result = {key: Component(c.type, c.name, states.get(key, "deleted"), c.details)
                   for key, c in context.stored.components.items()}
@@ -225,6 +226,10 @@ class ToscaFrontend:
             return Outcome(ok=False, components=result,
                            error=ErrorInfo(OPERATION_FAILED, message))
         return Outcome(ok=True, components=result, outputs={})
+
+
+def instances_type(instances: t.Mapping[str, t.Any], node: str) -> str:
+    return next((str(i["type"]) for i in instances.values() if i["node"] == node), "")
 
 
 def plan(topology: Topology) -> list[dict[str, t.Any]]:

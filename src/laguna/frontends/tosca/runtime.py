@@ -29,6 +29,9 @@ from laguna.frontends.tosca import functions, values
 from laguna.frontends.tosca.model import Node, Operation, Requirement, Topology
 
 STANDARD_OPERATIONS = ("create", "configure", "start")
+#: the node states the progress view is told of (each is a commit of every component's
+#: state: the short-lived created/configuring/configured are left out)
+REPORTED_STATES = frozenset({"creating", "starting", "started", "error"})
 #: attributes a Compute on this machine has
 LOCAL_ADDRESS = "127.0.0.1"
 #: environment variables a shell sets itself; never outputs
@@ -277,7 +280,8 @@ class Runtime:
             node_state = self.node_state(instance.node.name)
             self.cond.notify_all()
         node = instance.node
-        self.reporter.component(node.name, node.type, node.name, node_state)
+        if state in REPORTED_STATES:
+            self.reporter.component(node.name, node.type, node.name, node_state)
 
     def _set_attributes(self, instance: Instance, attributes: t.Mapping[str, t.Any]) -> None:
         with self.cond:
@@ -519,8 +523,9 @@ def _end_session(session: int) -> None:
         pass
 
 
-def session_processes(sessions: t.Collection[int]) -> list[int]:
-    """The live processes of ``sessions`` (from /proc: the session is field 6 of stat)."""
+def session_processes(sessions: t.Collection[int], field: int = 3) -> list[int]:
+    """The live processes of ``sessions`` (from /proc: the session is field 6 of stat;
+    ``field=2``: of process groups, field 5)."""
     wanted = set(sessions)
     found: list[int] = []
     for entry in Path("/proc").iterdir():
@@ -531,25 +536,44 @@ def session_processes(sessions: t.Collection[int]) -> list[int]:
         except OSError:
             continue
         fields = stat[stat.rfind(")") + 2:].split()
-        if len(fields) > 3 and fields[0] != "Z" and int(fields[3]) in wanted:
+        if len(fields) > 3 and fields[0] != "Z" and int(fields[field]) in wanted:
             found.append(int(entry.name))
     return found
 
 
-def end_sessions(sessions: t.Collection[int], grace: float = 2.0) -> None:
-    """End every process of ``sessions``: TERM, then KILL after ``grace`` seconds."""
-    pids = session_processes(sessions)
-    for pid in pids:
-        try:
-            os.kill(pid, signal.SIGTERM)
-        except OSError:
-            pass
+def end_sessions(sessions: t.Collection[int], grace: float = 2.0, scan: bool = False) -> None:
+    """End every process of ``sessions``: TERM to each session's process group, KILL
+    after ``grace`` seconds; with ``scan``, then every process /proc still shows in
+    those sessions (one that left its process group)."""
+    groups = set(sessions)
+    for group in list(groups):
+        if not _signal_group(group, signal.SIGTERM):
+            groups.discard(group)
     deadline = time.monotonic() + grace
-    while pids and time.monotonic() < deadline:
+    while groups and time.monotonic() < deadline:
         time.sleep(0.02)
-        pids = session_processes(sessions)
-    for pid in pids:
-        try:
-            os.kill(pid, signal.SIGKILL)
-        except OSError:
-            pass
+        groups = {g for g in groups if _signal_group(g, 0) and _group_alive(g)}
+    for group in groups:
+        _signal_group(group, signal.SIGKILL)
+    if scan:
+        for pid in session_processes(sessions):
+            try:
+                os.kill(pid, signal.SIGKILL)
+            except OSError:
+                pass
+
+
+def _signal_group(group: int, signum: int) -> bool:
+    """Send ``signum`` to a process group; whether it has a process."""
+    try:
+        os.killpg(group, signum)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True
+
+
+def _group_alive(group: int) -> bool:
+    """Whether a group that takes signals has a process that is not a zombie."""
+    return bool(session_processes([group], field=2))

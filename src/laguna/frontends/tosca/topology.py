@@ -13,7 +13,6 @@ from laguna.frontends.tosca import values
 from laguna.frontends.tosca.definitions import (
     IMPLICIT_INTERFACES,
     param_values,
-    resolve_file,
     written,
 )
 from laguna.frontends.tosca.documents import CsarError, load, locate
@@ -192,7 +191,7 @@ class Checker(SectionChecks):
             owner: TypeDef = art["__owner__"]
             file = art.get("file")
             if isinstance(file, str):
-                found = resolve_file(file, owner.folder, self.location.root)
+                found = self._resolve(file, owner.folder)
                 if found is not None:
                     artifacts[art_name] = found
         artifacts.update(self._check_artifacts(body.get("artifacts"), body, entity,
@@ -328,7 +327,7 @@ class Checker(SectionChecks):
                 return None
             if ref in artifacts:
                 return artifacts[ref]
-            return resolve_file(ref, folder, self.location.root)
+            return self._resolve(ref, folder)
 
         if isinstance(implementation, dict):
             primary = file_of(implementation.get("primary"))

@@ -90,6 +90,10 @@ class Registry:
         self.problems = problems
         self.types: dict[str, dict[str, TypeDef]] = {kind: {} for kind in TYPE_KINDS}
         self.aliases: dict[str, dict[str, str]] = {kind: {} for kind in TYPE_KINDS}
+        # merged definitions by (kind, type, section): types do not change once loaded,
+        # and a topology asks for the same few types' definitions once per template
+        self._merged: dict[tuple[str, str, str], dict[str, dict[str, t.Any]]] = {}
+        self._chains: dict[tuple[str, str], list[TypeDef]] = {}
         for name, data in _builtin_documents():
             self._add_document(data, f"<tosca>/{name}", _BUILTIN_DIR, "", builtin=True)
 
@@ -162,6 +166,12 @@ class Registry:
 
     def chain(self, kind: str, name: str) -> list[TypeDef]:
         """The type and its ancestors, the type first; stops at a loop or an unknown parent."""
+        known = self._chains.get((kind, name))
+        if known is None:
+            known = self._chains[(kind, name)] = self._chain(kind, name)
+        return known
+
+    def _chain(self, kind: str, name: str) -> list[TypeDef]:
         result: list[TypeDef] = []
         current = self.resolve(kind, name)
         while current is not None and current not in result:
@@ -215,6 +225,13 @@ class Registry:
     def definitions(self, kind: str, name: str, section: str) -> dict[str, dict[str, t.Any]]:
         """``section`` (properties, attributes, capabilities, interfaces, artifacts) of a
         type with its ancestors', refinements merged in (root first)."""
+        known = self._merged.get((kind, name, section))
+        if known is None:
+            known = self._merged[(kind, name, section)] = self._definitions(kind, name,
+                                                                             section)
+        return dict(known)
+
+    def _definitions(self, kind: str, name: str, section: str) -> dict[str, dict[str, t.Any]]:
         merged: dict[str, dict[str, t.Any]] = {}
         for definition in reversed(self.chain(kind, name)):
             own = definition.data.get(section)
@@ -240,6 +257,13 @@ class Registry:
 
     def requirements(self, name: str) -> dict[str, dict[str, t.Any]]:
         """The requirement definitions of node type ``name`` (ancestors' first)."""
+        known = self._merged.get(("node_types", name, "requirements"))
+        if known is None:
+            known = self._merged[("node_types", name, "requirements")] = \
+                self._requirements(name)
+        return dict(known)
+
+    def _requirements(self, name: str) -> dict[str, dict[str, t.Any]]:
         merged: dict[str, dict[str, t.Any]] = {}
         for definition in reversed(self.chain("node_types", name)):
             own = definition.data.get("requirements")
