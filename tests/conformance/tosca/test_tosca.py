@@ -29,9 +29,7 @@ import yaml
 from click.testing import CliRunner
 
 from laguna.cli.main import cli
-from laguna.cli.workdirs import Wiring
-from laguna.deploy.frontend import FrontendRegistry
-from laguna.frontends.tosca.frontend import ToscaFrontend
+from laguna.cli.workdirs import default_wiring
 
 HERE = pathlib.Path(__file__).parent
 CASES = sorted(p for p in (HERE / "cases").iterdir() if (p / "case.yaml").is_file())
@@ -81,8 +79,8 @@ def problem_lines(error: t.Mapping[str, t.Any]) -> list[str]:
 
 
 def run(*args: str) -> tuple[int, t.Any]:
-    wiring = Wiring(FrontendRegistry([ToscaFrontend()]))
-    result = CliRunner().invoke(cli, list(args), obj=wiring, catch_exceptions=False)
+    # the CLI's own wiring: every built-in front end, the local cloud for --cloud local
+    result = CliRunner().invoke(cli, list(args), obj=default_wiring(), catch_exceptions=False)
     return result.exit_code, json.loads(result.stdout)
 
 

@@ -33,8 +33,9 @@ from laguna.deploy.frontend import PrepareOptions
               help="A value for the blueprint's inputs; repeatable.")
 @click.option("--inputs", "inputs", type=click.Path(path_type=Path), metavar="FILE",
               help="A YAML map of the blueprint's input values (TOSCA); --set wins.")
-@click.option("--cloud", type=click.Choice(["here"]),
-              help="Where TOSCA Compute nodes run: here (this machine, the default).")
+@click.option("--cloud", type=click.Choice(["here", "local"]),
+              help="Where TOSCA Compute nodes run: here (this machine, the default) or "
+                   "local (a host of the local cloud each, operations through its agent).")
 @click.option("--dry-run", is_flag=True,
               help="Run against a recording cloud and agent; print the stack templates "
                    "and execution plans that would be sent. Nothing is kept.")

@@ -29,12 +29,13 @@ from laguna.frontends.tosca import functions
 from laguna.frontends.tosca.documents import META, CsarError, locate
 from laguna.frontends.tosca.model import Topology
 from laguna.frontends.tosca.problems import INVALID_TEMPLATE, OPERATION_FAILED, Problems
+from laguna.frontends.tosca.machines import CloudMachines, Executor
 from laguna.frontends.tosca.runtime import (
     DeployFailed,
     Instance,
+    LocalExecutor,
     Runtime,
     end_sessions,
-    run_script,
 )
 from laguna.frontends.tosca.topology import load_topology
 
@@ -126,11 +127,12 @@ class ToscaFrontend:
         topology, problems = load_topology(path, inputs)
         if problems or topology is None:
             raise rejection(problems)
-        if options.cloud not in (None, "here"):
-            raise Rejected(INVALID_TEMPLATE, f"--cloud {options.cloud}: TOSCA deploys to this "
-                           "machine only (--cloud here)")
+        if options.cloud not in (None, "here", "local"):
+            raise Rejected(INVALID_TEMPLATE, f"--cloud {options.cloud}: expected here (this "
+                           "machine) or local (the local cloud)")
         model = {"tosca": {"source": str(path.resolve()), "inputs": _json(topology.inputs),
-                           "topology": topology.summary()}}
+                           "topology": topology.summary(),
+                           "cloud": options.cloud or "here"}}
         return Blueprint(language=LANGUAGE, source=str(path), model=model, name=topology.name,
                          payload=Prepared(topology, path.resolve(), inputs, options.cloud))
 
@@ -160,8 +162,9 @@ class ToscaFrontend:
             if reloaded is None:
                 raise rejection(problems)
             topology = reloaded
+        machines = _machines(context) if prepared.cloud == "local" else None
         runtime = Runtime(topology, _workdir(context), home / "logs", context.reporter,
-                          timeout=context.timeouts.agent)
+                          timeout=context.timeouts.agent, machines=machines)
         sessions_file = home / "sessions.json"
         sessions: list[int] = _read_sessions(sessions_file)
 
@@ -178,7 +181,8 @@ class ToscaFrontend:
             context.reporter.report("error", failure.message, failure.details.get("node"))
         model = dict(blueprint.model)
         model["tosca"] = {**model["tosca"], "instances": _kept(runtime),
-                          "order": undeploy_order(topology)}
+                          "order": undeploy_order(topology),
+                          "stack": machines.stack if machines is not None else None}
         return Outcome(ok=error is None, model=model, outputs=runtime.outputs(),
                        components=components(runtime), error=error)
 
@@ -193,6 +197,9 @@ class ToscaFrontend:
         instances: dict[str, t.Any] = stored.get("instances") or {}
         order: list[str] = stored.get("order") or list(instances)
         workdir = _workdir(context)
+        machines = _machines(context) if stored.get("stack") or stored.get("cloud") == "local" \
+            else None
+        local = LocalExecutor(workdir, _environ())
         failed: list[str] = []
         states: dict[str, str] = {}
         for node in order:
@@ -205,10 +212,14 @@ class ToscaFrontend:
                         context.reporter.component(node, instance["type"], node, during)
                         context.reporter.report("info", f"Standard.{operation}: sh "
                                                 f"{spec['primary']}", node)
-                        code, _ = run_script(
-                            Path(spec["primary"]), spec["inputs"], workdir,
+                        host = instance.get("host")
+                        executor: Executor = machines.host_executor(host) \
+                            if machines is not None and host else local
+                        code, _ = executor.run(
+                            Path(spec["primary"]),
+                            [Path(p) for p in spec.get("dependencies", [])], spec["inputs"],
                             home / "logs" / f"{key}.Standard.{operation}.log",
-                            context.timeouts.agent, _environ(), instance["sessions"].append)
+                            context.timeouts.agent, instance["sessions"].append)
                         if code != 0:
                             failed.append(f"{key}: Standard.{operation} exited with {code}")
                 end_sessions(instance["sessions"])
@@ -217,6 +228,9 @@ class ToscaFrontend:
         # what an interrupted deploy started, and whatever left its process group
         every = [s for i in instances.values() for s in i["sessions"]]
         end_sessions([*every, *_read_sessions(home / "sessions.json")], scan=True)
+        if machines is not None:
+            # the hosts go with their processes (the cloud ends what they started)
+            machines.delete()
         (home / "sessions.json").unlink(missing_ok=True)
         result = {key: Component(c.type, c.name, states.get(key, "deleted"), c.details)
                   for key, c in context.stored.components.items()}
@@ -323,8 +337,10 @@ def _kept(runtime: Runtime) -> dict[str, t.Any]:
     kept: dict[str, t.Any] = {}
     for name, group in runtime.instances.items():
         for instance in group:
+            executor = runtime.executor(instance)
             kept[instance.id] = {"node": name, "type": instance.node.type,
                                  "sessions": list(instance.sessions),
+                                 "host": getattr(executor, "host_name", None),
                                  "operations": _final_ops(runtime, instance)}
     return kept
 
@@ -343,8 +359,17 @@ def _final_ops(runtime: Runtime, instance: Instance) -> dict[str, t.Any]:
         except (LookupError, TypeError):
             inputs = {}
         ops[name] = {"primary": str(op.primary),
+                     "dependencies": [str(p) for p in op.dependencies],
                      "inputs": {k: functions.text(v) for k, v in inputs.items()}}
     return ops
+
+
+def _machines(context: RunContext) -> CloudMachines:
+    """The local cloud's hosts for Compute instances (``--cloud local``)."""
+    if context.resources.cloud is None or context.resources.agents is None:
+        raise Rejected("cloud_error", "--cloud local: no cloud is wired in here")
+    return CloudMachines(context.resources.cloud, t.cast(t.Any, context.resources.agents),
+                         f"tosca-{context.stored.environment_id[:12]}")
 
 
 def _home(context: RunContext) -> Path:

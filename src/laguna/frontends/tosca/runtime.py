@@ -26,6 +26,7 @@ import uuid
 from pathlib import Path
 
 from laguna.frontends.tosca import functions, values
+from laguna.frontends.tosca.machines import CloudMachines, Executor
 from laguna.frontends.tosca.model import Node, Operation, Requirement, Topology
 
 STANDARD_OPERATIONS = ("create", "configure", "start")
@@ -86,7 +87,8 @@ class Runtime:
 
     def __init__(self, topology: Topology, workdir: Path, logs: Path, reporter: Reporter,
                  timeout: float = 600.0, blocking: bool = True,
-                 environ: t.Mapping[str, str] | None = None) -> None:
+                 environ: t.Mapping[str, str] | None = None,
+                 machines: CloudMachines | None = None) -> None:
         self.topology = topology
         self.workdir = workdir
         self.logs = logs
@@ -98,6 +100,10 @@ class Runtime:
         self.blocking = blocking
         #: called with each new process session (to keep them where undeploy finds them)
         self.on_session: t.Callable[[int], None] | None = None
+        #: --cloud local: Compute instances are hosts of the local cloud
+        self.machines = machines
+        #: instance id -> the cloud host it is (Compute instances provisioned there)
+        self.hosts: dict[str, str] = {}
         run = uuid.uuid4().hex[:8]
         self.instances: dict[str, list[Instance]] = {}
         for name, node in topology.nodes.items():
@@ -113,6 +119,8 @@ class Runtime:
     def deploy(self) -> None:
         """Run every instance's lifecycle; raise DeployFailed at the first failure."""
         self.logs.mkdir(parents=True, exist_ok=True)
+        if self.machines is not None:
+            self._provision(self.machines)
         threads = [threading.Thread(target=self._guarded, args=(instance,),
                                     name=f"tosca-{instance.id}", daemon=True)
                    for group in self.instances.values() for instance in group]
@@ -122,6 +130,37 @@ class Runtime:
             thread.join()
         if self.failure is not None:
             raise self.failure
+
+    def _provision(self, machines: CloudMachines) -> None:
+        computes = [i for group in self.instances.values() for i in group
+                    if self._is_machine(i.node)]
+        if not computes:
+            return
+        try:
+            addresses = machines.provision([i.id for i in computes])
+        except Exception as exc:
+            raise DeployFailed(f"the local cloud could not start the Compute hosts: {exc}")
+        for instance in computes:
+            found = addresses[instance.id]
+            self.hosts[instance.id] = machines.resource(instance.id)
+            instance.attributes.update({
+                "private_address": found[0], "public_address": found[0],
+                "networks": {"private": {"network_name": "private", "addresses": found}},
+                "ports": {}})
+
+    def _is_machine(self, node: Node) -> bool:
+        return node.is_a("tosca.nodes.Compute") and self._op(node, "Standard", "create") is None
+
+    def executor(self, instance: Instance) -> Executor:
+        """Where ``instance``'s operations run: the cloud host at the bottom of its
+        hosting chain, else this machine."""
+        current, seen = instance, set()
+        while current.node.hosts and current.id not in seen:
+            seen.add(current.id)
+            current = self.peer(current, current.node.hosts[0])
+        if self.machines is not None and current.id in self.hosts:
+            return self.machines.executor(current.id)
+        return LocalExecutor(self.workdir, self.environ)
 
     def _guarded(self, instance: Instance) -> None:
         try:
@@ -145,7 +184,7 @@ class Runtime:
         node = instance.node
         for blocker in [*node.hosts, *node.needs_running]:
             self._wait_started(instance, self.peer(instance, blocker))
-        if node.is_a("tosca.nodes.Compute") and self._op(node, "Standard", "create") is None:
+        if self._is_machine(node) and instance.id not in self.hosts:
             # AMP's localhost location: a Compute without its own create is this machine
             self._set_attributes(instance, {"private_address": LOCAL_ADDRESS,
                                             "public_address": LOCAL_ADDRESS,
@@ -237,8 +276,8 @@ class Runtime:
             if self.on_session is not None:
                 self.on_session(session)
 
-        code, exported = run_script(operation.primary, inputs, self.workdir, log, self.timeout,
-                                    self.environ, started)
+        code, exported = self.executor(instance).run(
+            operation.primary, operation.dependencies, inputs, log, self.timeout, started)
         if code != 0 and check:
             tail = _tail(log)
             raise DeployFailed(
@@ -460,6 +499,19 @@ def _json(value: t.Any) -> t.Any:
     if value is None or isinstance(value, (str, int, float, bool)):
         return value
     return str(value)
+
+
+class LocalExecutor:
+    """Runs operations on this machine, in the working directory."""
+
+    def __init__(self, workdir: Path, environ: t.Mapping[str, str]) -> None:
+        self.workdir = workdir
+        self.environ = environ
+
+    def run(self, primary: Path, dependencies: t.Sequence[Path],
+            inputs: t.Mapping[str, t.Any], log: Path, timeout: float,
+            started: t.Callable[[int], None] | None = None) -> tuple[int, dict[str, str]]:
+        return run_script(primary, inputs, self.workdir, log, timeout, self.environ, started)
 
 
 def run_script(primary: Path, inputs: t.Mapping[str, t.Any], cwd: Path, log: Path,
