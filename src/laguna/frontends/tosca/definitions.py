@@ -44,6 +44,8 @@ class CheckerBase:
         self.node_types: dict[str, str] = {}
         self.relationship_templates: dict[str, t.Any] = {}
         self._files: dict[tuple[str, Path], Path | None] = {}
+        #: (node, requirement) pairs substitution mappings export
+        self._substituted: set[tuple[str, str]] = set()
 
     def _resolve(self, file: str, folder: Path) -> Path | None:
         """:func:`resolve_file`, once per file and folder in a run."""
@@ -65,7 +67,9 @@ class CheckerBase:
     def _check_header(self, document: Document) -> None:
         data = document.data
         version = data.get("tosca_definitions_version")
-        if version is None:
+        if version is None and document is not self.main:
+            pass    # an imported file of types only may leave it out (tosca-parser's do)
+        elif version is None:
             self.problems.add(MISSING_REQUIRED, "tosca_definitions_version is missing",
                               data.span, document.source)
         elif version not in VERSIONS:
@@ -461,6 +465,9 @@ class Scope:
 
     def node_names(self) -> t.Collection[str]:
         return self.checker.templates
+
+    def relationship_names(self) -> t.Collection[str]:
+        return self.checker.relationship_templates
 
     def has_type(self, type_name: str) -> bool:
         return self.checker.registry.resolve("node_types", type_name) is not None

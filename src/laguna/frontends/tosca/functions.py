@@ -23,6 +23,7 @@ class Scope(t.Protocol):
     inputs: t.Collection[str]
 
     def node_names(self) -> t.Collection[str]: ...
+    def relationship_names(self) -> t.Collection[str]: ...
     def has_type(self, type_name: str) -> bool: ...
     def properties_of(self, node: str) -> t.Collection[str]: ...
     def capabilities_of(self, node: str) -> t.Mapping[str, t.Collection[str]]: ...
@@ -85,6 +86,8 @@ def _node(ref: object, scope: Scope, self_node: str | None, relationship: bool,
     if not isinstance(ref, str):
         return None, f"expected a node name or {', '.join(KEYWORDS)}, got {ref!r}"
     if ref not in scope.node_names():
+        if ref in scope.relationship_names():
+            return None, None   # a relationship template: read at run time
         return None, f"unknown node template {ref!r}"
     return ref, None
 

@@ -102,6 +102,11 @@ class Checker(SectionChecks):
                      "node_templates")
             templates = {}
         self.templates = {str(k): v for k, v in templates.items()}
+        mappings = data.get("substitution_mappings")
+        exported = mappings.get("requirements") if isinstance(mappings, dict) else None
+        self._substituted = {(str(v[0]), str(v[1])) for v in (exported or {}).values()
+                             if isinstance(v, list) and len(v) == 2} \
+            if isinstance(exported, dict) else set()
         for name, body in self.templates.items():
             entity = f"node {name}"
             if not isinstance(body, dict):
@@ -380,7 +385,9 @@ class Checker(SectionChecks):
             hosting = isinstance(rel_type, str) and self.registry.derives(
                 "relationship_types", rel_type, HOSTED_ON)
             # AMP: a node without a host runs on the deployment's location (this machine)
-            if isinstance(low, int) and count < low and not hosting:
+            exported = (name, req_name) in self._substituted
+            # substitution mappings export the requirement: the enclosing topology fills it
+            if isinstance(low, int) and count < low and not hosting and not exported:
                 self.add(UNRESOLVED_REQUIREMENT, f"requirement {req_name} needs at least "
                          f"{low} assignment(s), has {count}", body,
                          "requirements" if "requirements" in body else "type", entity)
@@ -399,14 +406,9 @@ class Checker(SectionChecks):
         wanted_cap = given.get("capability") or definition.get("capability")
         target: str | None = None
         if isinstance(wanted_node, str) and wanted_node in self.templates:
+            # a template named outright needs the capability only (as AMP and
+            # tosca-parser match); the definition's node type picks templates otherwise
             target = wanted_node
-            required_type = definition.get("node")
-            if target in self.node_types and isinstance(required_type, str) and \
-                    not reg.derives("node_types", self.node_types[target], required_type):
-                self.add(UNRESOLVED_REQUIREMENT, f"requirement {req_name}: node {target} is a "
-                         f"{self.node_types[target]}, not a {required_type}", where, key,
-                         entity)
-                return None
         elif isinstance(wanted_node, str) and reg.resolve("node_types", wanted_node):
             candidates = [n for n, tp in self.node_types.items()
                           if n != name and reg.derives("node_types", tp, wanted_node)

@@ -123,8 +123,13 @@ class Registry:
                     self.problems.add(INVALID_TEMPLATE, "a type definition is a map", span,
                                       name)
                     continue
-                self.check_keys(body, kind, f"{kind[:-6].replace('_', ' ')} type {name}",
-                                source)
+                if kind == "interface_types":
+                    # the older grammar: operations directly under the interface type
+                    body = t.cast(YMap, body)
+                    self._old_operations(body, name)
+                else:
+                    self.check_keys(body, kind, f"{kind[:-6].replace('_', ' ')} type {name}",
+                                    source)
                 full = prefix + name
                 known = self.types[kind].get(full)
                 if known is not None and not known.builtin:
@@ -137,6 +142,20 @@ class Registry:
                     short = name[len(_SHORT_PREFIX[kind]):]
                     self.aliases[kind][short] = name
                     self.aliases[kind][f"tosca:{short}"] = name
+                    # the last segment too (PortDef, BlockStorage), unless two share it
+                    last = short.rsplit(".", 1)[-1]
+                    if last != short:
+                        taken = self.aliases[kind].get(last)
+                        self.aliases[kind][last] = name if taken in (None, name) else ""
+
+    def _old_operations(self, body: YMap, name: str) -> None:
+        """Keys of an interface type that are not keynames are operations; each is a
+        map, an implementation file or empty."""
+        for key, value in body.items():
+            if key not in KEYNAMES["interface_types"] and not (
+                    value is None or isinstance(value, (dict, str))):
+                self.problems.add(INVALID_TEMPLATE, f"operation {key} is a map, a file or "
+                                  "empty", span_of(body, key), f"interface type {name}")
 
     def check_keys(self, body: t.Mapping[str, t.Any], entity: str, name: str,
                    source: str) -> None:
@@ -156,7 +175,7 @@ class Registry:
         found = found or self.types[kind].get(name)
         if found is None:
             alias = self.aliases[kind].get(name)
-            if alias is not None:
+            if alias:
                 found = self.types[kind].get(alias)
         return found
 
