@@ -180,6 +180,10 @@ def _render_plan(plan: t.Sequence[t.Mapping[str, t.Any]]) -> t.Iterator[Text]:
         if step.get("kind") == "agent":
             yield Text(f"--- {number}: agent plan for {step.get('host')}")
             body = step.get("plan")
+        elif "template" not in step and step.get("kind") not in (None, "stack"):
+            # a front end's own step (TOSCA: an operation), shown whole
+            yield Text(f"--- {number}: {step.get('kind')}")
+            body = dict(step)
         else:
             yield Text(f"--- {number}: stack template")
             body = step.get("template")
