@@ -18,6 +18,8 @@ from laguna.cli.commands import intent as intent_command
 from laguna.cli.commands import status as status_command
 from laguna.cli.commands import test as test_command
 from laguna.cli.commands import undeploy as undeploy_command
+from laguna.cli.commands import outputs as outputs_command
+from laguna.cli.commands import validate as validate_command
 from laguna.cli.workdirs import workdir_option
 
 
@@ -41,6 +43,8 @@ cli.add_command(undeploy_command.undeploy)
 cli.add_command(environments_command.environments)
 cli.add_command(intent_command.intent)
 cli.add_command(serve_command.serve)
+cli.add_command(validate_command.validate)
+cli.add_command(outputs_command.outputs)
 cli.add_command(token_command.token)
 
 

@@ -17,6 +17,7 @@ deployment layer uses the last group itself.
 from __future__ import annotations
 
 import re
+import typing as t
 
 from laguna.errors import LagunaError
 
@@ -83,9 +84,15 @@ class DeployError(LagunaError):
 
 
 class Rejected(DeployError):
-    """A front end refused the blueprint before anything ran."""
+    """A front end refused the blueprint before anything ran; ``details`` go under
+    ``error`` in results (every problem of a validation, say)."""
 
     code = "LAG-E1001"
+
+    def __init__(self, kind: str, message: str,
+                 details: t.Mapping[str, t.Any] | None = None) -> None:
+        super().__init__(kind, message)
+        self.details = dict(details or {})
 
 
 class EnvironmentNotFound(DeployError):

@@ -50,6 +50,12 @@ class PrepareOptions:
     #: the working directory's root (set by the service), for front ends that
     #: check a blueprint against what the workdir holds before anything runs
     workdir: Path | None = None
+    #: ``--inputs FILE``: input values (TOSCA: a YAML map; assembly descriptors: a
+    #: JSON object); None when not given
+    inputs: Path | None = None
+    #: ``--cloud``: where machines come from (TOSCA: None for this machine, ``local``
+    #: for the local cloud's hosts)
+    cloud: str | None = None
 
 
 @dataclasses.dataclass(frozen=True)

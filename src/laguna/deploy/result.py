@@ -66,13 +66,20 @@ class Component:
     type: str
     name: str
     state: str
+    #: what a language adds in JSON after type, name and state (TOSCA: properties,
+    #: attributes, instances); kept in the store with the component
+    details: t.Mapping[str, t.Any] = dataclasses.field(default_factory=dict, compare=False)
 
     def to_json(self) -> Json:
-        return {"type": self.type, "name": self.name, "state": self.state}
+        data: Json = {"type": self.type, "name": self.name, "state": self.state}
+        data.update({k: v for k, v in self.details.items() if k not in data})
+        return data
 
     @classmethod
     def from_json(cls, data: t.Mapping[str, t.Any]) -> Component:
-        return cls(type=str(data["type"]), name=str(data["name"]), state=str(data["state"]))
+        details = {k: v for k, v in data.items() if k not in ("type", "name", "state")}
+        return cls(type=str(data["type"]), name=str(data["name"]), state=str(data["state"]),
+                   details=details)
 
 
 @dataclasses.dataclass(frozen=True)
@@ -173,6 +180,10 @@ def _render_plan(plan: t.Sequence[t.Mapping[str, t.Any]]) -> t.Iterator[Text]:
         if step.get("kind") == "agent":
             yield Text(f"--- {number}: agent plan for {step.get('host')}")
             body = step.get("plan")
+        elif "template" not in step and step.get("kind") not in (None, "stack"):
+            # a front end's own step (TOSCA: an operation), shown whole
+            yield Text(f"--- {number}: {step.get('kind')}")
+            body = dict(step)
         else:
             yield Text(f"--- {number}: stack template")
             body = step.get("template")

@@ -125,7 +125,7 @@ class Service:
             blueprint = frontend.prepare(path, options)
         except errors.Rejected as rejected:
             return self._rejected(fallback, frontend.language,
-                                  ErrorInfo(rejected.kind, rejected.message))
+                                  ErrorInfo(rejected.kind, rejected.message, rejected.details))
         name = options.name or blueprint.name or path.stem
         if dry_run:
             return self._dry_run(frontend, blueprint, name, sink)
@@ -143,7 +143,7 @@ class Service:
         try:
             blueprint = frontend.prepare_data(data, options)
         except errors.Rejected as rejected:
-            return self._rejected(name, language, ErrorInfo(rejected.kind, rejected.message))
+            return self._rejected(name, language, ErrorInfo(rejected.kind, rejected.message, rejected.details))
         return self._operate(name, Operation.DEPLOY, sink, blueprint=blueprint,
                              frontend=frontend)
 
@@ -295,7 +295,7 @@ class Service:
                                        action["arguments"]), False
             return frontend.undeploy(context), False
         except errors.Rejected as rejected:
-            return Outcome(ok=False, error=ErrorInfo(rejected.kind, rejected.message)), True
+            return Outcome(ok=False, error=ErrorInfo(rejected.kind, rejected.message, rejected.details)), True
         except KeyboardInterrupt:
             # Ctrl-C: record the end now rather than leave it to the next command's recovery.
             message = f"the {operation.value} was interrupted by the user"

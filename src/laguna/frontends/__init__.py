@@ -16,5 +16,7 @@ def builtin_frontends() -> list[Frontend]:
     """The front ends laguna ships with, in the order they are asked."""
     from laguna.frontends.assembly import AssemblyFrontend
     from laguna.frontends.muranopl import MuranoPlFrontend
-    # assembly first: it recognises only YAML whose name is assembly::...
-    return [AssemblyFrontend(), MuranoPlFrontend()]
+    from laguna.frontends.tosca.frontend import ToscaFrontend
+    # TOSCA and assembly first: each recognises its files by a mark
+    # (tosca_definitions_version; a name assembly::...), MuranoPL takes any other yaml
+    return [ToscaFrontend(), AssemblyFrontend(), MuranoPlFrontend()]

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import datetime
 import typing as t
 
 import yaml
@@ -40,7 +41,7 @@ class YamlError(SourceError):
 
 class YMap(dict):  # type: ignore[type-arg]
     """A mapping with the span of the whole map and of each key; ``number_texts``
-    keeps how each plain number value was written (`1.10` loads as 1.1)."""
+    keeps how each plain number (and timestamp) value was written (`1.10` loads as 1.1)."""
 
     span: Span
     key_spans: dict[t.Any, Span]
@@ -250,7 +251,8 @@ class _Builder:
                 raise YamlError(f"duplicate key {str(key)!r}", key_span)
             result[key] = self.build(value_node)
             result.key_spans[key] = key_span
-            if isinstance(result[key], (int, float)) and not isinstance(result[key], bool):
+            if isinstance(result[key], (int, float, datetime.date)) \
+                    and not isinstance(result[key], bool):
                 result.number_texts[key] = value_node.value
         return result
 

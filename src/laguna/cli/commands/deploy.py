@@ -31,6 +31,12 @@ from laguna.deploy.frontend import PrepareOptions
                              "the file's name without its extension).")
 @click.option("--set", "settings", multiple=True, metavar="KEY=VALUE",
               help="A value for the blueprint's inputs; repeatable.")
+@click.option("--inputs", "inputs_file", type=click.Path(path_type=Path), metavar="FILE",
+              help="The blueprint's input values: a YAML map (TOSCA) or a JSON object of "
+                   "typed property values (assembly descriptors); --set and --input win.")
+@click.option("--cloud", type=click.Choice(["here", "local"]),
+              help="Where TOSCA Compute nodes run: here (this machine, the default) or "
+                   "local (a host of the local cloud each, operations through its agent).")
 @click.option("--dry-run", is_flag=True,
               help="Run against a recording cloud and agent; print the stack templates "
                    "and execution plans that would be sent. Nothing is kept.")
@@ -44,17 +50,16 @@ from laguna.deploy.frontend import PrepareOptions
                    "198.18.0.0/15 for netns). Kept like --isolation.")
 @click.option("--input", "inputs", multiple=True, metavar="K=V",
               help="Assembly descriptors: a property value (converted to its type).")
-@click.option("--inputs", "inputs_file", type=click.Path(path_type=Path, exists=True),
-              help="Assembly descriptors: a JSON object of typed property values.")
 @click.option("--state", "intended_state", metavar="STATE",
               help="Assembly descriptors: Installed, Inactive or Active (default).")
 @json_option
 @workdir_option
 def deploy(model: Path, libs: tuple[Path, ...], name: str | None, settings: tuple[str, ...],
-           dry_run: bool, isolation: str | None, address_range: str | None,
-           inputs: tuple[str, ...], inputs_file: Path | None, intended_state: str | None,
+           inputs_file: Path | None, cloud: str | None, dry_run: bool, isolation: str | None,
+           address_range: str | None, inputs: tuple[str, ...], intended_state: str | None,
            as_json: bool) -> None:
-    """Deploy MODEL (an object model file, or a package) into an environment.
+    """Deploy MODEL (an object model file or a package; a TOSCA service template or
+    CSAR) into an environment.
 
     Redeploying a changed model applies the difference. Exit status: 0 when the
     deployment succeeded, 1 when it failed, 2 when it was refused before
@@ -72,11 +77,10 @@ def deploy(model: Path, libs: tuple[Path, ...], name: str | None, settings: tupl
         model = Catalog(libs).paths.get(str(model), model)
     service = make_service()
     values = {**key_values(settings, "--set"), **key_values(inputs, "--input")}
-    if inputs_file is not None:
-        values["laguna.inputs"] = inputs_file.read_text(encoding="utf-8")
     if intended_state is not None:
         values["laguna.state"] = intended_state
-    options = PrepareOptions(libs=libs, settings=values, name=name)
+    options = PrepareOptions(libs=libs, settings=values, name=name, inputs=inputs_file,
+                             cloud=cloud)
     if as_json:
         result = service.deploy(model, options, dry_run=dry_run)
     else:

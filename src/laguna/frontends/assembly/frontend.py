@@ -64,7 +64,7 @@ class AssemblyFrontend:
         why = instance_name_problem(name)
         if why is not None:
             raise Rejected(e.INVALID_ASSEMBLY_NAME, why)
-        inputs = _inputs(options.settings)
+        inputs = _inputs(options.settings, options.inputs)
         state = options.settings.get(STATE_KEY, ACTIVE)
         if state not in GOALS:
             raise Rejected(e.INVALID_INTENT, f"intended state {state!r} is not Installed, "
@@ -250,11 +250,23 @@ def _snapshots(folder: Path, name: str) -> list[dict[str, t.Any]]:
     return found
 
 
-def _inputs(settings: t.Mapping[str, str]) -> dict[str, t.Any]:
+def _inputs(settings: t.Mapping[str, str], file: Path | None = None) -> dict[str, t.Any]:
+    """``--input`` pairs over the typed values of ``--inputs FILE`` (or, for an
+    intent, of the ``laguna.inputs`` argument)."""
     values: dict[str, t.Any] = {k: v for k, v in settings.items() if "." not in k}
     typed = settings.get(INPUTS_KEY)
+    if file is not None:
+        try:
+            typed = file.read_text(encoding="utf-8")
+        except OSError as error:
+            raise Rejected(e.INVALID_PROPERTY_VALUE,
+                           f"--inputs {file}: {error.strerror or error}") from None
     if typed:
-        data = json.loads(typed)
+        try:
+            data = json.loads(typed)
+        except ValueError as error:
+            raise Rejected(e.INVALID_PROPERTY_VALUE,
+                           f"--inputs must hold a JSON object: {error}") from None
         if not isinstance(data, dict):
             raise Rejected(e.INVALID_PROPERTY_VALUE, "--inputs must hold a JSON object")
         values = {**data, **values}

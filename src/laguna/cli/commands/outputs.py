@@ -1,0 +1,31 @@
+"""``laguna outputs``: the outputs of an environment's last deploy."""
+
+from __future__ import annotations
+
+import json
+
+import click
+
+from laguna.cli.workdirs import json_option, make_service, print_json, workdir_option
+from laguna.deploy.result import OK
+
+
+@click.command("outputs")
+@click.argument("environment")
+@json_option
+@workdir_option
+def outputs(environment: str, as_json: bool) -> None:
+    """Print ENVIRONMENT's outputs (one ``name: value`` a line, values as JSON)."""
+    result = make_service().status(environment)
+    if result.status != OK and result.error is not None and result.state is None:
+        if as_json:
+            print_json({"error": result.error.to_json()})
+        else:
+            click.echo(f"error[{result.error.kind}]: {result.error.message}", err=True)
+        raise SystemExit(2)
+    if as_json:
+        print_json(dict(result.outputs))
+    else:
+        for key, value in result.outputs.items():
+            click.echo(f"{key}: {json.dumps(value, ensure_ascii=False, default=str)}")
+    raise SystemExit(0)

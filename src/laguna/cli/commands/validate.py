@@ -1,0 +1,60 @@
+"""``laguna validate``: check a blueprint without deploying it."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import click
+
+from laguna.cli.workdirs import Wiring, default_wiring, key_values, print_json
+from laguna.deploy.errors import MODEL_INVALID, Rejected
+from laguna.deploy.frontend import PrepareOptions
+
+
+@click.command("validate")
+@click.argument("path", type=click.Path(path_type=Path))
+@click.option("--inputs", "inputs", type=click.Path(path_type=Path), metavar="FILE",
+              help="A YAML map of the blueprint's input values.")
+@click.option("--set", "settings", multiple=True, metavar="KEY=VALUE",
+              help="A value for the blueprint's inputs; repeatable.")
+@click.option("--json", "as_json", is_flag=True,
+              help="Print one JSON object on stdout and nothing else.")
+def validate(path: Path, inputs: Path | None, settings: tuple[str, ...], as_json: bool) -> None:
+    """Check PATH (a blueprint in any language laguna reads) and report every problem,
+    or a summary of what it would deploy. Exit status: 0 valid, 2 not."""
+    wiring = click.get_current_context().find_object(Wiring) or default_wiring()
+    options = PrepareOptions(settings=key_values(settings, "--set"), inputs=inputs)
+    frontend = wiring.frontends.recognise(path) if path.exists() else None
+    try:
+        if not path.exists():
+            raise Rejected(MODEL_INVALID, f"{path} does not exist")
+        if frontend is None:
+            raise Rejected(MODEL_INVALID, f"no blueprint language recognises {path}")
+        blueprint = frontend.prepare(path, options)
+    except Rejected as rejected:
+        language = frontend.language if frontend is not None else None
+        if as_json:
+            print_json({"status": "rejected", "language": language, "summary": None,
+                        "error": {"kind": rejected.kind, "message": rejected.message,
+                                  **rejected.details}})
+        else:
+            problems = rejected.details.get("problems")
+            if problems:
+                for problem in problems:
+                    click.echo(f"{problem['file']}:{problem['line']}:{problem['column']}: "
+                               f"error[{problem['kind']}]: {problem['entity']}: "
+                               f"{problem['message']}", err=True)
+                click.echo(f"{len(problems)} problem(s)", err=True)
+            else:
+                click.echo(f"error[{rejected.kind}]: {rejected.message}", err=True)
+        raise SystemExit(2) from None
+    summary = dict(blueprint.model)
+    if as_json:
+        print_json({"status": "ok", "language": blueprint.language, "name": blueprint.name,
+                    "summary": summary, "error": None})
+    else:
+        click.echo(f"{path}: a valid {blueprint.language} blueprint"
+                   + (f" ({blueprint.name})" if blueprint.name else ""))
+        click.echo(json.dumps(summary, indent=2, ensure_ascii=False, default=str))
+    raise SystemExit(0)

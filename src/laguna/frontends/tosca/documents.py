@@ -1,0 +1,202 @@
+"""Finding and reading the files of a TOSCA blueprint: the entry of a CSAR (a
+folder or a zip), and every file it imports (relative, nested, prefixed).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import tempfile
+import zipfile
+from pathlib import Path
+
+import yaml
+
+from laguna.frontends.tosca.grammar import KEYNAMES
+from laguna.frontends.tosca.problems import CSAR_INVALID, INVALID_TEMPLATE, YAML_ERROR, Problems
+from laguna.source import Span
+from laguna.yamlio import YamlError, YMap, load_all
+
+META = "TOSCA-Metadata/TOSCA.meta"
+
+
+class CsarError(Exception):
+    """The CSAR has no usable entry."""
+
+
+@dataclasses.dataclass(frozen=True)
+class Location:
+    """Where a blueprint's files are: ``root`` is the CSAR's root (or the
+    template's folder), ``entry`` the service template to read first."""
+
+    root: Path
+    entry: Path
+    csar: bool
+    #: a zip was unpacked into ``root`` (a temporary folder)
+    unpacked: bool = False
+    #: the blueprint's base name (a deployment's name when the template gives none)
+    name: str = ""
+
+
+def locate(path: Path) -> Location:
+    """The entry of ``path``: a service template, a CSAR folder or a CSAR zip."""
+    if path.is_dir():
+        return Location(path.resolve(), _entry(path.resolve()), csar=True,
+                        name=path.resolve().name)
+    if zipfile.is_zipfile(path):
+        folder = Path(tempfile.mkdtemp(prefix="laguna-csar-"))
+        with zipfile.ZipFile(path) as archive:
+            for member in archive.namelist():
+                target = (folder / member).resolve()
+                if not target.is_relative_to(folder.resolve()):
+                    raise CsarError(f"member {member!r} lies outside the archive")
+            archive.extractall(folder)
+        return Location(folder.resolve(), _entry(folder.resolve()), csar=True,
+                        unpacked=True, name=path.stem)
+    return Location(path.resolve().parent, path.resolve(), csar=False, name=path.stem)
+
+
+def _entry(root: Path) -> Path:
+    meta = root / META
+    if meta.is_file():
+        fields: dict[str, str] = {}
+        for number, line in enumerate(meta.read_text(encoding="utf-8").splitlines(), 1):
+            if not line.strip():
+                continue
+            key, colon, value = line.partition(":")
+            if not colon:
+                raise CsarError(f"{META}:{number}: expected 'Name: value', got "
+                                f"{line.strip()!r}")
+            fields[key.strip()] = value.strip()
+        for required in ("TOSCA-Meta-File-Version", "CSAR-Version", "Created-By"):
+            if required not in fields:
+                raise CsarError(f"{META} has no {required}")
+        entry = fields.get("Entry-Definitions")
+        if entry is None:
+            raise CsarError(f"{META} has no Entry-Definitions")
+        if not (root / entry).is_file():
+            raise CsarError(f"Entry-Definitions {entry} does not exist")
+        return root / entry
+    yamls = sorted(p for p in root.iterdir() if p.is_file() and p.suffix in (".yaml", ".yml"))
+    if len(yamls) != 1:
+        found = ", ".join(p.name for p in yamls) or "none"
+        raise CsarError(f"a CSAR without {META} needs exactly one yaml file at its "
+                        f"root, found {found}")
+    return yamls[0]
+
+
+@dataclasses.dataclass
+class Document:
+    """One loaded service template file."""
+
+    path: Path
+    #: the name in messages: relative to the blueprint's root
+    source: str
+    data: YMap
+    #: the namespace prefix its types are known by ("" for none)
+    prefix: str = ""
+
+
+def load(location: Location, problems: Problems) -> list[Document]:
+    """The entry document, then every document it imports (each once)."""
+    documents: list[Document] = []
+    seen: set[tuple[Path, str]] = set()
+    _load(location.entry, location, "", documents, seen, problems, None)
+    return documents
+
+
+def _name(path: Path, location: Location) -> str:
+    try:
+        return str(path.relative_to(location.root))
+    except ValueError:
+        return str(path)
+
+
+def _load(path: Path, location: Location, prefix: str, documents: list[Document],
+          seen: set[tuple[Path, str]], problems: Problems, span: Span | None) -> None:
+    key = (path.resolve(), prefix)
+    if key in seen:
+        return
+    seen.add(key)
+    source = _name(path, location)
+    try:
+        text = path.read_text(encoding="utf-8")
+    except OSError as exc:
+        problems.add(INVALID_TEMPLATE, f"cannot read {source}: {exc.strerror}", span, source)
+        return
+    try:
+        loaded = load_all(text, source)
+    except YamlError as exc:
+        problems.add(YAML_ERROR, exc.message,
+                     exc.span, source)
+        return
+    except yaml.YAMLError as exc:  # pragma: no cover - yamlio wraps PyYAML's errors
+        problems.add(YAML_ERROR, str(exc), Span(source, 1, 1), source)
+        return
+    if len(loaded) != 1 or not isinstance(loaded[0], YMap):
+        problems.add(INVALID_TEMPLATE, "a service template is one YAML map",
+                     Span(source, 1, 1), source)
+        return
+    document = Document(path, source, loaded[0], prefix)
+    documents.append(document)
+    imports = document.data.get("imports")
+    if imports is None:
+        return
+    if not isinstance(imports, list):
+        problems.add(INVALID_TEMPLATE, "imports is a list", _span(document.data, "imports"),
+                     source)
+        return
+    for item in imports:
+        _import(item, document, location, documents, seen, problems)
+
+
+def _import(item: object, document: Document, location: Location, documents: list[Document],
+            seen: set[tuple[Path, str]], problems: Problems) -> None:
+    where = getattr(item, "span", None) or document.data.span
+    prefix = document.prefix
+    if isinstance(item, dict) and len(item) == 1 and isinstance(next(iter(item.values())),
+                                                                 (dict, str)) \
+            and "file" not in item:
+        # the 1.0 form: a list of single-key maps, name -> definition
+        item = next(iter(item.values()))
+    if isinstance(item, str):
+        file = item
+    elif isinstance(item, dict):
+        for key in item:
+            if key not in KEYNAMES["import"]:
+                problems.add(INVALID_TEMPLATE, f"unknown keyname {key!r} in an import "
+                             f"(expected one of {', '.join(sorted(KEYNAMES['import']))})",
+                             _span(item, key), document.source)
+        given_file = item.get("file")
+        if not isinstance(given_file, str):
+            problems.add(INVALID_TEMPLATE, "an import needs a file", where, document.source)
+            return
+        file = given_file
+        if item.get("repository") is not None:
+            problems.add(INVALID_TEMPLATE, f"import {file}: imports from repositories are not "
+                         "fetched; put the file in the CSAR", where, document.source)
+            return
+        given = item.get("namespace_prefix")
+        if given is not None:
+            prefix = f"{prefix}{given}:" if prefix else f"{given}:"
+    else:
+        problems.add(INVALID_TEMPLATE, "an import is a file name or a map with a file",
+                     where, document.source)
+        return
+    if "://" in file:
+        problems.add(INVALID_TEMPLATE, f"import {file}: URLs are not fetched; put the file in "
+                     "the CSAR", where, document.source)
+        return
+    target = (document.path.parent / file) if not file.startswith("/") \
+        else location.root / file.lstrip("/")
+    if not target.is_file():
+        problems.add(INVALID_TEMPLATE, f"imported file {file} does not exist", where,
+                     document.source)
+        return
+    _load(target, location, prefix, documents, seen, problems, where)
+
+
+def _span(data: object, key: str) -> Span | None:
+    spans = getattr(data, "key_spans", None)
+    if spans and key in spans:
+        return spans[key]  # type: ignore[no-any-return]
+    return getattr(data, "span", None)

@@ -1,0 +1,413 @@
+"""The TOSCA front end: service templates and CSARs deployed through laguna.deploy.
+
+``prepare`` validates the whole blueprint (every problem at once; nothing
+runs when there is one); ``deploy`` runs it with :mod:`.runtime`; the model
+kept after a deploy holds what ``undeploy`` needs (each instance's stop and
+delete operations with their inputs resolved, and the process sessions its
+operations started), so undeploy works without the blueprint.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import graphlib
+import json
+import re
+import shutil
+import tempfile
+import typing as t
+import zipfile
+from pathlib import Path
+
+import yaml
+
+from laguna.deploy.context import RunContext
+from laguna.deploy.errors import Rejected
+from laguna.deploy.frontend import Blueprint, Outcome, PrepareOptions
+from laguna.deploy.result import Component, ErrorInfo
+from laguna.frontends.tosca import functions
+from laguna.frontends.tosca.documents import META, CsarError, locate
+from laguna.frontends.tosca.model import Topology
+from laguna.frontends.tosca.problems import INVALID_TEMPLATE, OPERATION_FAILED, Problems
+from laguna.frontends.tosca.machines import CloudMachines, Executor
+from laguna.frontends.tosca.runtime import (
+    DeployFailed,
+    Instance,
+    LocalExecutor,
+    Runtime,
+    end_sessions,
+)
+from laguna.frontends.tosca.topology import load_topology
+
+LANGUAGE = "tosca"
+_MARK = re.compile(rb"^tosca_definitions_version\s*:", re.MULTILINE)
+
+
+@dataclasses.dataclass(frozen=True)
+class Prepared:
+    """The payload of a TOSCA blueprint."""
+
+    topology: Topology
+    path: Path
+    inputs: dict[str, t.Any]
+    cloud: str | None = None
+
+
+def recognises(path: Path) -> bool:
+    """A yaml file with ``tosca_definitions_version`` at its top level, or a CSAR (a
+    folder or zip with TOSCA-Metadata/TOSCA.meta or such a yaml at its root)."""
+    try:
+        if path.is_dir():
+            if (path / META).is_file():
+                return True
+            return any(_marked(p.read_bytes()) for p in path.iterdir()
+                       if p.is_file() and p.suffix in (".yaml", ".yml"))
+        if zipfile.is_zipfile(path):
+            with zipfile.ZipFile(path) as archive:
+                names = archive.namelist()
+                if META in names:
+                    return True
+                return any(_marked(archive.read(n)) for n in names
+                           if "/" not in n and n.endswith((".yaml", ".yml")))
+        if path.is_file() and path.suffix in (".yaml", ".yml"):
+            with path.open("rb") as handle:
+                return _marked(handle.read(65536))
+    except (OSError, zipfile.BadZipFile):
+        return False
+    return False
+
+
+def _marked(data: bytes) -> bool:
+    return _MARK.search(data) is not None
+
+
+def read_inputs(options: PrepareOptions) -> dict[str, t.Any]:
+    """Input values: ``--inputs FILE`` (a YAML map), then ``--set`` pairs (YAML scalars)."""
+    inputs: dict[str, t.Any] = {}
+    if options.inputs is not None:
+        try:
+            loaded = yaml.safe_load(options.inputs.read_text(encoding="utf-8"))
+        except (OSError, yaml.YAMLError) as exc:
+            raise Rejected("yaml_error", f"--inputs {options.inputs}: {exc}") from None
+        if loaded is not None and not isinstance(loaded, dict):
+            raise Rejected(INVALID_TEMPLATE, f"--inputs {options.inputs}: expected a map of "
+                           "input names to values")
+        inputs.update(loaded or {})
+    for key, text in options.settings.items():
+        try:
+            inputs[key] = yaml.safe_load(text) if text else ""
+        except yaml.YAMLError:
+            inputs[key] = text
+    return inputs
+
+
+def validate(path: Path, options: PrepareOptions) -> tuple[Topology | None, Problems]:
+    """The topology at ``path`` with the inputs ``options`` give, and every problem."""
+    return load_topology(path, read_inputs(options))
+
+
+def rejection(problems: Problems) -> Rejected:
+    """One Rejected for every problem: the first one's kind, every one in the message
+    (one a line) and under ``problems``."""
+    found = problems.sorted()
+    return Rejected(found[0].kind, "\n".join(p.line() for p in found),
+                    {"problems": [p.to_json() for p in found]})
+
+
+class ToscaFrontend:
+    """laguna's built-in TOSCA Simple Profile 1.3 front end."""
+
+    language = LANGUAGE
+
+    def recognises(self, path: Path) -> bool:
+        return recognises(path)
+
+    def prepare(self, path: Path, options: PrepareOptions) -> Blueprint:
+        inputs = read_inputs(options)
+        topology, problems = load_topology(path, inputs)
+        if problems or topology is None:
+            raise rejection(problems)
+        if options.cloud not in (None, "here", "local"):
+            raise Rejected(INVALID_TEMPLATE, f"--cloud {options.cloud}: expected here (this "
+                           "machine) or local (the local cloud)")
+        model = {"tosca": {"source": str(path.resolve()), "inputs": _json(topology.inputs),
+                           "topology": topology.summary(),
+                           "cloud": options.cloud or "here"}}
+        return Blueprint(language=LANGUAGE, source=str(path), model=model, name=topology.name,
+                         payload=Prepared(topology, path.resolve(), inputs, options.cloud))
+
+    def prepare_data(self, data: t.Mapping[str, t.Any], options: PrepareOptions) -> Blueprint:
+        folder = Path(tempfile.mkdtemp(prefix="laguna-tosca-"))
+        entry = folder / "service.yaml"
+        entry.write_text(yaml.safe_dump(dict(data), sort_keys=False), encoding="utf-8")
+        return self.prepare(entry, options)
+
+    # -- deploy ----------------------------------------------------------------------------
+    def deploy(self, blueprint: Blueprint, context: RunContext) -> Outcome:
+        prepared = t.cast(Prepared, blueprint.payload)
+        topology = prepared.topology
+        home = _home(context)
+        if context.dry_run:
+            return Outcome(ok=True, model=blueprint.model, plan=plan(topology),
+                           components={name: Component(node.type, name, "initial",
+                                                       {"instances": node.instances})
+                                       for name, node in topology.nodes.items()})
+        if topology.csar:
+            # keep the CSAR where undeploy finds its scripts, whatever happens to PATH
+            kept = home / "csar"
+            if kept.resolve() != topology.root.resolve():
+                shutil.rmtree(kept, ignore_errors=True)
+                shutil.copytree(topology.root, kept)
+            reloaded, problems = load_topology(kept, prepared.inputs)
+            if reloaded is None:
+                raise rejection(problems)
+            topology = reloaded
+        machines = _machines(context) if prepared.cloud == "local" else None
+        runtime = Runtime(topology, _workdir(context), home / "logs", context.reporter,
+                          timeout=context.timeouts.agent, machines=machines)
+        sessions_file = home / "sessions.json"
+        sessions: list[int] = _read_sessions(sessions_file)
+
+        def keep(session: int) -> None:
+            sessions.append(session)
+            sessions_file.write_text(json.dumps(sessions), encoding="utf-8")
+
+        runtime.on_session = keep
+        error: ErrorInfo | None = None
+        try:
+            runtime.deploy()
+        except DeployFailed as failure:
+            error = ErrorInfo(OPERATION_FAILED, failure.message, failure.details)
+            context.reporter.report("error", failure.message, failure.details.get("node"))
+        model = dict(blueprint.model)
+        model["tosca"] = {**model["tosca"], "instances": _kept(runtime),
+                          "order": undeploy_order(topology),
+                          "stack": machines.stack if machines is not None else None}
+        return Outcome(ok=error is None, model=model, outputs=runtime.outputs(),
+                       components=components(runtime), error=error)
+
+    def action(self, context: RunContext, object_id: str, method: str,
+               arguments: t.Mapping[str, str]) -> Outcome:
+        raise Rejected(INVALID_TEMPLATE, "TOSCA deployments have no actions")
+
+    # -- undeploy --------------------------------------------------------------------------
+    def undeploy(self, context: RunContext) -> Outcome:
+        home = _home(context)
+        stored = (context.stored.model or {}).get("tosca") or {}
+        instances: dict[str, t.Any] = stored.get("instances") or {}
+        order: list[str] = stored.get("order") or list(instances)
+        workdir = _workdir(context)
+        machines = _machines(context) if stored.get("stack") or stored.get("cloud") == "local" \
+            else None
+        local = LocalExecutor(workdir, _environ())
+        failed: list[str] = []
+        states: dict[str, str] = {}
+        for node in order:
+            for key, instance in instances.items():
+                if instance["node"] != node:
+                    continue
+                for operation, during in (("stop", "stopping"), ("delete", "deleting")):
+                    spec = instance["operations"].get(operation)
+                    if spec and spec.get("primary") and Path(spec["primary"]).is_file():
+                        context.reporter.component(node, instance["type"], node, during)
+                        context.reporter.report("info", f"Standard.{operation}: sh "
+                                                f"{spec['primary']}", node)
+                        host = instance.get("host")
+                        executor: Executor = machines.host_executor(host) \
+                            if machines is not None and host else local
+                        code, _ = executor.run(
+                            Path(spec["primary"]),
+                            [Path(p) for p in spec.get("dependencies", [])], spec["inputs"],
+                            home / "logs" / f"{key}.Standard.{operation}.log",
+                            context.timeouts.agent, instance["sessions"].append)
+                        if code != 0:
+                            failed.append(f"{key}: Standard.{operation} exited with {code}")
+                end_sessions(instance["sessions"])
+                states[node] = "deleted"
+            context.reporter.component(node, instances_type(instances, node), node, "deleted")
+        # what an interrupted deploy started, and whatever left its process group
+        every = [s for i in instances.values() for s in i["sessions"]]
+        end_sessions([*every, *_read_sessions(home / "sessions.json")], scan=True)
+        if machines is not None:
+            # the hosts go with their processes (the cloud ends what they started)
+            machines.delete()
+        (home / "sessions.json").unlink(missing_ok=True)
+        result = {key: Component(c.type, c.name, states.get(key, "deleted"), c.details)
+                  for key, c in context.stored.components.items()}
+        if failed:
+            message = "; ".join(failed)
+            context.reporter.report("error", message)
+            return Outcome(ok=False, components=result,
+                           error=ErrorInfo(OPERATION_FAILED, message))
+        return Outcome(ok=True, components=result, outputs={})
+
+
+def instances_type(instances: t.Mapping[str, t.Any], node: str) -> str:
+    return next((str(i["type"]) for i in instances.values() if i["node"] == node), "")
+
+
+def plan(topology: Topology) -> list[dict[str, t.Any]]:
+    """What a deploy would run: each operation with its node, inputs and the order
+    constraints that apply to it."""
+    steps: list[dict[str, t.Any]] = []
+    for name, node in topology.nodes.items():
+        after = [f"{host} started (HostedOn)" for host in node.hosts] + \
+            [f"{target} started (RequiresRunning)" for target in node.needs_running]
+        waits = sorted({_ref(v) for op in _all_ops(node) for v in _attribute_refs(op.inputs)})
+        for interface, operation in (("Standard", "create"), ("Standard", "configure"),
+                                     ("Standard", "start"), ("CheckRunning", "check_running")):
+            op = node.interfaces.get(interface, {}).get(operation)
+            if op is None or op.primary is None:
+                continue
+            steps.append({"kind": "operation", "node": name, "instances": node.instances,
+                          "interface": interface, "operation": operation,
+                          "implementation": str(op.primary),
+                          "inputs": _json(op.inputs), "after": after,
+                          "waits_for": [w for w in waits if w]})
+        for requirement in node.requirements:
+            for op_name, op in requirement.operations.items():
+                if op.primary is None:
+                    continue
+                steps.append({"kind": "operation", "node": name, "instances": node.instances,
+                              "interface": op.interface, "operation": op_name,
+                              "relationship": f"{requirement.name} -> {requirement.target}",
+                              "implementation": str(op.primary), "inputs": _json(op.inputs),
+                              "after": after, "waits_for": []})
+    return steps
+
+
+def _all_ops(node: t.Any) -> list[t.Any]:
+    return [op for ops in node.interfaces.values() for op in ops.values()]
+
+
+def _attribute_refs(value: t.Any) -> list[t.Any]:
+    found: list[t.Any] = []
+    if isinstance(value, dict):
+        if len(value) == 1 and next(iter(value)) in ("get_attribute", "get_operation_output"):
+            found.append(value)
+        for item in value.values():
+            found += _attribute_refs(item)
+    elif isinstance(value, list):
+        for item in value:
+            found += _attribute_refs(item)
+    return found
+
+
+def _ref(call: t.Mapping[str, t.Any]) -> str:
+    ((name, args),) = call.items()
+    return f"{name} {'.'.join(str(a) for a in args)} truthy" if isinstance(args, list) else ""
+
+
+def undeploy_order(topology: Topology) -> list[str]:
+    """Nodes in undeploy order: dependents and hosted nodes before their targets
+    (a DependsOn cycle is broken where it closes)."""
+    graph = {name: {r.target for r in node.requirements if r.target in topology.nodes}
+             for name, node in topology.nodes.items()}
+    order: list[str] = []
+    while graph:
+        try:
+            order += list(graphlib.TopologicalSorter(graph).static_order())
+            break
+        except graphlib.CycleError as cycle:
+            loop = cycle.args[1]
+            graph[loop[0]].discard(loop[1])
+    seen: list[str] = []
+    for name in order:
+        if name not in seen:
+            seen.append(name)
+    return list(reversed(seen))
+
+
+def components(runtime: Runtime) -> dict[str, Component]:
+    """Every node with its state, properties, attributes and instances."""
+    result: dict[str, Component] = {}
+    for name, node in runtime.topology.nodes.items():
+        group = runtime.instances[name]
+        instances = [{"id": i.id, "state": i.state, "attributes": runtime.attributes(i)}
+                     for i in group]
+        result[name] = Component(node.type, name, runtime.node_state(name), {
+            "properties": runtime.properties(node),
+            "attributes": instances[0]["attributes"] if instances else {},
+            "instances": instances})
+    return result
+
+
+def _kept(runtime: Runtime) -> dict[str, t.Any]:
+    """What undeploy needs of each instance."""
+    kept: dict[str, t.Any] = {}
+    for name, group in runtime.instances.items():
+        for instance in group:
+            executor = runtime.executor(instance)
+            kept[instance.id] = {"node": name, "type": instance.node.type,
+                                 "sessions": list(instance.sessions),
+                                 "host": getattr(executor, "host_name", None),
+                                 "operations": _final_ops(runtime, instance)}
+    return kept
+
+
+def _final_ops(runtime: Runtime, instance: Instance) -> dict[str, t.Any]:
+    from laguna.frontends.tosca.runtime import Resolve, Where
+    runtime.blocking = False
+    ops: dict[str, t.Any] = {}
+    for name in ("stop", "delete"):
+        op = instance.node.interfaces.get("Standard", {}).get(name)
+        if op is None or op.primary is None:
+            continue
+        try:
+            inputs = {k: functions.evaluate(v, Resolve(runtime, Where(instance)))
+                      for k, v in op.inputs.items()}
+        except (LookupError, TypeError):
+            inputs = {}
+        ops[name] = {"primary": str(op.primary),
+                     "dependencies": [str(p) for p in op.dependencies],
+                     "inputs": {k: functions.text(v) for k, v in inputs.items()}}
+    return ops
+
+
+def _machines(context: RunContext) -> CloudMachines:
+    """The local cloud's hosts for Compute instances (``--cloud local``)."""
+    if context.resources.cloud is None or context.resources.agents is None:
+        raise Rejected("cloud_error", "--cloud local: no cloud is wired in here")
+    return CloudMachines(context.resources.cloud, t.cast(t.Any, context.resources.agents),
+                         f"tosca-{context.stored.environment_id[:12]}")
+
+
+def _home(context: RunContext) -> Path:
+    home = context.state_dir / "tosca" / context.stored.environment_id
+    home.mkdir(parents=True, exist_ok=True)
+    return home
+
+
+def _workdir(context: RunContext) -> Path:
+    """The working directory (operations run in it): the folder holding ``.laguna``."""
+    state = context.state_dir
+    for parent in state.parents:
+        if parent.name == ".laguna":
+            return parent.parent
+    return Path.cwd()
+
+
+def _environ() -> dict[str, str]:
+    import os
+    return dict(os.environ)
+
+
+def _read_sessions(path: Path) -> list[int]:
+    try:
+        return [int(s) for s in json.loads(path.read_text(encoding="utf-8"))]
+    except (OSError, ValueError, TypeError):
+        return []
+
+
+def _json(value: t.Any) -> t.Any:
+    if isinstance(value, dict):
+        return {str(k): _json(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_json(v) for v in value]
+    if value is None or isinstance(value, (str, int, float, bool)):
+        return value if not isinstance(value, str) else str(value)
+    return str(value)
+
+
+__all__ = ["LANGUAGE", "CsarError", "ToscaFrontend", "locate", "plan", "recognises",
+           "validate"]

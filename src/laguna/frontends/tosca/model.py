@@ -1,0 +1,103 @@
+"""The topology a valid blueprint describes, as the runtime uses it."""
+
+from __future__ import annotations
+
+import dataclasses
+import typing as t
+from pathlib import Path
+
+
+@dataclasses.dataclass
+class Operation:
+    """One operation of a node or relationship interface, ready to run."""
+
+    interface: str
+    interface_type: str
+    name: str
+    #: the script to run (None: nothing to run)
+    primary: Path | None
+    dependencies: list[Path] = dataclasses.field(default_factory=list)
+    #: interface-level inputs overridden by operation-level ones; values may be functions
+    inputs: dict[str, t.Any] = dataclasses.field(default_factory=dict)
+    #: exported variable -> [SELF|SOURCE|TARGET, attribute]
+    outputs: dict[str, t.Any] = dataclasses.field(default_factory=dict)
+
+
+@dataclasses.dataclass
+class Requirement:
+    """A fulfilled requirement: a relationship from its node to ``target``."""
+
+    name: str
+    target: str
+    capability: str
+    relationship_type: str
+    #: the relationship's types, itself first
+    relationship_types: list[str]
+    properties: dict[str, t.Any] = dataclasses.field(default_factory=dict)
+    #: Configure operations by name
+    operations: dict[str, Operation] = dataclasses.field(default_factory=dict)
+
+
+@dataclasses.dataclass
+class Node:
+    """A node template."""
+
+    name: str
+    type: str
+    #: the node's types, itself first
+    types: list[str]
+    properties: dict[str, t.Any]
+    attributes: dict[str, t.Any]
+    requirements: list[Requirement]
+    capabilities: dict[str, dict[str, t.Any]]
+    #: interface name -> operation name -> operation
+    interfaces: dict[str, dict[str, Operation]]
+    artifacts: dict[str, Path]
+    instances: int = 1
+
+    def is_a(self, type_name: str) -> bool:
+        return type_name in self.types
+
+    @property
+    def hosts(self) -> list[str]:
+        """The nodes this one is hosted on."""
+        return [r.target for r in self.requirements
+                if "tosca.relationships.HostedOn" in r.relationship_types]
+
+    @property
+    def needs_running(self) -> list[str]:
+        return [r.target for r in self.requirements
+                if "brooklyn.tosca.relationships.RequiresRunning" in r.relationship_types]
+
+
+@dataclasses.dataclass
+class Topology:
+    """A validated service template with its input values."""
+
+    name: str
+    root: Path
+    entry: Path
+    inputs: dict[str, t.Any]
+    nodes: dict[str, Node]
+    outputs: dict[str, t.Any]
+    #: output name -> the written text of timestamps and scalar units
+    groups: dict[str, dict[str, t.Any]]
+    policies: dict[str, dict[str, t.Any]]
+    workflows: dict[str, t.Any]
+    substitution: dict[str, t.Any] | None
+    description: str | None = None
+    csar: bool = False
+
+    def summary(self) -> dict[str, t.Any]:
+        """What ``laguna validate`` shows of a valid topology."""
+        return {
+            "name": self.name,
+            "inputs": sorted(self.inputs),
+            "nodes": {name: {"type": node.type, "instances": node.instances,
+                             "requirements": {r.name: r.target for r in node.requirements}}
+                      for name, node in self.nodes.items()},
+            "outputs": sorted(self.outputs),
+            "groups": sorted(self.groups),
+            "policies": sorted(self.policies),
+            "workflows": sorted(self.workflows),
+        }

@@ -1,0 +1,631 @@
+"""Deploying a topology on this machine, with the semantics of seed 003 (how
+Cloudsoft AMP runs TOSCA).
+
+- Every node instance runs in its own thread, so nodes deploy in parallel.
+  ``DependsOn`` orders nothing; ``HostedOn`` holds a node back until its host
+  is started; AMP's ``RequiresRunning`` holds it back until the target is
+  started; get_attribute and get_operation_output wait until the value is
+  truthy.
+- An operation is ``sh <primary>`` with its inputs exported, run in the
+  working directory, in a session of its own (so that undeploy can end every
+  process it left behind); the variables it exported are its outputs.
+- The first failure fails the deploy: waits end, no new operation starts.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import os
+import signal
+import subprocess
+import tempfile
+import threading
+import time
+import typing as t
+import uuid
+from pathlib import Path
+
+from laguna.frontends.tosca import functions, values
+from laguna.frontends.tosca.machines import CloudMachines, Executor
+from laguna.frontends.tosca.model import Node, Operation, Requirement, Topology
+
+STANDARD_OPERATIONS = ("create", "configure", "start")
+#: the node states the progress view is told of (each is a commit of every component's
+#: state: the short-lived created/configuring/configured are left out)
+REPORTED_STATES = frozenset({"creating", "starting", "started", "error"})
+#: attributes a Compute on this machine has
+LOCAL_ADDRESS = "127.0.0.1"
+#: environment variables a shell sets itself; never outputs
+_SHELL_VARIABLES = frozenset({"PWD", "OLDPWD", "SHLVL", "_", "LAGUNA_OUTPUTS"})
+_WRAPPER = 'trap "env -0 > \\"\\$LAGUNA_OUTPUTS\\"" EXIT; . "$0"'
+
+
+class Reporter(t.Protocol):
+    def report(self, level: str, text: str, object_id: str | None = None) -> None: ...
+    def component(self, object_id: str, type: str, name: str, state: str) -> None: ...
+
+
+class DeployFailed(Exception):
+    """An operation failed (or the deploy was stopped by another failure)."""
+
+    def __init__(self, message: str, details: t.Mapping[str, t.Any] | None = None) -> None:
+        super().__init__(message)
+        self.message = message
+        self.details = dict(details or {})
+
+
+class Stopped(Exception):
+    """Another instance failed; this one gives up."""
+
+
+@dataclasses.dataclass
+class Instance:
+    """One instance of a node template."""
+
+    node: Node
+    index: int
+    id: str
+    state: str = "initial"
+    attributes: dict[str, t.Any] = dataclasses.field(default_factory=dict)
+    #: (interface, operation) -> exported variables
+    outputs: dict[tuple[str, str], dict[str, str]] = dataclasses.field(default_factory=dict)
+    #: sessions of the processes its operations started
+    sessions: list[int] = dataclasses.field(default_factory=list)
+
+
+@dataclasses.dataclass(frozen=True)
+class Where:
+    """What SELF, SOURCE and TARGET mean in one evaluation."""
+
+    self: Instance | None
+    source: Instance | None = None
+    target: Instance | None = None
+
+
+class Runtime:
+    """One deploy (or the plan of one) of a topology."""
+
+    def __init__(self, topology: Topology, workdir: Path, logs: Path, reporter: Reporter,
+                 timeout: float = 600.0, blocking: bool = True,
+                 environ: t.Mapping[str, str] | None = None,
+                 machines: CloudMachines | None = None) -> None:
+        self.topology = topology
+        self.workdir = workdir
+        self.logs = logs
+        self.reporter = reporter
+        self.timeout = timeout
+        self.environ = dict(os.environ if environ is None else environ)
+        self.cond = threading.Condition()
+        self.failure: DeployFailed | None = None
+        self.blocking = blocking
+        #: called with each new process session (to keep them where undeploy finds them)
+        self.on_session: t.Callable[[int], None] | None = None
+        #: --cloud local: Compute instances are hosts of the local cloud
+        self.machines = machines
+        #: instance id -> the cloud host it is (Compute instances provisioned there)
+        self.hosts: dict[str, str] = {}
+        run = uuid.uuid4().hex[:8]
+        self.instances: dict[str, list[Instance]] = {}
+        for name, node in topology.nodes.items():
+            self.instances[name] = [
+                Instance(node, i, name if node.instances == 1 else f"{name}.{i}")
+                for i in range(node.instances)]
+            for instance in self.instances[name]:
+                instance.attributes.update({
+                    "tosca_id": f"{run}-{instance.id}", "tosca_name": name,
+                    "entity.id": f"{run}-{instance.id}"})
+
+    # -- deploy ----------------------------------------------------------------------------
+    def deploy(self) -> None:
+        """Run every instance's lifecycle; raise DeployFailed at the first failure."""
+        self.logs.mkdir(parents=True, exist_ok=True)
+        if self.machines is not None:
+            self._provision(self.machines)
+        threads = [threading.Thread(target=self._guarded, args=(instance,),
+                                    name=f"tosca-{instance.id}", daemon=True)
+                   for group in self.instances.values() for instance in group]
+        for thread in threads:
+            thread.start()
+        for thread in threads:
+            thread.join()
+        if self.failure is not None:
+            raise self.failure
+
+    def _provision(self, machines: CloudMachines) -> None:
+        computes = [i for group in self.instances.values() for i in group
+                    if self._is_machine(i.node)]
+        if not computes:
+            return
+        try:
+            addresses = machines.provision([i.id for i in computes])
+        except Exception as exc:
+            raise DeployFailed(f"the local cloud could not start the Compute hosts: {exc}")
+        for instance in computes:
+            found = addresses[instance.id]
+            self.hosts[instance.id] = machines.resource(instance.id)
+            instance.attributes.update({
+                "private_address": found[0], "public_address": found[0],
+                "networks": {"private": {"network_name": "private", "addresses": found}},
+                "ports": {}})
+
+    def _is_machine(self, node: Node) -> bool:
+        return node.is_a("tosca.nodes.Compute") and self._op(node, "Standard", "create") is None
+
+    def executor(self, instance: Instance) -> Executor:
+        """Where ``instance``'s operations run: the cloud host at the bottom of its
+        hosting chain, else this machine."""
+        current, seen = instance, set()
+        while current.node.hosts and current.id not in seen:
+            seen.add(current.id)
+            current = self.peer(current, current.node.hosts[0])
+        if self.machines is not None and current.id in self.hosts:
+            return self.machines.executor(current.id)
+        return LocalExecutor(self.workdir, self.environ)
+
+    def _guarded(self, instance: Instance) -> None:
+        try:
+            self._lifecycle(instance)
+        except Stopped:
+            pass
+        except DeployFailed as failure:
+            self._set_state(instance, "error")
+            with self.cond:
+                if self.failure is None:
+                    self.failure = failure
+                self.cond.notify_all()
+        except Exception as exc:  # a bug must not leave the others waiting
+            self._set_state(instance, "error")
+            with self.cond:
+                if self.failure is None:
+                    self.failure = DeployFailed(f"{instance.id}: {type(exc).__name__}: {exc}")
+                self.cond.notify_all()
+
+    def _lifecycle(self, instance: Instance) -> None:
+        node = instance.node
+        for blocker in [*node.hosts, *node.needs_running]:
+            self._wait_started(instance, self.peer(instance, blocker))
+        if self._is_machine(node) and instance.id not in self.hosts:
+            # AMP's localhost location: a Compute without its own create is this machine
+            self._set_attributes(instance, {"private_address": LOCAL_ADDRESS,
+                                            "public_address": LOCAL_ADDRESS,
+                                            "networks": {}, "ports": {}})
+        self._step(instance, "creating", "create", "created")
+        self._set_state(instance, "configuring")
+        for requirement in node.requirements:
+            peer = self.peer(instance, requirement.target)
+            for name in ("pre_configure_source", "pre_configure_target"):
+                self._relationship_op(instance, peer, requirement, name)
+        self._run(instance, self._op(node, "Standard", "configure"))
+        for requirement in node.requirements:
+            peer = self.peer(instance, requirement.target)
+            for name in ("post_configure_source", "post_configure_target"):
+                self._relationship_op(instance, peer, requirement, name)
+        self._set_state(instance, "configured")
+        self._set_state(instance, "starting")
+        self._run(instance, self._op(node, "Standard", "start"))
+        self._check_running(instance)
+        for requirement in node.requirements:
+            peer = self.peer(instance, requirement.target)
+            for name in ("add_target", "add_source"):
+                self._relationship_op(instance, peer, requirement, name)
+        self._set_state(instance, "started")
+
+    def _wait_started(self, instance: Instance, peer: Instance) -> None:
+        self.wait(lambda: peer.state == "started",
+                  f"{instance.id} waits for {peer.id} to be started")
+
+    def _step(self, instance: Instance, during: str, operation: str, after: str) -> None:
+        self._set_state(instance, during)
+        self._run(instance, self._op(instance.node, "Standard", operation))
+        self._set_state(instance, after)
+
+    def _op(self, node: Node, interface: str, name: str) -> Operation | None:
+        return node.interfaces.get(interface, {}).get(name)
+
+    def _relationship_op(self, source: Instance, target: Instance, requirement: Requirement,
+                         name: str) -> None:
+        operation = requirement.operations.get(name)
+        if operation is not None and operation.primary is not None:
+            self._run(source, operation, Where(source, source, target),
+                      label=f"{requirement.name}->{target.id}")
+
+    def _check_running(self, instance: Instance) -> None:
+        operation = self._op(instance.node, "CheckRunning", "check_running")
+        if operation is None or operation.primary is None:
+            return
+        period = values.scalar("scalar-unit.time", str(operation.inputs.get("period", "1m")))
+        period = period if period is not None else 60.0
+        delay, deadline = 0.05, time.monotonic() + self.timeout
+        while True:
+            code, exported = self._execute(instance, operation, Where(instance), check=False)
+            if code == 0 and exported.get("IS_RUNNING", "true").strip().lower() != "false":
+                return
+            if time.monotonic() + delay > deadline:
+                raise DeployFailed(f"node {instance.id}: CheckRunning.check_running did not "
+                                   f"report running within {self.timeout:g} s",
+                                   {"node": instance.node.name})
+            with self.cond:
+                if self.failure is not None:
+                    raise Stopped()
+                self.cond.wait(delay)
+            delay = min(delay * 2, period)
+
+    # -- operations ------------------------------------------------------------------------
+    def _run(self, instance: Instance, operation: Operation | None,
+             where: Where | None = None, label: str = "") -> None:
+        if operation is None or operation.primary is None:
+            return
+        self._execute(instance, operation, where or Where(instance), label=label)
+
+    def _execute(self, instance: Instance, operation: Operation, where: Where,
+                 check: bool = True, label: str = "") -> tuple[int, dict[str, str]]:
+        with self.cond:
+            if self.failure is not None:
+                raise Stopped()
+        assert operation.primary is not None
+        inputs = {key: functions.evaluate(value, Resolve(self, where))
+                  for key, value in operation.inputs.items()}
+        what = f"{operation.interface}.{operation.name}" + (f" ({label})" if label else "")
+        self.reporter.report("info", f"{what}: sh {operation.primary}", instance.node.name)
+        log = self.logs / f"{instance.id}.{operation.interface}.{operation.name}.log"
+
+        def started(session: int) -> None:
+            with self.cond:
+                if session not in instance.sessions:
+                    instance.sessions.append(session)
+            if self.on_session is not None:
+                self.on_session(session)
+
+        code, exported = self.executor(instance).run(
+            operation.primary, operation.dependencies, inputs, log, self.timeout, started)
+        if code != 0 and check:
+            tail = _tail(log)
+            raise DeployFailed(
+                f"node {instance.id}: {what} failed: sh {operation.primary} exited with "
+                f"{code}", {"node": instance.node.name, "operation": what, "exit_code": code,
+                            "output": tail})
+        self._record_outputs(instance, operation, exported, where)
+        return code, exported
+
+    def _record_outputs(self, instance: Instance, operation: Operation,
+                        exported: dict[str, str], where: Where) -> None:
+        if not exported and not operation.outputs:
+            return
+        updates = {f"{operation.interface_type}.{operation.name}.{key}": value
+                   for key, value in exported.items()}
+        targets: dict[int, tuple[Instance, dict[str, t.Any]]] = {}
+        for variable, mapping in operation.outputs.items():
+            if variable not in exported or not isinstance(mapping, list) or len(mapping) < 2:
+                continue
+            holder = {"SELF": where.self, "SOURCE": where.source,
+                      "TARGET": where.target}.get(str(mapping[0]), where.self)
+            if holder is None:
+                continue
+            targets.setdefault(id(holder), (holder, {}))[1][str(mapping[1])] = \
+                exported[variable]
+        with self.cond:
+            instance.outputs.setdefault((operation.interface, operation.name), {}).update(
+                exported)
+            instance.attributes.update(updates)
+            for holder, attributes in targets.values():
+                holder.attributes.update(attributes)
+            self.cond.notify_all()
+
+    # -- state -----------------------------------------------------------------------------
+    def _set_state(self, instance: Instance, state: str) -> None:
+        with self.cond:
+            instance.state = state
+            instance.attributes["state"] = state
+            node_state = self.node_state(instance.node.name)
+            self.cond.notify_all()
+        node = instance.node
+        if state in REPORTED_STATES:
+            self.reporter.component(node.name, node.type, node.name, node_state)
+
+    def _set_attributes(self, instance: Instance, attributes: t.Mapping[str, t.Any]) -> None:
+        with self.cond:
+            instance.attributes.update(attributes)
+            self.cond.notify_all()
+
+    def node_state(self, name: str) -> str:
+        """A node's state: ``error`` when an instance failed, else its least advanced
+        instance's."""
+        from laguna.frontends.tosca.grammar import NODE_STATES
+        states = [i.state for i in self.instances[name]]
+        if "error" in states:
+            return "error"
+        return min(states, key=NODE_STATES.index) if states else "initial"
+
+    def peer(self, instance: Instance, node: str) -> Instance:
+        """The instance of ``node`` that ``instance`` relates to (index modulo count)."""
+        group = self.instances[node]
+        return group[instance.index % len(group)]
+
+    def wait(self, ready: t.Callable[[], bool], what: str) -> None:
+        """Until ``ready()``; Stopped when another instance failed, DeployFailed at the
+        timeout."""
+        deadline = time.monotonic() + self.timeout
+        with self.cond:
+            while not ready():
+                if self.failure is not None:
+                    raise Stopped()
+                left = deadline - time.monotonic()
+                if left <= 0:
+                    raise DeployFailed(f"{what}: gave up after {self.timeout:g} s")
+                self.cond.wait(min(left, 1.0))
+
+    # -- results ---------------------------------------------------------------------------
+    def outputs(self) -> dict[str, t.Any]:
+        """The topology's outputs (not waiting for values that are not there)."""
+        self.blocking = False
+        result: dict[str, t.Any] = {}
+        for name, output in self.topology.outputs.items():
+            try:
+                result[name] = functions.evaluate(output["value"], Resolve(self, Where(None)))
+            except (KeyError, IndexError, TypeError, LookupError):
+                result[name] = None
+        return result
+
+    def properties(self, node: Node) -> dict[str, t.Any]:
+        resolve = Resolve(self, Where(self.instances[node.name][0]))
+        self.blocking = False
+        return {key: _json(functions.evaluate(value, resolve))
+                for key, value in node.properties.items()}
+
+    def attributes(self, instance: Instance) -> dict[str, t.Any]:
+        self.blocking = False
+        resolve = Resolve(self, Where(instance))
+        found = {key: _json(value) for key, value in instance.attributes.items()}
+        for key, value in instance.node.attributes.items():
+            if key not in instance.attributes:
+                try:
+                    found[key] = _json(functions.evaluate(value, resolve))
+                except (KeyError, IndexError, TypeError, LookupError):
+                    found[key] = None
+        return found
+
+
+class Resolve:
+    """Evaluates functions for one operation of one instance."""
+
+    def __init__(self, runtime: Runtime, where: Where) -> None:
+        self.runtime = runtime
+        self.where = where
+
+    def _instance(self, ref: str) -> Instance:
+        where, runtime = self.where, self.runtime
+        if ref == "SELF" and where.self is not None:
+            return where.self
+        if ref == "SOURCE" and where.source is not None:
+            return where.source
+        if ref == "TARGET" and where.target is not None:
+            return where.target
+        if ref == "HOST" and where.self is not None:
+            hosts = where.self.node.hosts
+            if not hosts:
+                raise LookupError(f"{where.self.id} has no host")
+            return runtime.peer(where.self, hosts[0])
+        if ref in runtime.instances:
+            if where.self is not None:
+                return runtime.peer(where.self, ref)
+            return runtime.instances[ref][0]
+        raise LookupError(f"unknown node {ref}")
+
+    def input(self, name: str) -> t.Any:
+        return self.runtime.topology.inputs[name]
+
+    def property(self, ref: str, path: list[t.Any]) -> t.Any:
+        instance = self._instance(ref)
+        node = instance.node
+        first = path[0]
+        if first in node.capabilities and len(path) > 1:
+            value: t.Any = node.capabilities[first]["properties"].get(path[1])
+            rest = path[2:]
+        else:
+            value = node.properties.get(first)
+            rest = path[1:]
+        value = functions.evaluate(value, Resolve(self.runtime, Where(instance)))
+        return _dig(value, rest)
+
+    def attribute(self, ref: str, path: list[t.Any]) -> t.Any:
+        instance = self._instance(ref)
+        runtime = self.runtime
+
+        def read() -> t.Any:
+            first = path[0]
+            node = instance.node
+            if first in instance.attributes:
+                return _dig(instance.attributes[first], path[1:])
+            if first in node.capabilities and len(path) > 1:
+                capability = node.capabilities[first]
+                value = capability["attributes"].get(path[1],
+                                                     capability["properties"].get(path[1]))
+                return _dig(value, path[2:])
+            if first in node.attributes:
+                return _dig(functions.evaluate(node.attributes[first],
+                                               Resolve(runtime, Where(instance))), path[1:])
+            if first in node.properties:
+                return _dig(functions.evaluate(node.properties[first],
+                                               Resolve(runtime, Where(instance))), path[1:])
+            return None
+
+        if not runtime.blocking:
+            return read()
+        found: list[t.Any] = []
+
+        def ready() -> bool:
+            found[:] = [read()]
+            return functions.truthy(found[0])
+
+        runtime.wait(ready, f"get_attribute {ref} {'.'.join(map(str, path))}")
+        return found[0]
+
+    def operation_output(self, ref: str, interface: str, operation: str, name: str) -> t.Any:
+        instance = self._instance(ref)
+
+        def read() -> t.Any:
+            return instance.outputs.get((interface, operation), {}).get(name)
+
+        if not self.runtime.blocking:
+            return read()
+        self.runtime.wait(lambda: functions.truthy(read()),
+                          f"get_operation_output {ref} {interface}.{operation}.{name}")
+        return read()
+
+    def artifact(self, ref: str, name: str) -> t.Any:
+        return str(self._instance(ref).node.artifacts[name])
+
+    def nodes_of_type(self, type_name: str) -> list[str]:
+        return [n.name for n in self.runtime.topology.nodes.values()
+                if n.is_a(type_name) or n.type == type_name]
+
+
+def _dig(value: t.Any, path: list[t.Any]) -> t.Any:
+    for step in path:
+        if isinstance(value, dict):
+            value = value.get(step)
+        elif isinstance(value, list) and isinstance(step, int) and -len(value) <= step < len(value):
+            value = value[step]
+        else:
+            return None
+    return value
+
+
+def _json(value: t.Any) -> t.Any:
+    if isinstance(value, dict):
+        return {str(k): _json(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_json(v) for v in value]
+    if value is None or isinstance(value, (str, int, float, bool)):
+        return value
+    return str(value)
+
+
+class LocalExecutor:
+    """Runs operations on this machine, in the working directory."""
+
+    def __init__(self, workdir: Path, environ: t.Mapping[str, str]) -> None:
+        self.workdir = workdir
+        self.environ = environ
+
+    def run(self, primary: Path, dependencies: t.Sequence[Path],
+            inputs: t.Mapping[str, t.Any], log: Path, timeout: float,
+            started: t.Callable[[int], None] | None = None) -> tuple[int, dict[str, str]]:
+        return run_script(primary, inputs, self.workdir, log, timeout, self.environ, started)
+
+
+def run_script(primary: Path, inputs: t.Mapping[str, t.Any], cwd: Path, log: Path,
+               timeout: float, environ: t.Mapping[str, str],
+               started: t.Callable[[int], None] | None = None) -> tuple[int, dict[str, str]]:
+    """``sh primary`` in ``cwd`` with ``inputs`` exported, output appended to ``log``,
+    in a session of its own: (exit code, the variables it exported); -1 on timeout."""
+    env = dict(environ)
+    env.update({key: functions.text(value) for key, value in inputs.items()})
+    with tempfile.NamedTemporaryFile(prefix="laguna-tosca-", delete=False) as handle:
+        out = Path(handle.name)
+    env["LAGUNA_OUTPUTS"] = str(out)
+    log.parent.mkdir(parents=True, exist_ok=True)
+    try:
+        with log.open("ab") as sink:
+            process = subprocess.Popen(
+                ["sh", "-c", _WRAPPER, str(primary)], cwd=cwd, env=env,
+                stdin=subprocess.DEVNULL, stdout=sink, stderr=subprocess.STDOUT,
+                start_new_session=True)
+            if started is not None:
+                started(process.pid)
+            try:
+                code = process.wait(timeout=timeout)
+            except subprocess.TimeoutExpired:
+                _end_session(process.pid)
+                process.wait()
+                code = -1
+        return code, _exported(out, env)
+    finally:
+        out.unlink(missing_ok=True)
+
+
+def _exported(out: Path, given: t.Mapping[str, str]) -> dict[str, str]:
+    """The variables a script exported: those in its final environment that it did not
+    get, or got with another value."""
+    try:
+        data = out.read_bytes()
+    except OSError:
+        return {}
+    exported: dict[str, str] = {}
+    for entry in data.split(b"\0"):
+        key, equals, value = entry.decode("utf-8", "replace").partition("=")
+        if not equals or key in _SHELL_VARIABLES:
+            continue
+        if given.get(key) != value:
+            exported[key] = value
+    return exported
+
+
+def _tail(log: Path, lines: int = 20) -> str:
+    try:
+        return "\n".join(log.read_text(encoding="utf-8", errors="replace").splitlines()[-lines:])
+    except OSError:
+        return ""
+
+
+def _end_session(session: int) -> None:
+    try:
+        os.killpg(session, signal.SIGKILL)
+    except OSError:
+        pass
+
+
+def session_processes(sessions: t.Collection[int], field: int = 3) -> list[int]:
+    """The live processes of ``sessions`` (from /proc: the session is field 6 of stat;
+    ``field=2``: of process groups, field 5)."""
+    wanted = set(sessions)
+    found: list[int] = []
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit():
+            continue
+        try:
+            stat = (entry / "stat").read_text()
+        except OSError:
+            continue
+        fields = stat[stat.rfind(")") + 2:].split()
+        if len(fields) > 3 and fields[0] != "Z" and int(fields[field]) in wanted:
+            found.append(int(entry.name))
+    return found
+
+
+def end_sessions(sessions: t.Collection[int], grace: float = 2.0, scan: bool = False) -> None:
+    """End every process of ``sessions``: TERM to each session's process group, KILL
+    after ``grace`` seconds; with ``scan``, then every process /proc still shows in
+    those sessions (one that left its process group)."""
+    groups = set(sessions)
+    for group in list(groups):
+        if not _signal_group(group, signal.SIGTERM):
+            groups.discard(group)
+    deadline = time.monotonic() + grace
+    while groups and time.monotonic() < deadline:
+        time.sleep(0.02)
+        groups = {g for g in groups if _signal_group(g, 0) and _group_alive(g)}
+    for group in groups:
+        _signal_group(group, signal.SIGKILL)
+    if scan:
+        for pid in session_processes(sessions):
+            try:
+                os.kill(pid, signal.SIGKILL)
+            except OSError:
+                pass
+
+
+def _signal_group(group: int, signum: int) -> bool:
+    """Send ``signum`` to a process group; whether it has a process."""
+    try:
+        os.killpg(group, signum)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True
+
+
+def _group_alive(group: int) -> bool:
+    """Whether a group that takes signals has a process that is not a zombie."""
+    return bool(session_processes([group], field=2))

@@ -1,0 +1,258 @@
+"""Checks of the topology template's sections besides nodes: groups, policies
+(Scaling sets instance counts), outputs, substitution mappings and workflows.
+"""
+
+from __future__ import annotations
+
+import typing as t
+
+from laguna.frontends.tosca.definitions import CheckerBase, written
+from laguna.frontends.tosca.grammar import ACTIVITIES, NODE_STATES
+from laguna.frontends.tosca.model import Node
+from laguna.frontends.tosca.problems import (
+    BAD_FUNCTION,
+    INVALID_TEMPLATE,
+    MISSING_REQUIRED,
+    TYPE_MISMATCH,
+    UNKNOWN_TYPE,
+    UNRESOLVED_REQUIREMENT,
+)
+
+
+class SectionChecks(CheckerBase):
+    """Groups, policies, outputs, substitution mappings and workflows."""
+
+    def _groups(self, groups: object, data: t.Mapping[str, t.Any]) -> dict[str, dict[str, t.Any]]:
+        result: dict[str, dict[str, t.Any]] = {}
+        if groups is None:
+            return result
+        if not isinstance(groups, dict):
+            self.add(INVALID_TEMPLATE, "groups is a map", data, "groups", "groups")
+            return result
+        for name, body in groups.items():
+            entity = f"group {name}"
+            if not isinstance(body, dict):
+                self.add(INVALID_TEMPLATE, "a group is a map", groups, name, entity)
+                continue
+            self._keys(body, "group", entity)
+            type_name = str(body.get("type") or "")
+            if self.registry.resolve("group_types", type_name) is None:
+                self.add(UNKNOWN_TYPE if type_name else MISSING_REQUIRED,
+                         f"unknown group type {type_name!r}" if type_name
+                         else "a group needs a type", body, "type", entity)
+                continue
+            members = body.get("members") or []
+            allowed = self.registry.chain("group_types", type_name)
+            member_types = [m for d in allowed for m in (d.data.get("members") or [])]
+            for member in members:
+                if member not in self.templates:
+                    self.add(UNRESOLVED_REQUIREMENT,
+                             f"member {member!r} is not a node template", body, "members",
+                             entity)
+                elif member_types and member in self.node_types and not any(
+                        self.registry.derives("node_types", self.node_types[member], m)
+                        for m in member_types):
+                    self.add(TYPE_MISMATCH, f"member {member!r} is not one of "
+                             f"{', '.join(member_types)}", body, "members", entity)
+            properties = self._assign(body.get("properties"), self.registry.definitions(
+                "group_types", type_name, "properties"), body, "properties", entity)
+            result[str(name)] = {"type": self.registry.full_name("group_types", type_name),
+                                 "members": list(members), "properties": properties}
+        return result
+
+    def _policies(self, policies: object, data: t.Mapping[str, t.Any],
+                  nodes: dict[str, Node]) -> dict[str, dict[str, t.Any]]:
+        result: dict[str, dict[str, t.Any]] = {}
+        if policies is None:
+            return result
+        items: list[tuple[object, object, object]] = []
+        if isinstance(policies, list):      # 1.x: a list of single-key maps
+            for item in policies:
+                if isinstance(item, dict) and len(item) == 1:
+                    ((name, body),) = item.items()
+                    items.append((name, body, item))
+                else:
+                    self.add(INVALID_TEMPLATE, "a policy is a map of one name", item, None,
+                             "policies")
+        elif isinstance(policies, dict):
+            items = [(name, body, policies) for name, body in policies.items()]
+        else:
+            self.add(INVALID_TEMPLATE, "policies is a list", data, "policies", "policies")
+            return result
+        for name, body, holder in items:
+            entity = f"policy {name}"
+            if not isinstance(body, dict):
+                self.add(INVALID_TEMPLATE, "a policy is a map", holder, name, entity)
+                continue
+            self._keys(body, "policy", entity)
+            type_name = str(body.get("type") or "")
+            if self.registry.resolve("policy_types", type_name) is None:
+                self.add(UNKNOWN_TYPE if type_name else MISSING_REQUIRED,
+                         f"unknown policy type {type_name!r}" if type_name
+                         else "a policy needs a type", body, "type", entity)
+                continue
+            defs = self.registry.definitions("policy_types", type_name, "properties")
+            # a policy type that declares no properties (Scaling) takes any
+            properties = self._assign(body.get("properties"), defs, body, "properties",
+                                      entity, strict=bool(defs))
+            targets = body.get("targets") or []
+            for target in targets:
+                if target not in self.templates and not (
+                        isinstance(data.get("groups"), dict) and target in data["groups"]):
+                    self.add(UNRESOLVED_REQUIREMENT, f"target {target!r} is not a node template "
+                             "or group", body, "targets", entity)
+            full = self.registry.full_name("policy_types", type_name)
+            result[str(name)] = {"type": full, "targets": list(targets),
+                                 "properties": properties}
+            if self.registry.derives("policy_types", full, "tosca.policies.Scaling"):
+                count = _instances(properties)
+                for kind, why in [] if isinstance(count, int) else \
+                        [(TYPE_MISMATCH, "the number of instances is not an integer")]:
+                    self.add(kind, why, body, "properties", entity)
+                for target in targets:
+                    if target in nodes and isinstance(count, int):
+                        nodes[target].instances = count
+        for node in nodes.values():
+            if node.is_a("tosca.entity.DynamicCluster"):
+                size = node.properties.get("cluster.initial.size")
+                if isinstance(size, int):
+                    node.instances = size
+        return result
+
+    def _outputs(self, outputs: object, data: t.Mapping[str, t.Any]) -> dict[str, t.Any]:
+        result: dict[str, t.Any] = {}
+        if outputs is None:
+            return result
+        if not isinstance(outputs, dict):
+            self.add(INVALID_TEMPLATE, "outputs is a map", data, "outputs", "outputs")
+            return result
+        for name, body in outputs.items():
+            entity = f"output {name}"
+            if not isinstance(body, dict):
+                self.add(INVALID_TEMPLATE, "an output is a map with a value", outputs, name,
+                         entity)
+                continue
+            self._keys(body, "parameter", entity)
+            if "value" not in body:
+                self.add(MISSING_REQUIRED, "an output needs a value", outputs, name, entity)
+                continue
+            type_name = body.get("type")
+            if type_name is not None and not self._known_data_type(type_name):
+                self.add(UNKNOWN_TYPE, f"unknown data type {type_name!r}", body, "type",
+                         entity)
+            self._functions(body["value"], None, body, "value", entity)
+            value = written(body, "value", body["value"])
+            result[str(name)] = {"value": value, "type": type_name}
+        return result
+
+    def _substitution(self, mappings: object, data: t.Mapping[str, t.Any]) -> None:
+        if mappings is None:
+            return
+        entity = "substitution_mappings"
+        if not isinstance(mappings, dict):
+            self.add(INVALID_TEMPLATE, "substitution_mappings is a map", data, entity, entity)
+            return
+        self._keys(mappings, "substitution_mappings", entity)
+        node_type = mappings.get("node_type")
+        if node_type is None:
+            self.add(MISSING_REQUIRED, "substitution_mappings needs a node_type", data, entity,
+                     entity)
+            return
+        if self.registry.resolve("node_types", node_type) is None:
+            self.add(UNKNOWN_TYPE, f"unknown node type {node_type!r}", mappings, "node_type",
+                     entity)
+            return
+        caps = self.registry.definitions("node_types", node_type, "capabilities")
+        reqs = self.registry.requirements(node_type)
+        props = self.registry.definitions("node_types", node_type, "properties")
+        singular = {"capabilities": "capability", "requirements": "requirement",
+                    "properties": "property"}
+        for section, known in (("capabilities", caps), ("requirements", reqs),
+                               ("properties", props)):
+            given = mappings.get(section) or {}
+            if not isinstance(given, dict):
+                continue
+            for key, target in given.items():
+                if key not in known:
+                    self.add(INVALID_TEMPLATE, f"{node_type} has no {singular[section]} {key!r}",
+                             given, key, entity)
+                    continue
+                if section == "properties":
+                    if isinstance(target, list) and target and target[0] not in self.input_defs:
+                        self.add(BAD_FUNCTION, f"property {key} maps to unknown input "
+                                 f"{target[0]!r}", given, key, entity)
+                    continue
+                if not isinstance(target, list) or len(target) != 2:
+                    self.add(INVALID_TEMPLATE, f"{singular[section]} {key} maps to [node, name]",
+                             given, key, entity)
+                elif target[0] not in self.templates:
+                    self.add(UNRESOLVED_REQUIREMENT, f"{singular[section]} {key} maps to unknown "
+                             f"node {target[0]!r}", given, key, entity)
+
+    def _workflows(self, workflows: object, data: t.Mapping[str, t.Any],
+                   nodes: dict[str, Node]) -> dict[str, t.Any]:
+        if workflows is None:
+            return {}
+        if not isinstance(workflows, dict):
+            self.add(INVALID_TEMPLATE, "workflows is a map", data, "workflows", "workflows")
+            return {}
+        for name, body in workflows.items():
+            entity = f"workflow {name}"
+            if not isinstance(body, dict):
+                self.add(INVALID_TEMPLATE, "a workflow is a map", workflows, name, entity)
+                continue
+            self._keys(body, "workflow", entity)
+            steps = body.get("steps") or {}
+            if not isinstance(steps, dict):
+                self.add(INVALID_TEMPLATE, "steps is a map", body, "steps", entity)
+                continue
+            for step_name, step in steps.items():
+                where = f"{entity}: step {step_name}"
+                if not isinstance(step, dict):
+                    self.add(INVALID_TEMPLATE, "a step is a map", steps, step_name, where)
+                    continue
+                self._keys(step, "step", where)
+                target = step.get("target")
+                if target is None:
+                    self.add(MISSING_REQUIRED, "a step needs a target", steps, step_name, where)
+                elif target not in self.templates and not (
+                        isinstance(data.get("groups"), dict) and target in data["groups"]):
+                    self.add(UNRESOLVED_REQUIREMENT, f"unknown target {target!r}", step,
+                             "target", where)
+                for follower in [*(step.get("on_success") or []),
+                                 *(step.get("on_failure") or [])]:
+                    if follower not in steps:
+                        self.add(INVALID_TEMPLATE, f"unknown step {follower!r}", step,
+                                 "on_success", where)
+                for activity in step.get("activities") or []:
+                    if not isinstance(activity, dict) or len(activity) != 1 or \
+                            next(iter(activity)) not in ACTIVITIES:
+                        self.add(INVALID_TEMPLATE, f"an activity is one of "
+                                 f"{', '.join(ACTIVITIES)}", step, "activities", where)
+                        continue
+                    ((kind, argument),) = activity.items()
+                    if kind == "call_operation":
+                        operation = argument.get("operation") if isinstance(argument, dict) \
+                            else argument
+                        iface, _, op = str(operation).rpartition(".")
+                        node = nodes.get(str(target))
+                        if node is not None and (iface not in node.interfaces or
+                                                 op not in node.interfaces[iface]):
+                            self.add(INVALID_TEMPLATE, f"call_operation: {target} has no "
+                                     f"operation {operation}", step, "activities", where)
+                    elif kind == "inline" and argument not in workflows:
+                        self.add(INVALID_TEMPLATE, f"inline: unknown workflow {argument!r}",
+                                 step, "activities", where)
+                    elif kind == "set_state" and argument not in NODE_STATES:
+                        self.add(INVALID_TEMPLATE, f"set_state: {argument!r} is not a node "
+                                 "state", step, "activities", where)
+        return dict(workflows)
+
+    # -- functions -------------------------------------------------------------------------
+
+def _instances(properties: t.Mapping[str, t.Any]) -> object:
+    """The instance count a Scaling policy asks for (TOSCA's or AMP's keynames)."""
+    for key in ("default_instances", "min_instances", "minPoolSize"):
+        if key in properties:
+            return properties[key]
+    return 1

@@ -1,0 +1,554 @@
+"""Validation of a whole blueprint: every file, every type, the topology
+template and its functions, with every problem collected; then the
+:class:`~.model.Topology` the runtime deploys.
+"""
+
+from __future__ import annotations
+
+import datetime
+import typing as t
+from pathlib import Path
+
+from laguna.frontends.tosca import values
+from laguna.frontends.tosca.definitions import (
+    IMPLICIT_INTERFACES,
+    param_values,
+    written,
+)
+from laguna.frontends.tosca.documents import CsarError, load, locate
+from laguna.frontends.tosca.grammar import TYPE_KINDS
+from laguna.frontends.tosca.model import Node, Operation, Requirement, Topology
+from laguna.frontends.tosca.problems import (
+    CSAR_INVALID,
+    CYCLE,
+    INVALID_TEMPLATE,
+    MISSING_REQUIRED,
+    UNKNOWN_TYPE,
+    UNRESOLVED_REQUIREMENT,
+    Problems,
+)
+from laguna.frontends.tosca.sections import SectionChecks
+from laguna.frontends.tosca.types import TypeDef, operations
+from laguna.source import Span
+
+STANDARD = "tosca.interfaces.node.lifecycle.Standard"
+CONFIGURE = "tosca.interfaces.relationship.Configure"
+HOSTED_ON = "tosca.relationships.HostedOn"
+
+
+
+def load_topology(path: Path, inputs: t.Mapping[str, t.Any] | None = None,
+                  problems: Problems | None = None) -> tuple[Topology | None, Problems]:
+    """Validate the blueprint at ``path`` with ``inputs``; the topology is None when
+    any problem was found."""
+    problems = problems if problems is not None else Problems()
+    try:
+        location = locate(path)
+    except CsarError as exc:
+        problems.add(CSAR_INVALID, str(exc), Span(path.name, 1, 1), path.name)
+        return None, problems
+    except OSError as exc:
+        problems.add(CSAR_INVALID, f"cannot read {path.name}: {exc.strerror}",
+                     Span(path.name, 1, 1), path.name)
+        return None, problems
+    documents = load(location, problems)
+    if not documents:
+        return None, problems
+    checker = Checker(location, documents, problems)
+    topology = checker.run(dict(inputs or {}))
+    return (None if problems else topology), problems
+
+
+class Checker(SectionChecks):
+    """One validation run."""
+
+    def run(self, supplied: dict[str, t.Any]) -> Topology | None:
+        for document in self.documents:
+            self._check_header(document)
+            self.registry.add(document)
+        self.registry.check_types()
+        for kind in TYPE_KINDS:
+            for definition in list(self.registry.types[kind].values()):
+                if not definition.builtin:
+                    self._check_type(definition)
+        topology_data = self.main.data.get("topology_template")
+        if topology_data is None:
+            return None if self.problems else self._empty()
+        if not isinstance(topology_data, dict):
+            self.add(INVALID_TEMPLATE, "topology_template is a map", self.main.data,
+                     "topology_template", "topology_template")
+            return None
+        self._keys(topology_data, "topology_template", "topology_template")
+        return self._topology(topology_data, supplied)
+
+    def _empty(self) -> Topology:
+        return Topology(self._name(), self.location.root, self.location.entry, {}, {}, {}, {},
+                        {}, {}, None, csar=self.location.csar)
+
+    def _name(self) -> str:
+        metadata = self.main.data.get("metadata")
+        if isinstance(metadata, dict) and isinstance(metadata.get("template_name"), str):
+            return str(metadata["template_name"])
+        return self.location.name or self.location.entry.stem
+
+    def _topology(self, data: t.Mapping[str, t.Any], supplied: dict[str, t.Any]
+                  ) -> Topology | None:
+        self._inputs(data.get("inputs"), data, supplied)
+        templates = data.get("node_templates")
+        if templates is None:
+            templates = {}
+        if not isinstance(templates, dict):
+            self.add(INVALID_TEMPLATE, "node_templates is a map", data, "node_templates",
+                     "node_templates")
+            templates = {}
+        self.templates = {str(k): v for k, v in templates.items()}
+        mappings = data.get("substitution_mappings")
+        exported = mappings.get("requirements") if isinstance(mappings, dict) else None
+        self._substituted = {(str(v[0]), str(v[1])) for v in (exported or {}).values()
+                             if isinstance(v, list) and len(v) == 2} \
+            if isinstance(exported, dict) else set()
+        for name, body in self.templates.items():
+            entity = f"node {name}"
+            if not isinstance(body, dict):
+                self.add(INVALID_TEMPLATE, "a node template is a map", templates, name, entity)
+                continue
+            type_name = body.get("type")
+            if type_name is None:
+                self.add(MISSING_REQUIRED, "a node template needs a type", templates, name,
+                         entity)
+            elif self.registry.resolve("node_types", type_name) is None:
+                self.add(UNKNOWN_TYPE, f"unknown node type {type_name!r}", body, "type",
+                         entity)
+            else:
+                self.node_types[name] = self.registry.full_name("node_types", type_name)
+        relationships = data.get("relationship_templates") or {}
+        if isinstance(relationships, dict):
+            self.relationship_templates = {str(k): v for k, v in relationships.items()}
+        nodes: dict[str, Node] = {}
+        for name, body in self.templates.items():
+            if name in self.node_types:
+                node = self._node(name, body, templates)
+                if node is not None:
+                    nodes[name] = node
+        for name, body in self.relationship_templates.items():
+            self._relationship_template(name, body, relationships)
+        self._hosting_cycles(nodes, templates)
+        groups = self._groups(data.get("groups"), data)
+        policies = self._policies(data.get("policies"), data, nodes)
+        outputs = self._outputs(data.get("outputs"), data)
+        self._substitution(data.get("substitution_mappings"), data)
+        workflows = self._workflows(data.get("workflows"), data, nodes)
+        description = data.get("description") or self.main.data.get("description")
+        return Topology(self._name(), self.location.root, self.location.entry, self.inputs,
+                        nodes, outputs, groups, policies, workflows,
+                        data.get("substitution_mappings"),
+                        description=str(description) if description else None,
+                        csar=self.location.csar)
+
+    def _inputs(self, defs: object, data: t.Mapping[str, t.Any],
+                supplied: dict[str, t.Any]) -> None:
+        if defs is None:
+            defs = {}
+        if not isinstance(defs, dict):
+            self.add(INVALID_TEMPLATE, "inputs is a map", data, "inputs", "inputs")
+            return
+        self.input_defs = dict(defs)
+        for name, body in defs.items():
+            entity = f"input {name}"
+            if not isinstance(body, dict):
+                self.add(INVALID_TEMPLATE, "an input definition is a map", defs, name, entity)
+                continue
+            self._check_definition(defs, name, body, "parameter", entity, None)
+            if name in supplied:
+                value = supplied[name]
+                for kind, why in self.registry.check_value(value, body):
+                    self.add(kind, f"the value given: {why}", defs, name, entity)
+                self.inputs[str(name)] = value
+            elif "default" in body:
+                self.inputs[str(name)] = written(body, "default", body["default"])
+            elif "value" in body:
+                self.inputs[str(name)] = body["value"]
+            elif body.get("required", True) is not False:
+                self.add(MISSING_REQUIRED, "a value is required (no default)", defs, name,
+                         entity)
+        for name in supplied:
+            if name not in defs:
+                self.add(INVALID_TEMPLATE, f"input {name!r} is given but not declared", data,
+                         "inputs" if "inputs" in data else None, f"input {name}")
+
+    def _node(self, name: str, body: t.Mapping[str, t.Any], templates: object) -> Node | None:
+        entity = f"node {name}"
+        type_name = self.node_types[name]
+        self._keys(body, "node_template", entity)
+        if "copy" in body:
+            self.add(INVALID_TEMPLATE, "copy is not supported", body, "copy", entity)
+        reg = self.registry
+        properties = self._assign(body.get("properties"),
+                                  reg.definitions("node_types", type_name, "properties"), body,
+                                  "properties", entity)
+        attributes = self._assign(body.get("attributes"),
+                                  reg.definitions("node_types", type_name, "attributes"), body,
+                                  "attributes", entity, strict=False)
+        capabilities = self._capabilities(name, type_name, body, entity)
+        artifact_defs = reg.definitions("node_types", type_name, "artifacts")
+        artifacts: dict[str, Path] = {}
+        for art_name, art in artifact_defs.items():
+            owner: TypeDef = art["__owner__"]
+            file = art.get("file")
+            if isinstance(file, str):
+                found = self._resolve(file, owner.folder)
+                if found is not None:
+                    artifacts[art_name] = found
+        artifacts.update(self._check_artifacts(body.get("artifacts"), body, entity,
+                                                self.main.path.parent))
+        interfaces = self._interfaces(name, type_name, body, entity, artifacts)
+        requirements = self._requirements(name, type_name, body, entity)
+        for section in ("properties", "attributes"):
+            self._functions(body.get(section), name, body, section, entity)
+        types = [d.name for d in reg.chain("node_types", type_name)]
+        return Node(name, type_name, types, properties, attributes, requirements,
+                    capabilities, interfaces, artifacts)
+
+    def _capabilities(self, name: str, type_name: str, body: t.Mapping[str, t.Any],
+                      entity: str) -> dict[str, dict[str, t.Any]]:
+        defs = self.registry.definitions("node_types", type_name, "capabilities")
+        assigned = body.get("capabilities") or {}
+        if not isinstance(assigned, dict):
+            self.add(INVALID_TEMPLATE, "capabilities is a map", body, "capabilities", entity)
+            assigned = {}
+        result: dict[str, dict[str, t.Any]] = {}
+        for cap_name, definition in defs.items():
+            cap_type = str(definition.get("type"))
+            given = assigned.get(cap_name) or {}
+            if not isinstance(given, dict):
+                self.add(INVALID_TEMPLATE, f"capability {cap_name} is a map", assigned,
+                         cap_name, entity)
+                given = {}
+            self.registry.check_keys(given, "capability_assignment",
+                                     f"{entity}: capability {cap_name}", "")
+            prop_defs = self.registry.definitions("capability_types", cap_type, "properties")
+            for key, prop in (definition.get("properties") or {}).items():
+                if isinstance(prop, dict):
+                    prop_defs[str(key)] = {**prop_defs.get(str(key), {}), **prop}
+            props = self._assign(given.get("properties"), prop_defs, given, "properties",
+                                 f"{entity}: capability {cap_name}")
+            attrs = self._assign(given.get("attributes"), self.registry.definitions(
+                "capability_types", cap_type, "attributes"), given, "attributes",
+                f"{entity}: capability {cap_name}", strict=False)
+            result[cap_name] = {"type": self.registry.full_name("capability_types", cap_type),
+                                "types": [d.name for d in self.registry.chain(
+                                    "capability_types", cap_type)],
+                                "properties": props, "attributes": attrs}
+        for cap_name in assigned:
+            if cap_name not in defs:
+                self.add(INVALID_TEMPLATE, f"unknown capability {cap_name!r}", assigned,
+                         cap_name, entity)
+        return result
+
+    def _interfaces(self, name: str, type_name: str, body: t.Mapping[str, t.Any],
+                    entity: str, artifacts: dict[str, Path]) -> dict[str, dict[str, Operation]]:
+        defs = self.registry.definitions("node_types", type_name, "interfaces")
+        assigned = body.get("interfaces") or {}
+        if not isinstance(assigned, dict):
+            self.add(INVALID_TEMPLATE, "interfaces is a map", body, "interfaces", entity)
+            assigned = {}
+        result: dict[str, dict[str, Operation]] = {}
+        for iface_name in [*defs, *(k for k in assigned if k not in defs)]:
+            definition = defs.get(iface_name)
+            given = assigned.get(iface_name)
+            if definition is None:
+                implicit = IMPLICIT_INTERFACES.get(iface_name)
+                if implicit is None:
+                    self.add(INVALID_TEMPLATE, f"unknown interface {iface_name!r}", assigned,
+                             iface_name, entity)
+                    continue
+                definition = {"type": implicit, "__owner__": None}
+            if given is not None and not isinstance(given, dict):
+                self.add(INVALID_TEMPLATE, f"interface {iface_name} is a map", assigned,
+                         iface_name, entity)
+                continue
+            iface_type = self.registry.full_name("interface_types",
+                                                 str(definition.get("type")))
+            known = self._interface_operations(iface_type) | set(operations(definition))
+            type_inputs = param_values(self._type_inputs(iface_type))
+            type_inputs.update(param_values(definition.get("inputs")))
+            ops: dict[str, Operation] = {}
+            owner = definition.get("__owner__")
+            type_folder = owner.folder if isinstance(owner, TypeDef) else self.main.path.parent
+            for op_name, op in operations(definition).items():
+                ops[op_name] = self._operation(iface_name, iface_type, op_name, op,
+                                               type_folder, artifacts, type_inputs)
+            if given:
+                given_inputs = {**type_inputs, **param_values(given.get("inputs"))}
+                self._check_parameters(given.get("inputs"), given, entity)
+                self._functions(given.get("inputs"), name, given, "inputs", entity)
+                for op_name, op in operations(given).items():
+                    if op_name not in known:
+                        self.add(INVALID_TEMPLATE, f"interface {iface_name} has no operation "
+                                 f"{op_name!r}", operations(given), op_name, entity)
+                        continue
+                    self._check_operation(op, given, op_name, f"{entity}: interface "
+                                          f"{iface_name}", self.main.path.parent, artifacts)
+                    if isinstance(op, dict):
+                        self._functions(op.get("inputs"), name, op, "inputs", entity)
+                    merged = self._operation(iface_name, iface_type, op_name, op,
+                                             self.main.path.parent, artifacts, given_inputs)
+                    before = ops.get(op_name)
+                    if before is not None and merged.primary is None:
+                        merged.primary, merged.dependencies = before.primary, before.dependencies
+                    ops[op_name] = merged
+                for op_name, op in list(ops.items()):
+                    if op_name not in operations(given):
+                        op.inputs = {**given_inputs, **op.inputs}
+            result[iface_name] = ops
+        return result
+
+    def _type_inputs(self, iface_type: str) -> object:
+        merged: dict[str, t.Any] = {}
+        for definition in reversed(self.registry.chain("interface_types", iface_type)):
+            own = definition.data.get("inputs")
+            if isinstance(own, dict):
+                merged.update(own)
+        return merged
+
+    def _operation(self, iface: str, iface_type: str, name: str, op: object, folder: Path,
+                   artifacts: dict[str, Path], inherited: dict[str, t.Any]) -> Operation:
+        primary: Path | None = None
+        dependencies: list[Path] = []
+        inputs = dict(inherited)
+        outputs: dict[str, t.Any] = {}
+        implementation: object = op
+        if isinstance(op, dict):
+            implementation = op.get("implementation")
+            inputs.update(param_values(op.get("inputs")))
+            raw_outputs = op.get("outputs")
+            if isinstance(raw_outputs, dict):
+                outputs = dict(raw_outputs)
+
+        def file_of(ref: object) -> Path | None:
+            if isinstance(ref, dict):
+                ref = ref.get("file")
+            if not isinstance(ref, str):
+                return None
+            if ref in artifacts:
+                return artifacts[ref]
+            return self._resolve(ref, folder)
+
+        if isinstance(implementation, dict):
+            primary = file_of(implementation.get("primary"))
+            dependencies = [p for p in map(file_of, implementation.get("dependencies") or [])
+                            if p is not None]
+        else:
+            primary = file_of(implementation)
+        return Operation(iface, iface_type, name, primary, dependencies, inputs, outputs)
+
+    def _requirements(self, name: str, type_name: str, body: t.Mapping[str, t.Any],
+                      entity: str) -> list[Requirement]:
+        defs = self.registry.requirements(type_name)
+        assigned = body.get("requirements") or []
+        if not isinstance(assigned, list):
+            self.add(INVALID_TEMPLATE, "requirements is a list of single-key maps", body,
+                     "requirements", entity)
+            assigned = []
+        result: list[Requirement] = []
+        counts: dict[str, int] = {}
+        for item in assigned:
+            if not isinstance(item, dict) or len(item) != 1:
+                self.add(INVALID_TEMPLATE, "a requirement assignment is a map of one name",
+                         item, None, entity)
+                continue
+            ((req_name, given),) = item.items()
+            definition = defs.get(str(req_name))
+            if definition is None:
+                self.add(INVALID_TEMPLATE, f"unknown requirement {req_name!r} (the type has "
+                         f"{', '.join(defs) or 'none'})", item, req_name, entity)
+                continue
+            counts[str(req_name)] = counts.get(str(req_name), 0) + 1
+            if isinstance(given, str):
+                given = {"node": given}
+            if not isinstance(given, dict):
+                self.add(INVALID_TEMPLATE, f"requirement {req_name} is a node name or a map",
+                         item, req_name, entity)
+                continue
+            self.registry.check_keys(given, "requirement_assignment",
+                                     f"{entity}: requirement {req_name}", "")
+            fulfilled = self._fulfil(name, str(req_name), definition, given, item, entity)
+            if fulfilled is not None:
+                result.append(fulfilled)
+        for req_name, definition in defs.items():
+            occurrences = definition.get("occurrences") or [1, 1]
+            low, high = (occurrences + [1, 1])[:2] if isinstance(occurrences, list) else (1, 1)
+            count = counts.get(req_name, 0)
+            relationship = definition.get("relationship")
+            rel_type = relationship.get("type") if isinstance(relationship, dict) \
+                else relationship
+            hosting = isinstance(rel_type, str) and self.registry.derives(
+                "relationship_types", rel_type, HOSTED_ON)
+            # AMP: a node without a host runs on the deployment's location (this machine)
+            exported = (name, req_name) in self._substituted
+            # substitution mappings export the requirement: the enclosing topology fills it
+            if isinstance(low, int) and count < low and not hosting and not exported:
+                self.add(UNRESOLVED_REQUIREMENT, f"requirement {req_name} needs at least "
+                         f"{low} assignment(s), has {count}", body,
+                         "requirements" if "requirements" in body else "type", entity)
+            if isinstance(high, int) and count > high:
+                self.add(UNRESOLVED_REQUIREMENT, f"requirement {req_name} allows at most "
+                         f"{high} assignment(s), has {count}", body, "requirements", entity)
+        return result
+
+    def _fulfil(self, name: str, req_name: str, definition: dict[str, t.Any],
+                given: t.Mapping[str, t.Any], item: object, entity: str) -> Requirement | None:
+        reg = self.registry
+        spanned = "node" in getattr(given, "key_spans", {})
+        where = given if spanned else item
+        key = "node" if spanned else req_name
+        wanted_node = given.get("node") or definition.get("node")
+        wanted_cap = given.get("capability") or definition.get("capability")
+        target: str | None = None
+        if isinstance(wanted_node, str) and wanted_node in self.templates:
+            # a template named outright needs the capability only (as AMP and
+            # tosca-parser match); the definition's node type picks templates otherwise
+            target = wanted_node
+        elif isinstance(wanted_node, str) and reg.resolve("node_types", wanted_node):
+            candidates = [n for n, tp in self.node_types.items()
+                          if n != name and reg.derives("node_types", tp, wanted_node)
+                          and self._capability_of(n, wanted_cap) is not None]
+            if not candidates:
+                self.add(UNRESOLVED_REQUIREMENT, f"requirement {req_name}: no node template of "
+                         f"type {wanted_node} offers {wanted_cap}", where, key, entity)
+                return None
+            target = candidates[0]
+        elif wanted_node is not None:
+            self.add(UNRESOLVED_REQUIREMENT, f"requirement {req_name}: unknown node "
+                     f"{wanted_node!r}", where, key, entity)
+            return None
+        else:
+            candidates = [n for n in self.node_types
+                          if n != name and self._capability_of(n, wanted_cap) is not None]
+            if not candidates:
+                self.add(UNRESOLVED_REQUIREMENT, f"requirement {req_name}: no node template "
+                         f"offers {wanted_cap}", where, req_name, entity)
+                return None
+            target = candidates[0]
+        if target not in self.node_types:
+            return None     # its own problem is reported already
+        capability = self._capability_of(target, wanted_cap)
+        if capability is None:
+            self.add(UNRESOLVED_REQUIREMENT, f"requirement {req_name}: node {target} has no "
+                     f"capability {wanted_cap}", where, key, entity)
+            return None
+        relationship = given.get("relationship") or definition.get("relationship") or \
+            "tosca.relationships.DependsOn"
+        properties: dict[str, t.Any] = {}
+        interfaces: object = None
+        if isinstance(relationship, dict):
+            self.registry.check_keys(relationship, "relationship_assignment",
+                                     f"{entity}: requirement {req_name}", "")
+            interfaces = relationship.get("interfaces")
+            properties = dict(relationship.get("properties") or {})
+            relationship = relationship.get("type") or (
+                definition.get("relationship") if isinstance(definition.get("relationship"),
+                                                             str) else
+                (definition.get("relationship") or {}).get("type")) or \
+                "tosca.relationships.DependsOn"
+        rel_type = str(relationship)
+        template = self.relationship_templates.get(rel_type)
+        if isinstance(template, dict):
+            properties = {**dict(template.get("properties") or {}), **properties}
+            interfaces = interfaces or template.get("interfaces")
+            rel_type = str(template.get("type"))
+        if reg.resolve("relationship_types", rel_type) is None:
+            self.add(UNKNOWN_TYPE, f"requirement {req_name}: unknown relationship "
+                     f"{rel_type!r}", given if isinstance(given, dict) else item,
+                     "relationship" if isinstance(given, dict) and "relationship" in given
+                     else key, entity)
+            return None
+        rel_types = [d.name for d in reg.chain("relationship_types", rel_type)]
+        prop_defs = reg.definitions("relationship_types", rel_type, "properties")
+        if not isinstance(template, dict):
+            properties = self._assign(properties, prop_defs, given, "properties",
+                                      f"{entity}: requirement {req_name}")
+        self._functions(properties, name, given, "relationship", entity,
+                       relationship=True)
+        ops: dict[str, Operation] = {}
+        rel_ifaces = reg.definitions("relationship_types", rel_type, "interfaces")
+        merged_ifaces: dict[str, t.Any] = {}
+        for iface_name, definition_i in rel_ifaces.items():
+            merged_ifaces[iface_name] = dict(definition_i)
+        if isinstance(interfaces, dict):
+            for iface_name, body in interfaces.items():
+                if iface_name not in merged_ifaces:
+                    self.add(INVALID_TEMPLATE, f"requirement {req_name}: relationship has no "
+                             f"interface {iface_name!r}", interfaces, iface_name, entity)
+                    continue
+                if isinstance(body, dict):
+                    merged_ifaces[iface_name] = {**merged_ifaces[iface_name], **body}
+                    self._check_operations_in(body, iface_name, entity)
+                    self._functions(body, name, interfaces, iface_name, entity,
+                                    relationship=True)
+        for iface_name, body in merged_ifaces.items():
+            iface_type = reg.full_name("interface_types", str(body.get("type") or CONFIGURE))
+            inputs = param_values(body.get("inputs"))
+            for op_name, op in operations(body).items():
+                ops[op_name] = self._operation(iface_name, iface_type, op_name, op,
+                                               self.main.path.parent, {}, inputs)
+        return Requirement(req_name, target, capability, rel_type, rel_types, properties, ops)
+
+    def _check_operations_in(self, body: t.Mapping[str, t.Any], iface: str,
+                             entity: str) -> None:
+        for op_name, op in operations(body).items():
+            self._check_operation(op, body, op_name, f"{entity}: interface {iface}",
+                                  self.main.path.parent, None)
+
+    def _capability_of(self, node: str, wanted: object) -> str | None:
+        """The name of ``node``'s capability called ``wanted`` or of type ``wanted``."""
+        type_name = self.node_types.get(node)
+        if type_name is None:
+            return None
+        defs = self.registry.definitions("node_types", type_name, "capabilities")
+        if wanted is None:
+            return "feature" if "feature" in defs else next(iter(defs), None)
+        if isinstance(wanted, str) and wanted in defs:
+            return wanted
+        for cap_name, definition in defs.items():
+            if self.registry.derives("capability_types", definition.get("type"), wanted):
+                return cap_name
+        return None
+
+    def _relationship_template(self, name: str, body: object, section: object) -> None:
+        entity = f"relationship {name}"
+        if not isinstance(body, dict):
+            self.add(INVALID_TEMPLATE, "a relationship template is a map", section, name,
+                     entity)
+            return
+        self._keys(body, "relationship_template", entity)
+        type_name = body.get("type")
+        if type_name is None:
+            self.add(MISSING_REQUIRED, "a relationship template needs a type", section, name,
+                     entity)
+            return
+        if self.registry.resolve("relationship_types", type_name) is None:
+            self.add(UNKNOWN_TYPE, f"unknown relationship type {type_name!r}", body, "type",
+                     entity)
+            return
+        self._assign(body.get("properties"), self.registry.definitions(
+            "relationship_types", type_name, "properties"), body, "properties", entity)
+        self._functions(body.get("properties"), None, body, "properties", entity,
+                       relationship=True)
+
+    def _hosting_cycles(self, nodes: dict[str, Node], templates: object) -> None:
+        reported: set[str] = set()
+        for start in nodes:
+            path: list[str] = []
+            current: str | None = start
+            while current is not None and current in nodes:
+                if current in path:
+                    loop = path[path.index(current):]
+                    if not reported.intersection(loop):
+                        reported.update(loop)
+                        self.add(CYCLE, "hosted on itself: " + " -> ".join(
+                            [*loop, current]), templates, loop[0], f"node {loop[0]}")
+                    break
+                path.append(current)
+                hosts = nodes[current].hosts
+                current = hosts[0] if hosts else None

@@ -1,0 +1,2 @@
+touch ran
+exit 1

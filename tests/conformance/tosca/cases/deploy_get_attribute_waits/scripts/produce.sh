@@ -1,0 +1,2 @@
+sleep 0.5
+export TOKEN=abc

@@ -1,0 +1,1 @@
+export A="$a" B="$b"

@@ -1,0 +1,1 @@
+export LINKED="$target_name:$port"

@@ -1,0 +1,102 @@
+"""laguna validate and laguna outputs, and TOSCA environments beside others."""
+
+from __future__ import annotations
+
+import json
+import textwrap
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner, Result
+
+from laguna.cli.main import cli
+from laguna.cli.workdirs import Wiring
+from laguna.deploy.frontend import FrontendRegistry
+from laguna.frontends.tosca.frontend import ToscaFrontend
+
+from unit.deploy.fakes import WEB, FakeFrontend, Ticker, write_blueprint
+
+TEMPLATE = """\
+tosca_definitions_version: tosca_simple_yaml_1_3
+metadata:
+  template_name: small
+topology_template:
+  inputs:
+    port: {type: integer, default: 80, constraints: [{less_than: 1024}]}
+  node_templates:
+    app: {type: tosca.nodes.SoftwareComponent}
+  outputs:
+    port: {value: {get_input: port}}
+    greeting: {value: {concat: [hello, " ", world]}}
+"""
+
+
+@pytest.fixture()
+def wiring() -> Wiring:
+    return Wiring(FrontendRegistry([ToscaFrontend(), FakeFrontend()]), clock=Ticker())
+
+
+def run(wiring: Wiring, *args: str) -> Result:
+    return CliRunner().invoke(cli, list(args), obj=wiring)
+
+
+def write(tmp_path: Path, text: str = TEMPLATE) -> Path:
+    path = tmp_path / "small.yaml"
+    path.write_text(textwrap.dedent(text))
+    return path
+
+
+def test_validate_prints_every_problem_on_stderr(wiring: Wiring, tmp_path: Path) -> None:
+    path = write(tmp_path, TEMPLATE.replace("default: 80", "default: 8080")
+                 .replace("SoftwareComponent}", "SoftwareComponent, size: 1}"))
+    result = run(wiring, "validate", str(path))
+    assert (result.exit_code, result.stdout) == (2, "")
+    assert result.stderr.splitlines() == [
+        "small.yaml:6:27: error[constraint_violation]: input port: port: default 8080 is not "
+        "less than 1024",
+        "small.yaml:8:48: error[invalid_template]: node app: unknown keyname 'size' (expected "
+        "one of artifacts, attributes, capabilities, copy, description, directives, "
+        "interfaces, metadata, node_filter, properties, requirements, type)",
+        "2 problem(s)"]
+
+
+def test_validate_with_inputs_checks_them(wiring: Wiring, tmp_path: Path) -> None:
+    inputs = tmp_path / "in.yaml"
+    inputs.write_text("port: 2000\n")
+    result = run(wiring, "validate", str(write(tmp_path)), "--inputs", str(inputs), "--json")
+    assert result.exit_code == 2
+    error = json.loads(result.stdout)["error"]
+    assert (error["kind"], error["message"]) == (
+        "constraint_violation",
+        "small.yaml:6:5: input port: the value given: 2000 is not less than 1024")
+
+
+def test_validate_summarises_a_valid_topology(wiring: Wiring, tmp_path: Path) -> None:
+    result = run(wiring, "validate", str(write(tmp_path)), "--json")
+    assert result.exit_code == 0
+    data = json.loads(result.stdout)
+    assert (data["status"], data["language"], data["name"]) == ("ok", "tosca", "small")
+    assert data["summary"]["tosca"]["topology"] == {
+        "name": "small", "inputs": ["port"],
+        "nodes": {"app": {"type": "tosca.nodes.SoftwareComponent", "instances": 1,
+                          "requirements": {}}},
+        "outputs": ["greeting", "port"], "groups": [], "policies": [], "workflows": []}
+
+
+def test_outputs_and_environments(wiring: Wiring, tmp_path: Path) -> None:
+    work = str(tmp_path / "work")
+    assert run(wiring, "--workdir", work, "deploy", str(write(tmp_path)), "--json"
+               ).exit_code == 0
+    assert run(wiring, "--workdir", work, "deploy",
+               str(write_blueprint(tmp_path, "shop", components=[WEB])), "--json"
+               ).exit_code == 0
+    outputs = run(wiring, "--workdir", work, "outputs", "small")
+    assert (outputs.exit_code, outputs.stdout) == (0, 'port: 80\ngreeting: "hello world"\n')
+    assert json.loads(run(wiring, "--workdir", work, "outputs", "small", "--json").stdout) == {
+        "port": 80, "greeting": "hello world"}
+    listed = json.loads(run(wiring, "--workdir", work, "environments", "--json").stdout)
+    assert sorted((e["name"], e["language"], e["state"]) for e in listed) == [
+        ("shop", "fake", "ready"), ("small", "tosca", "ready")]
+    missing = run(wiring, "--workdir", work, "outputs", "nope")
+    assert (missing.exit_code, missing.stderr) == (
+        2, "error[environment_not_found]: no environment named 'nope'\n")
