@@ -31,10 +31,10 @@ def freeze(value: t.Any) -> t.Any:
         return value
     if tv is tuple:
         # Most tuples are already frozen (every stored value is): check before copying.
-        for v in value:
-            if type(v) not in _FLAT:
-                return tuple(freeze(v) for v in value)
-        return value
+        # (the check runs in C: map and issuperset; appends in loops re-freeze long tuples)
+        if _FLAT.issuperset(map(type, value)):
+            return value
+        return tuple(freeze(v) for v in value)
     if tv is list:
         return tuple(freeze(v) for v in value)
     if tv is utils.FrozenDict or isinstance(value, dict):
@@ -46,7 +46,10 @@ def freeze(value: t.Any) -> t.Any:
     if utils.is_iterable(value) and not isinstance(value, (MuranoObject, TypeRef)):
         # a lazy sequence (`range(1000000000)`) becomes a tuple: no longer
         # than the running call's limits allow
-        return tuple(freeze(v) for v in limits.limit_iterable(limits.active(), value))
+        items = limits.limited_tuple(limits.active(), value)
+        if _FLAT.issuperset(map(type, items)):
+            return items
+        return tuple(freeze(v) for v in items)
     return value
 
 
