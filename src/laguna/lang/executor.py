@@ -30,7 +30,7 @@ from laguna.lang.dispatch import freeze
 from laguna.lang.functions import FunctionTable
 from laguna.lang.lifecycle import Lifecycle
 from laguna.lang.loading import ObjectLoader
-from laguna.lang.macros import compile_data
+from laguna.lang.macros import compiled_data
 from laguna.lang.objects import MuranoObject, ObjectStore
 from laguna.lang.resolution import instance_class
 from laguna.lang.scope import Frame, Scope
@@ -173,7 +173,7 @@ class Executor:
         scope = Scope(self._roots[frame.cls.package.legacy])
         scope.frame = frame
         scope.set_this(frame.this)
-        return compile_data(value, frame.cls.package.legacy, self.functions)(scope)
+        return compiled_data(value, frame.cls.package.legacy, self.functions)(scope)
 
     # -- properties (lang/properties.py) ----------------------------------------------
     set_property = properties.set_property

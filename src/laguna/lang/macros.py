@@ -65,6 +65,26 @@ def compile_data(value: t.Any, legacy: bool, functions: FunctionTable) -> Fn:
     return lambda scope: constant
 
 
+# id of a YAML structure -> (the structure, legacy, function table, its closure):
+# defaults and meta values are evaluated again and again from one declaration;
+# the structure is kept alive by its entry, so its id is not reused meanwhile
+_DATA_CACHE: dict[int, tuple[t.Any, bool, t.Any, Fn]] = {}
+_DATA_CACHE_SIZE = 4096
+
+
+def compiled_data(value: t.Any, legacy: bool, functions: FunctionTable) -> Fn:
+    """:func:`compile_data` of ``value``, kept for the next evaluation of the
+    same structure (declarations are never changed once loaded)."""
+    entry = _DATA_CACHE.get(id(value))
+    if entry is not None and entry[0] is value and entry[1] == legacy and entry[2] is functions:
+        return entry[3]
+    fn = compile_data(value, legacy, functions)
+    if len(_DATA_CACHE) >= _DATA_CACHE_SIZE:
+        _DATA_CACHE.clear()
+    _DATA_CACHE[id(value)] = (value, legacy, functions, fn)
+    return fn
+
+
 def _has_expression(value: t.Any) -> bool:
     if isinstance(value, YaqlExpression):
         return True
