@@ -33,7 +33,7 @@ from laguna.lang.loading import ObjectLoader
 from laguna.lang.macros import compiled_data
 from laguna.lang.objects import MuranoObject, ObjectStore
 from laguna.lang.resolution import instance_class
-from laguna.lang.scope import Frame, Scope
+from laguna.lang.scope import Frame, Scope, child_scope
 from laguna.lang.tracebacks import stack_frames, to_murano_error
 from laguna.lang.types import Method, MuranoClass
 from laguna.yaql import engine as yaql_engine
@@ -133,12 +133,12 @@ class Executor:
                 # no MuranoPL location
                 raise to_murano_error(exc, caller) from exc
         frame = Frame(self, this, method, method.declaring_type, caller)
-        scope = Scope(self._roots[method.declaring_type.package.legacy])
+        data = {"$1": this, "$this": this}
+        for name, value in values.items():
+            data["$" + name] = value
+        scope = child_scope(self._roots[method.declaring_type.package.legacy], data)
         scope.frame = frame
         frame.locals = scope
-        scope.set_this(this)
-        for name, value in values.items():
-            scope.set_local("$" + name, value)
         body = method.body
         return None if body is None else body.run(scope)
 

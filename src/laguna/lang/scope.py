@@ -106,6 +106,21 @@ def item_scope(parent: t.Any, item: t.Any) -> Scope:
     return child
 
 
+def child_scope(parent: t.Any, data: dict[str, t.Any]) -> Scope:
+    """``Scope(parent)`` holding the variables ``data`` (names normalised),
+    built without yaql's constructor chain: what every method call and
+    contract check makes."""
+    child = _new_scope(Scope)
+    child._parent_context = parent
+    child._convention = parent.convention if parent else None
+    child._functions = {}
+    child._data = data
+    child._exclusive_funcs = set()
+    child.frame = getattr(parent, "frame", None)
+    child.contract = getattr(parent, "contract", None)
+    return child
+
+
 def lookup(scope: t.Any, name: str) -> t.Any:
     """Read variable ``name`` (already normalised: '$x', '$1') up the scope chain."""
     ctx = scope
