@@ -220,8 +220,20 @@ class MethodBlock(CodeBlock):
     __slots__ = ()
 
     def run(self, scope: t.Any) -> t.Any:
+        frame = scope.frame
         try:
-            self.execute(scope)
+            for instruction in self.instructions:
+                frame.span = instruction.span
+                frame.instruction = instruction.text
+                try:
+                    if type(instruction) is Return:
+                        # a Return of the method's own block returns without its signal
+                        return instruction.value(scope)
+                    instruction.execute(scope)
+                except (errors.FlowSignal, errors.MuranoPlError):
+                    raise
+                except Exception as exc:
+                    raise frame.executor.to_murano_error(exc, frame) from exc
         except ReturnSignal as signal:
             return signal.value
         except BreakSignal:
