@@ -37,7 +37,14 @@ def freeze(value: t.Any) -> t.Any:
         return tuple(freeze(v) for v in value)
     if tv is list:
         return tuple(freeze(v) for v in value)
-    if tv is utils.FrozenDict or isinstance(value, dict):
+    if tv is utils.FrozenDict:
+        # already frozen when its keys and values are flat (checked in C on
+        # yaql's own dict inside: rows of a query are frozen again and again)
+        items = value._d
+        if _FLAT.issuperset(map(type, items.values())) and _FLAT.issuperset(map(type, items)):
+            return value
+        return utils.FrozenDict((freeze(k), freeze(v)) for k, v in items.items())
+    if isinstance(value, dict):
         return utils.FrozenDict((freeze(k), freeze(v)) for k, v in value.items())
     if isinstance(value, (set, frozenset)):
         return frozenset(freeze(v) for v in value)

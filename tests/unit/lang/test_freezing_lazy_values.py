@@ -43,3 +43,15 @@ def test_limited_tuple_of_a_sequence_checks_its_length() -> None:
     assert limits.limited_tuple(SMALL, [1, 2, 3]) == (1, 2, 3)
     with pytest.raises(errors.LimitExceededError):
         limits.limited_tuple(SMALL, [1, 2, 3, 4])
+
+
+def test_a_frozen_dict_of_flat_values_stays_as_it_is() -> None:
+    row = utils.FrozenDict(a=1, b="x", c=None)
+    assert freeze(row) is row
+
+
+def test_a_frozen_dict_holding_a_list_is_frozen_again() -> None:
+    row = utils.FrozenDict(a=[1, {"b": [2]}])
+    frozen = freeze(row)
+    assert frozen == utils.FrozenDict(a=(1, utils.FrozenDict(b=(2,))))
+    assert type(frozen["a"]) is tuple and type(frozen["a"][1]) is utils.FrozenDict
