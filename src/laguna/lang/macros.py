@@ -270,7 +270,7 @@ class Assignment(Instruction):
     def execute(self, scope: t.Any) -> None:
         value = self.value(scope)
         if self._variable is not None:
-            scope.frame.locals.set_local(self._variable, value)
+            scope.frame.locals._data[self._variable] = value   # Scope.set_local, inlined
         else:
             self.target.set(scope, value)
 
