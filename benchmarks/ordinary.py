@@ -25,6 +25,7 @@ import subprocess
 import sys
 import tempfile
 import time
+import typing as t
 import xml.etree.ElementTree as ET
 
 from laguna import process
@@ -39,30 +40,31 @@ MURANO_SECONDS = {"testRecursion": 12.2, "testObjects": 26.0, "testPipeline": 62
                   "testLoops": 80.4}
 
 
-def pipeline_python() -> list[dict[str, object]]:
+def pipeline_python() -> list[dict[str, t.Any]]:
     """testPipeline written in plain Python, step for step."""
-    results: list[dict[str, object]] = []
+    results: list[dict[str, t.Any]] = []
     for round_ in range(10):
-        rows = [{"id": round_ * 1000 + i, "name": "item-" + str(i), "group": i % 17,
-                 "value": (i * 7 + round_) % 101} for i in range(1000)]
-        kept = [row for row in rows if row["value"] > 10]  # type: ignore[operator]
-        groups: dict[object, list[object]] = {}
+        rows: list[dict[str, t.Any]] = [
+            {"id": round_ * 1000 + i, "name": "item-" + str(i), "group": i % 17,
+             "value": (i * 7 + round_) % 101} for i in range(1000)]
+        kept = [row for row in rows if row["value"] > 10]
+        groups: dict[int, list[int]] = {}
         for row in kept:
             groups.setdefault(row["group"], []).append(row["value"])
-        sums = sorted(([key, sum(values)] for key, values in groups.items()),  # type: ignore
+        sums = sorted(([key, sum(values)] for key, values in groups.items()),
                       key=lambda pair: pair[1])
-        best = sorted(kept, key=lambda row: (-row["value"], row["name"]))[0]  # type: ignore
+        best = sorted(kept, key=lambda row: (-row["value"], row["name"]))[0]
         results.append({"round": round_, "count": len(kept),
-                        "total": sum(row["value"] for row in kept),  # type: ignore[misc]
+                        "total": sum(row["value"] for row in kept),
                         "low": sums[0][0], "best": best["name"]})
     return results
 
 
-def median_time(fn: object, repeat: int) -> float:
+def median_time(fn: t.Callable[[], object], repeat: int) -> float:
     times = []
     for _ in range(repeat):
         started = time.perf_counter()
-        fn()  # type: ignore[operator]
+        fn()
         times.append(time.perf_counter() - started)
     return statistics.median(times)
 
@@ -121,6 +123,8 @@ def main(repeat: int = 3) -> None:
               f"{murano / calls[name]:>8.0f}x {(runs[name] - calls[name]) * 1000:>14.2f} "
               f"{murano:>9.1f}")
     print(f"`laguna test` wall time, 4 tests: {wall:.2f} s")
+    assert pipeline_python()[9] == {"round": 9, "count": 891, "total": 49338, "low": 14,
+                                    "best": "item-114"}   # what testPipeline asserts
     python = median_time(pipeline_python, max(repeat, 5))
     print(f"pipeline in plain Python: {python * 1000:.2f} ms; testPipeline is "
           f"{cli['testPipeline'] / python:.1f}x that through `laguna test`, "
