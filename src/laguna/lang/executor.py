@@ -84,7 +84,7 @@ class Executor:
         return self.classes.find(name, requester.package if requester is not None else None)
 
     def new_scope(self, cls: MuranoClass) -> Scope:
-        return Scope(self._roots[cls.package.legacy])
+        return child_scope(self._roots[cls.package.legacy], {})
 
     # -- limits -----------------------------------------------------------------------
     def tick(self) -> None:
@@ -170,9 +170,9 @@ class Executor:
         ``frame`` (meta values, defaults of contracts)."""
         if value is None or isinstance(value, (int, float, str)):
             return value
-        scope = Scope(self._roots[frame.cls.package.legacy])
+        this = frame.this
+        scope = child_scope(self._roots[frame.cls.package.legacy], {"$1": this, "$this": this})
         scope.frame = frame
-        scope.set_this(frame.this)
         return compiled_data(value, frame.cls.package.legacy, self.functions)(scope)
 
     # -- properties (lang/properties.py) ----------------------------------------------
