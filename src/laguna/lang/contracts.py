@@ -56,9 +56,12 @@ class ObjRef:
     """A reference by id to an object not loaded yet (model loading only)."""
 
     __slots__ = ("object_id",)
+    # how many were ever made: a graph load that made none has none to resolve
+    made: t.ClassVar[int] = 0
 
     def __init__(self, object_id: str) -> None:
         self.object_id = object_id
+        ObjRef.made += 1
 
 
 class ContractState:
