@@ -8,6 +8,9 @@ reflection (`$method.invoke($, i)`) with direct calls (`$.step(i)`).
 Then the per-call workloads: each makes CALLS calls of one kind in a MuranoPL
 loop and prints microseconds per call and the ratio to a plain instance call.
 
+Last, the workloads of issue 15 written the ordinary way, through `laguna test`
+and in-process (benchmarks/ordinary.py, which also runs alone).
+
 The other benchmarks (catalog, local cloud, deploying N instances) are listed in
 benchmarks/README.md.
 """
@@ -19,6 +22,8 @@ import statistics
 import sys
 import time
 import typing as t
+
+import ordinary
 
 from laguna import process
 from laguna.lang.executor import Executor
@@ -104,3 +109,5 @@ if __name__ == "__main__":
     process.prepare()
     main(int(sys.argv[1]) if len(sys.argv) > 1 else 5)
     per_call(int(sys.argv[1]) if len(sys.argv) > 1 else 5)
+    print()
+    ordinary.main(int(sys.argv[1]) if len(sys.argv) > 1 else 3)

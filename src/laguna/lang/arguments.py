@@ -8,7 +8,7 @@ from yaql.language import utils
 
 from laguna.lang import errors
 from laguna.lang.scope import NO_VALUE, Frame
-from laguna.lang.types import Method
+from laguna.lang.types import Argument, Method
 
 if t.TYPE_CHECKING:
     from laguna.lang.executor import Executor
@@ -20,6 +20,10 @@ def bind_arguments(executor: Executor, method: Method, this: t.Any, args: t.Sequ
     keyword arguments mapped onto the declaration (extra ones into VarArgs
     and KwArgs), each passed through its contract, defaults filled in."""
     standard = method.standard
+    if not kwargs and len(args) == len(method.arguments) == len(standard):
+        # the common call: every argument given by position, none variadic
+        return {argument.name: _apply(executor, method, argument, value, this, caller)
+                for argument, value in zip(method.arguments, args)}
     values: dict[str, t.Any] = {}
     varargs: list[t.Any] = []
     extra_kwargs: dict[str, t.Any] = {}
@@ -66,6 +70,18 @@ def bind_arguments(executor: Executor, method: Method, this: t.Any, args: t.Sequ
             exc.declared_at = argument.span
             raise
     return result
+
+
+def _apply(executor: Executor, method: Method, argument: Argument, value: t.Any, this: t.Any,
+           caller: Frame | None) -> t.Any:
+    try:
+        return argument.contract.apply(value, executor=executor, this=this, caller=caller)
+    except errors.ContractViolationException as exc:
+        exc.target = (f"argument {argument.name} of method "
+                      f"{method.declaring_type.name}::{method.name}")
+        exc.contract = argument.contract.text
+        exc.declared_at = argument.span
+        raise
 
 
 __all__ = ["bind_arguments"]

@@ -24,7 +24,7 @@ from yaql.language import runner, utils
 from laguna.lang import dispatch, limits
 from laguna.lang.functions import FunctionTable, language_functions
 from laguna.lang.objects import MuranoObject
-from laguna.lang.scope import NO_VALUE, engine_of, lookup, normalize_name
+from laguna.lang.scope import NO_VALUE, Scope, engine_of, lookup, normalize_name
 
 Fn = t.Callable[[t.Any], t.Any]
 
@@ -47,6 +47,8 @@ _EQ_TYPES = _PLAIN_EQ_TYPES | {MuranoObject}
 # below this, a sum or a product of two integers fits in 64 bits, the least
 # integer_bits limit: no need to ask the limits
 _SMALL_INT = 2 ** 31
+# results a statement gives back as they are (dispatch.freeze keeps them)
+_SCALARS = frozenset((int, float, str, bytes, bool, type(None), MuranoObject))
 
 
 class CompiledArg(ast.Expression):  # type: ignore[misc]
@@ -86,9 +88,13 @@ class Compiler:
         node = parsed.expression if isinstance(parsed, ast.Statement) else parsed
         body = self.node(node)
         freeze = dispatch.freeze
+        scalars = _SCALARS
 
         def run(scope: t.Any) -> t.Any:
-            return freeze(body(scope))
+            value = body(scope)
+            if type(value) in scalars:   # what freeze gives back as it is, without its call
+                return value
+            return freeze(value)
         return run
 
     def node(self, node: t.Any) -> Fn:
@@ -154,7 +160,15 @@ class Compiler:
 
     def _variable(self, node: t.Any) -> Fn:
         name = normalize_name(node.path.value)
-        return lambda scope: lookup(scope, name)
+
+        def variable(scope: t.Any) -> t.Any:
+            # the scope's own variables first, without a call (lookup's first step)
+            if type(scope) is Scope:
+                data = scope._data
+                if name in data:
+                    return data[name]
+            return lookup(scope, name)
+        return variable
 
     def _map(self, node: t.Any) -> Fn:
         pairs = []

@@ -22,6 +22,7 @@ import contextlib
 
 import typing as t
 
+from yaql.language import expressions as ast
 from yaql.language import utils
 
 from laguna.lang import errors
@@ -37,6 +38,13 @@ if t.TYPE_CHECKING:
 TRANSFORM, VALIDATE, CHECK = "transform", "validate", "check"
 
 
+class HasMode(t.Protocol):
+    """What the simple contract methods read of a contract's state: the mode."""
+
+    @property
+    def mode(self) -> str: ...
+
+
 def format_scalar(value: t.Any) -> str:
     """A value as contract messages and paths show it: text in single quotes
     (not escaped), anything else as Python prints it (null is `None`)."""
@@ -48,9 +56,12 @@ class ObjRef:
     """A reference by id to an object not loaded yet (model loading only)."""
 
     __slots__ = ("object_id",)
+    # how many were ever made: a graph load that made none has none to resolve
+    made: t.ClassVar[int] = 0
 
     def __init__(self, object_id: str) -> None:
         self.object_id = object_id
+        ObjRef.made += 1
 
 
 class ContractState:
@@ -69,24 +80,28 @@ class ContractState:
 
 
 class Contract:
-    """A compiled contract of one property or argument."""
+    """A compiled contract of one property or argument.
+
+    ``fast``: expressions of the common forms (a chain of `int()`,
+    `string()`, `bool()`, `notNull()` and `check()` with a predicate of
+    operators over `$`) are checked by direct calls, without a scope, a frame
+    or the compiled expression (:class:`_Steps`); False keeps every
+    expression on the general path (the tests compare both)."""
 
     __slots__ = ("declaring_type", "text", "shape")
 
-    def __init__(self, spec: t.Any, declaring_type: MuranoClass) -> None:
+    def __init__(self, spec: t.Any, declaring_type: MuranoClass, *, fast: bool = True) -> None:
         self.declaring_type = declaring_type
         self.text = _spec_text(spec)
-        self.shape = _compile(spec)
+        self.shape = _compile(spec, fast)
 
     def apply(self, value: t.Any, *, executor: Executor, this: t.Any, owner: t.Any = None,
               mode: str = TRANSFORM, default: t.Any = None,
               caller: Frame | None = None) -> t.Any:
-        frame = Frame(executor, this, None, self.declaring_type, caller)
+        walk = _Walk(self, executor, this, owner, mode, caller)
         if value is NO_VALUE:
-            value = executor.evaluate_data(default, frame)
-        state = ContractState(mode, this, owner, executor,
-                              caller.cls if caller is not None else None, self.declaring_type)
-        return self.shape.conform(value, "", _Walk(self, frame, state))
+            value = executor.evaluate_data(default, walk.frame)
+        return self.shape.conform(value, "", walk)
 
     def check(self, value: t.Any, *, executor: Executor, this: t.Any,
               caller: Frame | None = None) -> bool:
@@ -108,20 +123,23 @@ class Contract:
         scope.set_local("$this", state.this)
         try:
             return fn(scope)
-        except errors.ContractViolationException as exc:
-            if exc.target is None:
-                exc.path = path + exc.path
-            raise
-        except (errors.FlowSignal, errors.MuranoPlError):
-            raise
         except Exception as exc:
-            # the contract itself is wrong (an unknown function, a class that is
-            # not found): the error names the contract's place, not only the
-            # caller's (the traceback prints it as "Contract declared at")
-            if getattr(exc, "declared_at", None) is None and spec.span is not None:
-                with contextlib.suppress(AttributeError):
-                    exc.declared_at = spec.span  # type: ignore[attr-defined]
+            _locate_failure(exc, path, spec.span)
             raise
+
+
+def _locate_failure(exc: Exception, path: str, span: t.Any) -> None:
+    """Where a contract failed: a violation gets the path of the value inside
+    the checked one; any other error means the contract itself is wrong (an
+    unknown function, a class that is not found) and names the contract's
+    place, not only the caller's (tracebacks print it as "Contract declared at")."""
+    if isinstance(exc, errors.ContractViolationException):
+        if exc.target is None:
+            exc.path = path + exc.path
+    elif not isinstance(exc, (errors.FlowSignal, errors.MuranoPlError)) \
+            and getattr(exc, "declared_at", None) is None and span is not None:
+        with contextlib.suppress(AttributeError):
+            exc.declared_at = span  # type: ignore[attr-defined]
 
 
 # -- shapes: a contract's YAML structure, compiled once ----------------------------
@@ -129,12 +147,40 @@ class Contract:
 # the contract walks that tree alongside the value. Null conforms to a list or
 # dictionary shape as null (a list's least length still counts it as empty).
 
-class _Walk(t.NamedTuple):
-    """What every shape of one application of a contract shares."""
+class _Walk:
+    """What every shape of one application of a contract shares; the frame
+    and the state of contract methods are made when an expression needs them."""
 
-    contract: Contract
-    frame: Frame
-    state: ContractState
+    __slots__ = ("contract", "executor", "this", "owner", "mode", "caller", "_frame", "_state")
+
+    def __init__(self, contract: Contract, executor: Executor, this: t.Any, owner: t.Any,
+                 mode: str, caller: Frame | None) -> None:
+        self.contract = contract
+        self.executor = executor
+        self.this = this
+        self.owner = owner
+        self.mode = mode
+        self.caller = caller
+        self._frame: Frame | None = None
+        self._state: ContractState | None = None
+
+    @property
+    def frame(self) -> Frame:
+        frame = self._frame
+        if frame is None:
+            frame = self._frame = Frame(self.executor, self.this, None,
+                                        self.contract.declaring_type, self.caller)
+        return frame
+
+    @property
+    def state(self) -> ContractState:
+        state = self._state
+        if state is None:
+            caller = self.caller
+            state = self._state = ContractState(
+                self.mode, self.this, self.owner, self.executor,
+                caller.cls if caller is not None else None, self.contract.declaring_type)
+        return state
 
 
 class _Shape(abc.ABC):
@@ -155,6 +201,70 @@ class _Expression(_Shape):
 
     def conform(self, value: t.Any, path: str, walk: _Walk) -> t.Any:
         return walk.contract._expression(value, self.expression, walk.frame, walk.state, path)
+
+
+class _Steps(_Expression):
+    """An expression of the common forms, `$` followed by a chain of `int()`,
+    `string()`, `bool()`, `notNull()` and `check(predicate, message)` whose
+    predicate and message are operators over `$` and constants: each step is
+    a direct call of the contract method, the predicate compiled on its own
+    (once per function table). What it returns and raises is what the
+    general path (:class:`_Expression`) does."""
+
+    __slots__ = ("steps", "check_nodes", "checks")
+
+    def __init__(self, expression: YaqlExpression, steps: tuple[_Step | int, ...],
+                 check_nodes: tuple[tuple[t.Any, t.Any], ...]) -> None:
+        super().__init__(expression)
+        # a contract method (c_int ...), or the number of a check in check_nodes
+        self.steps = steps
+        # each check's predicate and message (or None) as yaql nodes
+        self.check_nodes = check_nodes
+        # function table -> each check's predicate and message compiled
+        self.checks: dict[t.Any, tuple[tuple[t.Any, t.Any], ...]] = {}
+
+    def conform(self, value: t.Any, path: str, walk: _Walk) -> t.Any:
+        data = value
+        try:
+            for step in self.steps:
+                if isinstance(step, int):
+                    value = self._check(data, value, step, walk)
+                else:
+                    value = step(walk, value)
+        except Exception as exc:
+            _locate_failure(exc, path, self.expression.span)
+            raise
+        if type(value) in _PLAIN:
+            return value
+        from laguna.lang.dispatch import freeze
+        return freeze(value)
+
+    def _check(self, data: t.Any, value: t.Any, number: int, walk: _Walk) -> t.Any:
+        if isinstance(value, ObjRef):
+            return value
+        executor = walk.executor
+        compiled = self.checks.get(executor.functions)
+        if compiled is None:
+            from laguna.lang.compiler import Compiler
+            compiler = Compiler(self.expression.legacy, True, executor.functions)
+            compiled = tuple((compiler.node(predicate),
+                              None if message is None else compiler.node(message))
+                             for predicate, message in self.check_nodes)
+            self.checks[executor.functions] = compiled
+        predicate, message = compiled[number]
+        declaring_type = walk.contract.declaring_type
+        frame = walk.frame
+        scope = executor.new_scope(declaring_type)
+        scope.frame = frame
+        scope.set_local("$1", value)
+        passed = predicate(scope)
+        text = None
+        if message is not None:
+            scope = executor.new_scope(declaring_type)
+            scope.frame = frame
+            scope.set_local("$1", data)
+            text = message(scope)
+        return c_check(walk, value, bool(passed), text)
 
 
 class _Constant(_Shape):
@@ -255,26 +365,81 @@ def _is_length(item: t.Any) -> bool:
     return isinstance(item, int) and not isinstance(item, bool)
 
 
-def _compile(spec: t.Any) -> _Shape:
+def _compile(spec: t.Any, fast: bool = True) -> _Shape:
     if isinstance(spec, YaqlExpression):
-        return _Expression(spec)
+        return (_steps(spec) if fast else None) or _Expression(spec)
     if isinstance(spec, list):
         lengths = 0
         while lengths < min(2, len(spec)) and _is_length(spec[len(spec) - 1 - lengths]):
             lengths += 1
         bounds = spec[len(spec) - lengths:]
-        items = tuple(_compile(item) for item in spec[:len(spec) - lengths])
+        items = tuple(_compile(item, fast) for item in spec[:len(spec) - lengths])
         least = bounds[0] if bounds else 0
         return _Sequence(items, least, bounds[1] if lengths == 2 else None)
     if isinstance(spec, dict):
         patterns = [key for key in spec if isinstance(key, YaqlExpression)]
         if len(patterns) > 1:
             return _Invalid("Dictionary contract cannot have more than one expression key")
-        fixed = {key: _compile(item) for key, item in spec.items()
+        fixed = {key: _compile(item, fast) for key, item in spec.items()
                  if not isinstance(key, YaqlExpression)}
-        others = (_Expression(patterns[0]), _compile(spec[patterns[0]])) if patterns else None
+        others = ((_compile(patterns[0], fast), _compile(spec[patterns[0]], fast))
+                  if patterns else None)
         return _Mapping(fixed, others)
     return _Constant(spec)
+
+
+# the results a contract expression gives back as they are (no freezing)
+_PLAIN = frozenset((int, str, bool, float, type(None)))
+# operators a check's predicate may use on the fast path: they read no
+# variable but `$`, call no MuranoPL method and no contract method
+_IMPURE_OPERATORS = frozenset((".", "?.", ":", "is"))
+
+
+def _steps(expression: YaqlExpression) -> _Steps | None:
+    """The fast form of ``expression``, or None when it is not of the common forms."""
+    parsed = expression.parsed
+    node = parsed.expression if isinstance(parsed, ast.Statement) else parsed
+    calls: list[t.Any] = []
+    while isinstance(node, ast.BinaryOperator) and node.operator == ".":
+        receiver, call = node.args
+        if type(call) is not ast.Function:
+            return None
+        calls.append(call)
+        node = receiver
+    if not _is_dollar(node):
+        return None
+    steps: list[_Step | int] = []
+    check_nodes: list[tuple[t.Any, t.Any]] = []
+    for call in reversed(calls):
+        simple = _SIMPLE_METHODS.get(call.name)
+        if simple is not None and not call.args:
+            steps.append(simple)
+        elif (call.name == "check" and 1 <= len(call.args) <= 2
+              and all(_is_pure(arg) for arg in call.args)):
+            steps.append(len(check_nodes))
+            check_nodes.append((call.args[0], call.args[1] if len(call.args) > 1 else None))
+        else:
+            return None
+    return _Steps(expression, tuple(steps), tuple(check_nodes))
+
+
+def _is_dollar(node: t.Any) -> bool:
+    return (type(node) is ast.GetContextValue
+            and node.path.value in ("$", "$1"))
+
+
+def _is_pure(node: t.Any) -> bool:
+    """Operators over `$` and constants only (see _IMPURE_OPERATORS)."""
+    if type(node) in (ast.Constant, ast.KeywordConstant):
+        return True
+    if type(node) is ast.Wrap:
+        return _is_pure(node.expr)
+    if _is_dollar(node):
+        return True
+    if type(node) in (ast.BinaryOperator, ast.UnaryOperator):
+        return (node.operator not in _IMPURE_OPERATORS
+                and all(_is_pure(arg) for arg in node.args))
+    return False
 
 
 def _spec_text(spec: t.Any) -> str:
@@ -288,7 +453,7 @@ def _spec_text(spec: t.Any) -> str:
 
 
 # -- contract methods, called from compiled contract expressions ------------------
-def c_int(state: ContractState, value: t.Any) -> t.Any:
+def c_int(state: HasMode, value: t.Any) -> t.Any:
     if state.mode != TRANSFORM:
         if value is None or (isinstance(value, int) and not isinstance(value, bool)):
             return value
@@ -303,7 +468,7 @@ def c_int(state: ContractState, value: t.Any) -> t.Any:
             f"Value {format_scalar(value)} violates int() contract") from None
 
 
-def c_string(state: ContractState, value: t.Any) -> t.Any:
+def c_string(state: HasMode, value: t.Any) -> t.Any:
     if state.mode != TRANSFORM:
         if value is None or isinstance(value, str):
             return value
@@ -319,7 +484,7 @@ def c_string(state: ContractState, value: t.Any) -> t.Any:
         f"Value {format_scalar(value)} violates string() contract")
 
 
-def c_bool(state: ContractState, value: t.Any) -> t.Any:
+def c_bool(state: HasMode, value: t.Any) -> t.Any:
     if state.mode != TRANSFORM:
         if value is None or isinstance(value, bool):
             return value
@@ -330,17 +495,23 @@ def c_bool(state: ContractState, value: t.Any) -> t.Any:
     return bool(value)
 
 
-def c_not_null(state: ContractState, value: t.Any) -> t.Any:
+def c_not_null(state: HasMode, value: t.Any) -> t.Any:
     if value is None:
         raise errors.ContractViolationException("null value violates notNull() contract")
     return value
 
 
-def c_check(state: ContractState, value: t.Any, passed: bool, message: t.Any) -> t.Any:
+def c_check(state: HasMode, value: t.Any, passed: bool, message: t.Any) -> t.Any:
     if isinstance(value, ObjRef) or passed:
         return value
     raise errors.ContractViolationException(
         message or f"Value {format_scalar(value)} doesn't match predicate")
+
+
+_Step = t.Callable[[HasMode, t.Any], t.Any]
+# the contract methods without arguments a fast expression calls directly
+_SIMPLE_METHODS: dict[str, _Step] = {"int": c_int, "string": c_string, "bool": c_bool,
+                                     "notNull": c_not_null}
 
 
 def c_owned(state: ContractState, value: t.Any, owned: bool) -> t.Any:

@@ -31,13 +31,20 @@ def freeze(value: t.Any) -> t.Any:
         return value
     if tv is tuple:
         # Most tuples are already frozen (every stored value is): check before copying.
-        for v in value:
-            if type(v) not in _FLAT:
-                return tuple(freeze(v) for v in value)
-        return value
+        # (the check runs in C: map and issuperset; appends in loops re-freeze long tuples)
+        if _FLAT.issuperset(map(type, value)):
+            return value
+        return tuple(freeze(v) for v in value)
     if tv is list:
         return tuple(freeze(v) for v in value)
-    if tv is utils.FrozenDict or isinstance(value, dict):
+    if tv is utils.FrozenDict:
+        # already frozen when its keys and values are flat (checked in C on
+        # yaql's own dict inside: rows of a query are frozen again and again)
+        items = value._d
+        if _FLAT.issuperset(map(type, items.values())) and _FLAT.issuperset(map(type, items)):
+            return value
+        return utils.FrozenDict((freeze(k), freeze(v)) for k, v in items.items())
+    if isinstance(value, dict):
         return utils.FrozenDict((freeze(k), freeze(v)) for k, v in value.items())
     if isinstance(value, (set, frozenset)):
         return frozenset(freeze(v) for v in value)
@@ -46,7 +53,10 @@ def freeze(value: t.Any) -> t.Any:
     if utils.is_iterable(value) and not isinstance(value, (MuranoObject, TypeRef)):
         # a lazy sequence (`range(1000000000)`) becomes a tuple: no longer
         # than the running call's limits allow
-        return tuple(freeze(v) for v in limits.limit_iterable(limits.active(), value))
+        items = limits.limited_tuple(limits.active(), value)
+        if _FLAT.issuperset(map(type, items)):
+            return items
+        return tuple(freeze(v) for v in items)
     return value
 
 

@@ -30,10 +30,10 @@ from laguna.lang.dispatch import freeze
 from laguna.lang.functions import FunctionTable
 from laguna.lang.lifecycle import Lifecycle
 from laguna.lang.loading import ObjectLoader
-from laguna.lang.macros import compile_data
+from laguna.lang.macros import compiled_data
 from laguna.lang.objects import MuranoObject, ObjectStore
 from laguna.lang.resolution import instance_class
-from laguna.lang.scope import Frame, Scope
+from laguna.lang.scope import Frame, Scope, child_scope
 from laguna.lang.tracebacks import stack_frames, to_murano_error
 from laguna.lang.types import Method, MuranoClass
 from laguna.yaql import engine as yaql_engine
@@ -84,7 +84,7 @@ class Executor:
         return self.classes.find(name, requester.package if requester is not None else None)
 
     def new_scope(self, cls: MuranoClass) -> Scope:
-        return Scope(self._roots[cls.package.legacy])
+        return child_scope(self._roots[cls.package.legacy], {})
 
     # -- limits -----------------------------------------------------------------------
     def tick(self) -> None:
@@ -140,12 +140,12 @@ class Executor:
                 # no MuranoPL location
                 raise to_murano_error(exc, caller) from exc
         frame = Frame(self, this, method, method.declaring_type, caller)
-        scope = Scope(self._roots[method.declaring_type.package.legacy])
+        data = {"$1": this, "$this": this}
+        for name, value in values.items():
+            data["$" + name] = value
+        scope = child_scope(self._roots[method.declaring_type.package.legacy], data)
         scope.frame = frame
         frame.locals = scope
-        scope.set_this(this)
-        for name, value in values.items():
-            scope.set_local("$" + name, value)
         body = method.body
         return None if body is None else body.run(scope)
 
@@ -177,10 +177,10 @@ class Executor:
         ``frame`` (meta values, defaults of contracts)."""
         if value is None or isinstance(value, (int, float, str)):
             return value
-        scope = Scope(self._roots[frame.cls.package.legacy])
+        this = frame.this
+        scope = child_scope(self._roots[frame.cls.package.legacy], {"$1": this, "$this": this})
         scope.frame = frame
-        scope.set_this(frame.this)
-        return compile_data(value, frame.cls.package.legacy, self.functions)(scope)
+        return compiled_data(value, frame.cls.package.legacy, self.functions)(scope)
 
     # -- properties (lang/properties.py) ----------------------------------------------
     set_property = properties.set_property

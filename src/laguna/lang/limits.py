@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import contextlib
 import contextvars
+import itertools
 import time
 import typing as t
 
@@ -113,6 +114,19 @@ def limit_iterable(limits: Limits, iterable: t.Iterable[t.Any]) -> t.Iterable[t.
     return _limited(limits, iterable)
 
 
+def limited_tuple(limits: Limits, iterable: t.Iterable[t.Any]) -> tuple[t.Any, ...]:
+    """The items of ``iterable`` as a tuple, refusing (as :func:`limit_iterable`
+    does, at the same item) to read more than ``limits.iterators`` of them;
+    read at C speed."""
+    if isinstance(iterable, (tuple, list, dict, utils.FrozenDict, str, range)):
+        return tuple(limit_iterable(limits, iterable))
+    count = limits.iterators
+    items = tuple(itertools.islice(iterable, count + 1))
+    if len(items) > count:
+        raise exceeded(limits, "iterators", f"a collection of more than {count} items")
+    return items
+
+
 def _limited(limits: Limits, iterable: t.Iterable[t.Any]) -> t.Iterator[t.Any]:
     count = limits.iterators
     for index, item in enumerate(iterable):
@@ -122,7 +136,7 @@ def _limited(limits: Limits, iterable: t.Iterable[t.Any]) -> t.Iterator[t.Any]:
 
 
 __all__ = ["active", "activated", "check_bits", "check_items", "check_size", "check_text",
-           "check_string", "exceeded", "limit_iterable", "of", "remaining_seconds"]
+           "check_string", "exceeded", "limit_iterable", "limited_tuple", "of", "remaining_seconds"]
 
 
 def check_text(limits: Limits, value: t.Any) -> None:

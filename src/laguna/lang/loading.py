@@ -194,9 +194,10 @@ class ObjectLoader:
         self._id_scope = id_scope
         try:
             self.loading = True
+            refs_made = ObjRef.made
             root = create()
             self.loading = was_loading
-            for obj in created:
+            for obj in created if ObjRef.made != refs_made else ():
                 unresolved = [n for n, v in obj.values.items() if _has_objref(v)]
                 if unresolved:
                     frame = Frame(self.executor, obj, None, obj.type, None, allow_writes=True)

@@ -65,6 +65,26 @@ def compile_data(value: t.Any, legacy: bool, functions: FunctionTable) -> Fn:
     return lambda scope: constant
 
 
+# id of a YAML structure -> (the structure, legacy, function table, its closure):
+# defaults and meta values are evaluated again and again from one declaration;
+# the structure is kept alive by its entry, so its id is not reused meanwhile
+_DATA_CACHE: dict[int, tuple[t.Any, bool, t.Any, Fn]] = {}
+_DATA_CACHE_SIZE = 4096
+
+
+def compiled_data(value: t.Any, legacy: bool, functions: FunctionTable) -> Fn:
+    """:func:`compile_data` of ``value``, kept for the next evaluation of the
+    same structure (declarations are never changed once loaded)."""
+    entry = _DATA_CACHE.get(id(value))
+    if entry is not None and entry[0] is value and entry[1] == legacy and entry[2] is functions:
+        return entry[3]
+    fn = compile_data(value, legacy, functions)
+    if len(_DATA_CACHE) >= _DATA_CACHE_SIZE:
+        _DATA_CACHE.clear()
+    _DATA_CACHE[id(value)] = (value, legacy, functions, fn)
+    return fn
+
+
 def _has_expression(value: t.Any) -> bool:
     if isinstance(value, YaqlExpression):
         return True
@@ -200,8 +220,20 @@ class MethodBlock(CodeBlock):
     __slots__ = ()
 
     def run(self, scope: t.Any) -> t.Any:
+        frame = scope.frame
         try:
-            self.execute(scope)
+            for instruction in self.instructions:
+                frame.span = instruction.span
+                frame.instruction = instruction.text
+                try:
+                    if type(instruction) is Return:
+                        # a Return of the method's own block returns without its signal
+                        return instruction.value(scope)
+                    instruction.execute(scope)
+                except (errors.FlowSignal, errors.MuranoPlError):
+                    raise
+                except Exception as exc:
+                    raise frame.executor.to_murano_error(exc, frame) from exc
         except ReturnSignal as signal:
             return signal.value
         except BreakSignal:
@@ -238,7 +270,7 @@ class Assignment(Instruction):
     def execute(self, scope: t.Any) -> None:
         value = self.value(scope)
         if self._variable is not None:
-            scope.frame.locals.set_local(self._variable, value)
+            scope.frame.locals._data[self._variable] = value   # Scope.set_local, inlined
         else:
             self.target.set(scope, value)
 

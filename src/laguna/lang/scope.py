@@ -47,9 +47,11 @@ class Scope(contexts.Context):  # type: ignore[misc]
     """A yaql context that carries the running frame.
 
     Local variables are written through :meth:`set_local` and :meth:`set_this`
-    and read through :func:`lookup`: these are the only places laguna touches
-    yaql's private ``_data`` (yaql's ``context[name] = value`` normalises the
-    name and checks it on every write, which assignments in loops pay for).
+    and read through :func:`lookup`: these, the scope builders here, and their
+    inlined copies in the two hottest paths (a compiled variable read, a
+    `$x: ...` assignment) are the only places laguna touches yaql's private
+    ``_data`` (yaql's ``context[name] = value`` normalises the name and
+    checks it on every write, which assignments in loops pay for).
     """
 
     def __init__(self, parent_context: t.Any = None, data: t.Any = NO_VALUE,
@@ -103,6 +105,21 @@ def item_scope(parent: t.Any, item: t.Any) -> Scope:
     child._exclusive_funcs = set()
     child.frame = parent.frame
     child.contract = parent.contract
+    return child
+
+
+def child_scope(parent: t.Any, data: dict[str, t.Any]) -> Scope:
+    """``Scope(parent)`` holding the variables ``data`` (names normalised),
+    built without yaql's constructor chain: what every method call and
+    contract check makes."""
+    child = _new_scope(Scope)
+    child._parent_context = parent
+    child._convention = parent.convention if parent else None
+    child._functions = {}
+    child._data = data
+    child._exclusive_funcs = set()
+    child.frame = getattr(parent, "frame", None)
+    child.contract = getattr(parent, "contract", None)
     return child
 
 

@@ -239,6 +239,8 @@ class MuranoClass:
         self.type_cache: dict[tuple[str, str], TypeRef] = {}
         self._method_cache: dict[str, list[Method]] = {}
         self._property_cache: dict[str, list[Property]] = {}
+        self._specs_cache: dict[str, list[Property]] = {}
+        self._property_names: list[str] | None = None
         self._extensions: dict[str, list[Method]] | None = None
         self.mro = self._linearize()
         self.ancestry = frozenset(self.mro)
@@ -320,14 +322,20 @@ class MuranoClass:
 
     def all_property_specs(self, name: str) -> list[Property]:
         """Every declaration of `name` in the hierarchy, most derived first."""
-        return [c.properties[name] for c in self.mro if name in c.properties]
+        cached = self._specs_cache.get(name)
+        if cached is None:
+            cached = [c.properties[name] for c in self.mro if name in c.properties]
+            self._specs_cache[name] = cached
+        return cached
 
     def property_names(self) -> list[str]:
-        names: dict[str, None] = {}
-        for cls in reversed(self.mro):
-            for name in cls.properties:
-                names[name] = None
-        return list(names)
+        if self._property_names is None:
+            names: dict[str, None] = {}
+            for cls in reversed(self.mro):
+                for name in cls.properties:
+                    names[name] = None
+            self._property_names = list(names)
+        return list(self._property_names)
 
     def extension_methods(self, name: str) -> list[Method]:
         """Extension methods called `name` visible in this class's code:
@@ -346,3 +354,5 @@ class MuranoClass:
         self._extensions = None
         self._method_cache.clear()
         self._property_cache.clear()
+        self._specs_cache.clear()
+        self._property_names = None

@@ -8,7 +8,6 @@ item with; packages and users see both).
 
 from __future__ import annotations
 
-import pathlib
 import typing as t
 
 import pytest
@@ -16,10 +15,9 @@ from yaql.language import utils
 
 from laguna.lang import errors
 from laguna.lang.contracts import CHECK, TRANSFORM, VALIDATE, Contract, format_scalar
-from laguna.lang.executor import Executor
 from laguna.lang.loader import expression_hook
-from laguna.testing.packages import core_registry, read_package_dir
 from laguna.yamlio.loader import load_all
+from tests.unit.lang.holders import empty_holder
 
 
 class Fails(t.NamedTuple):
@@ -36,17 +34,7 @@ class Iterated(tuple):  # type: ignore[type-arg]
 
 @pytest.fixture(scope="module")
 def holder(tmp_path_factory: pytest.TempPathFactory) -> t.Any:
-    package = tmp_path_factory.mktemp("shapes") / "pkg"
-    (package / "Classes").mkdir(parents=True)
-    (package / "manifest.yaml").write_text(
-        "Format: 1.4\nType: Library\nFullName: t.shapes\n"
-        "Classes:\n  t.shapes.Holder: Holder.yaml\n")
-    (package / "Classes" / "Holder.yaml").write_text("Namespaces:\n  =: t.shapes\nName: Holder\n")
-    registry = core_registry()
-    registry.add(read_package_dir(package))
-    executor = Executor(registry)
-    cls = registry.find("t.shapes.Holder")
-    return executor, cls, executor.new_object(cls, None, {})
+    return empty_holder(tmp_path_factory.mktemp("shapes"), "t.shapes")
 
 
 def contract_of(text: str, cls: t.Any) -> Contract:
