@@ -58,8 +58,9 @@ def deploy(model: Path, libs: tuple[Path, ...], name: str | None, settings: tupl
            inputs_file: Path | None, cloud: str | None, dry_run: bool, isolation: str | None,
            address_range: str | None, inputs: tuple[str, ...], intended_state: str | None,
            as_json: bool) -> None:
-    """Deploy MODEL (an object model file or a package; a TOSCA service template or
-    CSAR) into an environment.
+    """Deploy MODEL (a MuranoPL object model file or package; a TOSCA service
+    template or CSAR; an assembly descriptor, or its assembly::NAME::VERSION in
+    the -l catalog) into an environment.
 
     Redeploying a changed model applies the difference. Exit status: 0 when the
     deployment succeeded, 1 when it failed, 2 when it was refused before
