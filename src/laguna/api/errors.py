@@ -94,6 +94,11 @@ def install(app: FastAPI) -> None:
 
 
 def _problem(item: t.Mapping[str, t.Any]) -> str:
+    if item.get("type") == "json_invalid":
+        # its loc is (body, character offset): say what and where in words
+        loc = tuple(item.get("loc", ()))
+        reason = (item.get("ctx") or {}).get("error") or item.get("msg")
+        return f"the body is not JSON: {reason} at character {loc[-1] if loc else '?'}"
     where = ".".join(str(part) for part in item.get("loc", ()) if part != "body")
     return f"{where}: {item.get('msg', 'invalid')}" if where else str(item.get("msg"))
 

@@ -433,3 +433,12 @@ def test_an_environment_the_cli_deployed_is_served_to_its_project(api: Api) -> N
     assert [s["name"] for s in shown.json()["services"]] == ["web"]
     assert api.client.get("/v1/environments", headers=api.headers(api.token())).json() == {
         "environments": []}
+
+
+def test_a_body_that_is_not_json_is_400_saying_where(api: Api) -> None:
+    response = api.client.post("/v1/environments", content=b'{"name": "a",, }',
+                               headers=api.headers(api.token()))
+    assert response.status_code == 400
+    assert response.json() == fault(400, "The request is invalid: the body is not JSON: "
+                                         "Expecting property name enclosed in double quotes "
+                                         "at character 13")

@@ -1,8 +1,8 @@
 """Statistics: instance statistics of an environment (raw and aggregated), for
 billing, and ``/stats``, the request statistics of the service.
 
-The original checked no ownership on instance statistics (a TODO in its
-code); here they answer 404 or 403 as the environment itself does.
+The original left instance statistics unchecked for ownership (its code said
+so, as work to do); laguna answers 404 or 403 as for the environment itself.
 """
 
 from __future__ import annotations

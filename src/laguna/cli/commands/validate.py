@@ -42,9 +42,12 @@ def validate(path: Path, inputs: Path | None, settings: tuple[str, ...], as_json
             problems = rejected.details.get("problems")
             if problems:
                 for problem in problems:
+                    # the entity is named unless it is the file itself (a YAML error)
+                    entity = "" if problem["entity"] == problem["file"] \
+                        else f"{problem['entity']}: "
                     click.echo(f"{problem['file']}:{problem['line']}:{problem['column']}: "
-                               f"error[{problem['kind']}]: {problem['entity']}: "
-                               f"{problem['message']}", err=True)
+                               f"error[{problem['kind']}]: {entity}{problem['message']}",
+                               err=True)
                 click.echo(f"{len(problems)} problem(s)", err=True)
             else:
                 click.echo(f"error[{rejected.kind}]: {rejected.message}", err=True)

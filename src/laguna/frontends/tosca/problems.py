@@ -54,6 +54,8 @@ class Problem:
     def line(self) -> str:
         where = f"{self.span.source}:{self.span.line}:{self.span.col}" if self.span \
             else "?"
+        if self.span is not None and self.entity == self.span.source:
+            return f"{where}: {self.message}"     # the file is the entity: say it once
         return f"{where}: {self.entity}: {self.message}"
 
     def to_json(self) -> dict[str, t.Any]:

@@ -202,7 +202,7 @@ def test_imports_nest_and_prefix_their_types(tmp_path: Path) -> None:
 def test_a_missing_import_is_reported_where_it_is_named(tmp_path: Path) -> None:
     path = write(tmp_path, "s.yaml", HEAD + "imports:\n  - nowhere.yaml\n")
     assert problems(path) == [
-        "invalid_template: s.yaml:3:5: s.yaml: imported file nowhere.yaml does not exist"]
+        "invalid_template: s.yaml:3:5: imported file nowhere.yaml does not exist"]
 
 
 def test_groups_policies_substitution_and_workflows_are_checked(tmp_path: Path) -> None:
@@ -270,7 +270,7 @@ def test_csar_zip_with_meta(tmp_path: Path) -> None:
 def test_csar_meta_without_its_fields(tmp_path: Path) -> None:
     write(tmp_path, "c/TOSCA-Metadata/TOSCA.meta", "CSAR-Version: 1.1\n")
     assert problems(tmp_path / "c") == [
-        "csar_invalid: c:1:1: c: TOSCA-Metadata/TOSCA.meta has no TOSCA-Meta-File-Version"]
+        "csar_invalid: c:1:1: TOSCA-Metadata/TOSCA.meta has no TOSCA-Meta-File-Version"]
 
 
 @pytest.mark.parametrize(("text", "expected"), [
