@@ -17,6 +17,7 @@ from laguna.cli.commands import environments as environments_command
 from laguna.cli.commands import intent as intent_command
 from laguna.cli.commands import status as status_command
 from laguna.cli.commands import test as test_command
+from laguna.cli.commands import forget as forget_command
 from laguna.cli.commands import undeploy as undeploy_command
 from laguna.cli.commands import outputs as outputs_command
 from laguna.cli.commands import validate as validate_command
@@ -40,6 +41,7 @@ cli.add_command(status_command.status)
 cli.add_command(deployments_command.deployments)
 cli.add_command(action_command.action)
 cli.add_command(undeploy_command.undeploy)
+cli.add_command(forget_command.forget)
 cli.add_command(environments_command.environments)
 cli.add_command(intent_command.intent)
 cli.add_command(serve_command.serve)

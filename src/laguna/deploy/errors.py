@@ -42,6 +42,8 @@ ENVIRONMENT_NOT_FOUND = "environment_not_found"
 ENVIRONMENT_BUSY = "environment_busy"
 #: the operation needs something deployed and nothing is
 NOT_DEPLOYED = "not_deployed"
+#: the operation needs nothing deployed (forgetting an environment) and something is
+STILL_DEPLOYED = "still_deployed"
 #: the environment's blueprint language has no front end installed here
 LANGUAGE_UNAVAILABLE = "language_unavailable"
 #: the environment holds a deployment of another blueprint language
@@ -54,7 +56,7 @@ INTERNAL_ERROR = "internal_error"
 #: every kind the deployment layer and the MuranoPL front end use, documented
 KINDS = (MODEL_INVALID, CLASS_NOT_FOUND, CONTRACT_VIOLATION, SCRIPT_FAILED, AGENT_TIMEOUT,
          CLOUD_ERROR, MURANOPL_ERROR, ENVIRONMENT_NOT_FOUND, ENVIRONMENT_BUSY, NOT_DEPLOYED,
-         LANGUAGE_UNAVAILABLE, LANGUAGE_MISMATCH, INTERRUPTED, INTERNAL_ERROR)
+         STILL_DEPLOYED, LANGUAGE_UNAVAILABLE, LANGUAGE_MISMATCH, INTERRUPTED, INTERNAL_ERROR)
 
 _KIND = re.compile(r"^[a-z][a-z0-9]*(_[a-z0-9]+)*$")
 

@@ -159,6 +159,34 @@ class Service:
         """Destroy what the environment deployed; its history stays."""
         return self._operate(name, Operation.UNDEPLOY, sink)
 
+    def forget(self, name: str) -> Result:
+        """Delete an environment with nothing deployed, and its history: what a
+        first deploy that failed before anything ran leaves behind, or what an
+        undeploy left. Anything deployed must be undeployed first."""
+        try:
+            database = self._open(name)
+        except errors.DeployError as error:
+            return self._rejected(name, None, ErrorInfo(error.kind, error.message))
+        try:
+            with database.session() as session:
+                record = self._find(session, name)
+                self._recover(session, record)
+                language = record.language
+                if record.acquired_by is not None:
+                    raise errors.Refused(errors.ENVIRONMENT_BUSY,
+                                         f"environment {name!r} is busy: deployment "
+                                         f"{record.acquired_by} is running")
+                if record.model is not None:
+                    raise errors.Refused(errors.STILL_DEPLOYED,
+                                         f"environment {name!r} has a deployment: "
+                                         f"undeploy it first (laguna undeploy {name})")
+                session.delete(record)
+            return Result(name=name, language=language, status=OK, state=None)
+        except errors.DeployError as error:
+            return self._rejected(name, None, ErrorInfo(error.kind, error.message), database)
+        finally:
+            self._close(database)
+
     def status(self, name: str) -> Result:
         """The environment as the store knows it, after its last deployment."""
         try:

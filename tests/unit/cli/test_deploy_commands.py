@@ -247,3 +247,22 @@ def test_deploy_refuses_a_loopback_range_off_loopback(wiring: Wiring, tmp_path: 
         "message": "address range '10.1.0.0/16' of isolation 'loopback' must lie in "
                    "127.0.0.0/8"}}
     assert not (tmp_path / ".laguna" / "laguna.sqlite").exists()
+
+
+def test_a_first_deploy_refused_for_a_missing_class_can_be_forgotten(tmp_path: Path) -> None:
+    # the real MuranoPL front end: the class is looked for once the environment
+    # exists (its stored packages could hold it), so the refusal leaves it pending
+    model = tmp_path / "m.yaml"
+    model.write_text("- ?: {id: x, type: no.such.App}\n  name: x\n")
+    workdir = ["--workdir", str(tmp_path / "wd")]
+    deployed = CliRunner().invoke(cli, [*workdir, "deploy", str(model), "--json"])
+    assert deployed.exit_code == 2
+    assert json.loads(deployed.stdout)["error"]["kind"] == "class_not_found"
+    listed = CliRunner().invoke(cli, [*workdir, "environments"])
+    assert listed.stdout.splitlines()[1].split()[:3] == ["m", "muranopl", "pending"]
+    forgotten = CliRunner().invoke(cli, [*workdir, "forget", "m"])
+    assert (forgotten.exit_code, forgotten.stdout) == (0, "environment m: forgotten\n")
+    assert CliRunner().invoke(cli, [*workdir, "environments"]).stdout == "no environments\n"
+    again = CliRunner().invoke(cli, [*workdir, "forget", "m"])
+    assert (again.exit_code, again.stderr) == (
+        2, "error[environment_not_found]: no environment named 'm'\n")

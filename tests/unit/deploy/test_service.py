@@ -315,3 +315,23 @@ def test_interrupted_or_crashed_front_end_releases_the_environment(
         "failed", "delete failure", kind, message)
     assert result.reports[-1].text == message
     assert service.environments().environments[0].acquired_by is None
+
+
+def test_forget_deletes_an_environment_with_nothing_deployed(service: Service,
+                                                             tmp_path: Path) -> None:
+    path = write_blueprint(tmp_path, "shop", components=[WEB])
+    assert service.deploy(path).status == "ok"
+    refused = service.forget("shop")
+    assert refused.error is not None
+    assert (refused.status, refused.state, refused.error.kind, refused.error.message) == (
+        "rejected", "ready", "still_deployed",
+        "environment 'shop' has a deployment: undeploy it first (laguna undeploy shop)")
+    assert service.undeploy("shop").status == "ok"
+    forgotten = service.forget("shop")
+    assert (forgotten.status, forgotten.language, forgotten.state) == ("ok", "fake", None)
+    assert service.environments().environments == []
+    gone = service.status("shop")
+    assert gone.error is not None and gone.error.kind == "environment_not_found"
+    # the name is free again: a new deploy starts a new history
+    assert service.deploy(path).status == "ok"
+    assert len(service.deployments("shop").deployments) == 1
