@@ -163,32 +163,28 @@ class Service:
         """Delete an environment with nothing deployed, and its history: what a
         first deploy that failed before anything ran leaves behind, or what an
         undeploy left. Anything deployed must be undeployed first."""
-        try:
-            database = self._open(name)
-        except errors.DeployError as error:
-            return self._rejected(name, None, ErrorInfo(error.kind, error.message))
-        try:
-            with database.session() as session:
-                record = self._find(session, name)
-                self._recover(session, record)
-                language = record.language
-                if record.acquired_by is not None:
-                    raise errors.Refused(errors.ENVIRONMENT_BUSY,
-                                         f"environment {name!r} is busy: deployment "
-                                         f"{record.acquired_by} is running")
-                if record.model is not None:
-                    raise errors.Refused(errors.STILL_DEPLOYED,
-                                         f"environment {name!r} has a deployment: "
-                                         f"undeploy it first (laguna undeploy {name})")
-                session.delete(record)
-            return Result(name=name, language=language, status=OK, state=None)
-        except errors.DeployError as error:
-            return self._rejected(name, None, ErrorInfo(error.kind, error.message), database)
-        finally:
-            self._close(database)
+        def delete(session: Session, record: EnvironmentRecord) -> Result:
+            if record.acquired_by is not None:
+                raise errors.Refused(errors.ENVIRONMENT_BUSY,
+                                     f"environment {name!r} is busy: deployment "
+                                     f"{record.acquired_by} is running")
+            if record.model is not None:
+                raise errors.Refused(errors.STILL_DEPLOYED,
+                                     f"environment {name!r} has a deployment: "
+                                     f"undeploy it first (laguna undeploy {name})")
+            session.delete(record)
+            return Result(name=name, language=record.language, status=OK, state=None)
+        return self._on_environment(name, delete)
 
     def status(self, name: str) -> Result:
         """The environment as the store knows it, after its last deployment."""
+        return self._on_environment(name, lambda session, record: self._result(
+            session, record, repo.last_deployment(session, record.id)))
+
+    def _on_environment(self, name: str,
+                        work: t.Callable[[Session, EnvironmentRecord], Result]) -> Result:
+        """``work`` on the environment named ``name``, a dead owner's run recovered
+        first, in one transaction; a refusal is a rejected result."""
         try:
             database = self._open(name)
         except errors.DeployError as error:
@@ -197,9 +193,9 @@ class Service:
             with database.session() as session:
                 record = self._find(session, name)
                 self._recover(session, record)
-                return self._result(session, record, repo.last_deployment(session, record.id))
+                return work(session, record)
         except errors.DeployError as error:
-            return self._rejected(name, None, ErrorInfo(error.kind, error.message))
+            return self._rejected(name, None, ErrorInfo(error.kind, error.message), database)
         finally:
             self._close(database)
 
