@@ -22,22 +22,18 @@ from pathlib import Path
 import yaml
 
 from laguna.deploy.context import RunContext
-from laguna.deploy.errors import Rejected
+from laguna.deploy.errors import NOT_DEPLOYED, Rejected
 from laguna.deploy.frontend import Blueprint, Outcome, PrepareOptions
 from laguna.deploy.result import Component, ErrorInfo
-from laguna.frontends.tosca import functions
+from laguna.frontends.tosca import actions
+from laguna.frontends.tosca.deployed import kept_instances, restore
 from laguna.frontends.tosca.documents import META, CsarError, locate
 from laguna.frontends.tosca.model import Topology
 from laguna.frontends.tosca.problems import INVALID_TEMPLATE, OPERATION_FAILED, Problems
 from laguna.frontends.tosca.machines import CloudMachines, Executor
-from laguna.frontends.tosca.runtime import (
-    DeployFailed,
-    Instance,
-    LocalExecutor,
-    Runtime,
-    end_sessions,
-)
+from laguna.frontends.tosca.runtime import DeployFailed, LocalExecutor, Runtime, end_sessions
 from laguna.frontends.tosca.topology import load_topology
+from laguna.frontends.tosca.workflows import WORKFLOW_OBJECT, WorkflowRun
 
 LANGUAGE = "tosca"
 _MARK = re.compile(rb"^tosca_definitions_version\s*:", re.MULTILINE)
@@ -165,14 +161,7 @@ class ToscaFrontend:
         machines = _machines(context) if prepared.cloud == "local" else None
         runtime = Runtime(topology, _workdir(context), home / "logs", context.reporter,
                           timeout=context.timeouts.agent, machines=machines)
-        sessions_file = home / "sessions.json"
-        sessions: list[int] = _read_sessions(sessions_file)
-
-        def keep(session: int) -> None:
-            sessions.append(session)
-            sessions_file.write_text(json.dumps(sessions), encoding="utf-8")
-
-        runtime.on_session = keep
+        runtime.on_session = _session_keeper(home)
         error: ErrorInfo | None = None
         try:
             runtime.deploy()
@@ -180,7 +169,7 @@ class ToscaFrontend:
             error = ErrorInfo(OPERATION_FAILED, failure.message, failure.details)
             context.reporter.report("error", failure.message, failure.details.get("node"))
         model = dict(blueprint.model)
-        model["tosca"] = {**model["tosca"], "instances": _kept(runtime),
+        model["tosca"] = {**model["tosca"], "instances": kept_instances(runtime),
                           "order": undeploy_order(topology),
                           "stack": machines.stack if machines is not None else None}
         return Outcome(ok=error is None, model=model, outputs=runtime.outputs(),
@@ -188,7 +177,49 @@ class ToscaFrontend:
 
     def action(self, context: RunContext, object_id: str, method: str,
                arguments: t.Mapping[str, str]) -> Outcome:
-        raise Rejected(INVALID_TEMPLATE, "TOSCA deployments have no actions")
+        """A node operation (OBJECT: a node template or instance, METHOD:
+        INTERFACE.OPERATION) or an imperative workflow (OBJECT: ``workflow``, METHOD:
+        its name) on the deployed topology: see :mod:`.actions`, :mod:`.workflows`."""
+        runtime = self._reopen(context)
+        result: t.Any = None
+        error: ErrorInfo | None = None
+        try:
+            # a node template called "workflow" is reached when METHOD is no workflow
+            if object_id == WORKFLOW_OBJECT and (method in runtime.topology.workflows or
+                                                 object_id not in runtime.instances):
+                result = {"workflow": method,
+                          "steps": WorkflowRun(runtime).run(method, arguments)}
+            else:
+                result = {"instances": actions.run(runtime, object_id, method, arguments)}
+        except actions.ActionRefused as refused:
+            raise Rejected(refused.kind, refused.message) from None
+        except actions.ActionFailed as failure:
+            error = ErrorInfo(failure.kind, failure.message, failure.details)
+            context.reporter.report("error", failure.message, failure.details.get("node"))
+        stored = context.stored.model or {}
+        model = {**stored, "tosca": {**stored["tosca"], "instances": kept_instances(runtime)}}
+        return Outcome(ok=error is None, model=model, outputs=runtime.outputs(),
+                       components=components(runtime), error=error, result=result)
+
+    def _reopen(self, context: RunContext) -> Runtime:
+        """A Runtime of the deployed topology, in the state the last run left it."""
+        stored = (context.stored.model or {}).get("tosca") or {}
+        if not stored.get("instances"):
+            raise Rejected(NOT_DEPLOYED, f"environment {context.stored.name!r} has no "
+                           "deployed TOSCA topology to run an action on")
+        home = _home(context)
+        kept = home / "csar"
+        # a CSAR was kept at deploy (PATH may be gone); a service template is read again
+        source = kept if kept.is_dir() else Path(stored["source"])
+        topology, problems = load_topology(source, stored.get("inputs") or {})
+        if topology is None or problems:
+            raise rejection(problems)
+        machines = _machines(context) if stored.get("stack") else None
+        runtime = Runtime(topology, _workdir(context), home / "logs", context.reporter,
+                          timeout=context.timeouts.agent, machines=machines)
+        runtime.on_session = _session_keeper(home)
+        restore(runtime, stored["instances"], context.stored.components)
+        return runtime
 
     # -- undeploy --------------------------------------------------------------------------
     def undeploy(self, context: RunContext) -> Outcome:
@@ -206,8 +237,10 @@ class ToscaFrontend:
             for key, instance in instances.items():
                 if instance["node"] != node:
                     continue
+                # an instance a day-2 action or workflow already deleted is not deleted again
+                done = instance.get("state") == "deleted"
                 for operation, during in (("stop", "stopping"), ("delete", "deleting")):
-                    spec = instance["operations"].get(operation)
+                    spec = None if done else instance["operations"].get(operation)
                     if spec and spec.get("primary") and Path(spec["primary"]).is_file():
                         context.reporter.component(node, instance["type"], node, during)
                         context.reporter.report("info", f"Standard.{operation}: sh "
@@ -332,38 +365,6 @@ def components(runtime: Runtime) -> dict[str, Component]:
     return result
 
 
-def _kept(runtime: Runtime) -> dict[str, t.Any]:
-    """What undeploy needs of each instance."""
-    kept: dict[str, t.Any] = {}
-    for name, group in runtime.instances.items():
-        for instance in group:
-            executor = runtime.executor(instance)
-            kept[instance.id] = {"node": name, "type": instance.node.type,
-                                 "sessions": list(instance.sessions),
-                                 "host": getattr(executor, "host_name", None),
-                                 "operations": _final_ops(runtime, instance)}
-    return kept
-
-
-def _final_ops(runtime: Runtime, instance: Instance) -> dict[str, t.Any]:
-    from laguna.frontends.tosca.runtime import Resolve, Where
-    runtime.blocking = False
-    ops: dict[str, t.Any] = {}
-    for name in ("stop", "delete"):
-        op = instance.node.interfaces.get("Standard", {}).get(name)
-        if op is None or op.primary is None:
-            continue
-        try:
-            inputs = {k: functions.evaluate(v, Resolve(runtime, Where(instance)))
-                      for k, v in op.inputs.items()}
-        except (LookupError, TypeError):
-            inputs = {}
-        ops[name] = {"primary": str(op.primary),
-                     "dependencies": [str(p) for p in op.dependencies],
-                     "inputs": {k: functions.text(v) for k, v in inputs.items()}}
-    return ops
-
-
 def _machines(context: RunContext) -> CloudMachines:
     """The local cloud's hosts for Compute instances (``--cloud local``)."""
     if context.resources.cloud is None or context.resources.agents is None:
@@ -390,6 +391,18 @@ def _workdir(context: RunContext) -> Path:
 def _environ() -> dict[str, str]:
     import os
     return dict(os.environ)
+
+
+def _session_keeper(home: Path) -> t.Callable[[int], None]:
+    """Records each process session an operation starts where undeploy finds it, even
+    when the run is interrupted."""
+    sessions_file = home / "sessions.json"
+    sessions: list[int] = _read_sessions(sessions_file)
+
+    def keep(session: int) -> None:
+        sessions.append(session)
+        sessions_file.write_text(json.dumps(sessions), encoding="utf-8")
+    return keep
 
 
 def _read_sessions(path: Path) -> list[int]:

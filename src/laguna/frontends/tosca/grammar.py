@@ -60,6 +60,7 @@ KEYNAMES: dict[str, frozenset[str]] = {name: frozenset(keys) for name, keys in {
                               "capabilities", "requirements", "interfaces"},
     "workflow": {"description", "metadata", "inputs", "preconditions", "steps",
                  "implementation", "outputs"},
+    "precondition": {"target", "target_relationship", "condition"},
     "step": {"target", "target_relationship", "operation_host", "filter", "activities",
              "on_success", "on_failure"},
 }.items()}

@@ -58,6 +58,22 @@ class Node:
     def is_a(self, type_name: str) -> bool:
         return type_name in self.types
 
+    def operation(self, reference: str) -> Operation | None:
+        """The operation ``INTERFACE.OPERATION`` names, the interface given by the name
+        the node declares it under (``Standard``) or by its type's full name
+        (``tosca.interfaces.node.lifecycle.Standard``)."""
+        interface, _, name = reference.rpartition(".")
+        for declared, operations in self.interfaces.items():
+            found = operations.get(name)
+            if found is not None and interface in (declared, found.interface_type):
+                return found
+        return None
+
+    def operation_names(self) -> list[str]:
+        """``INTERFACE.OPERATION`` of every operation that has something to run."""
+        return sorted(f"{interface}.{name}" for interface, operations in self.interfaces.items()
+                      for name, op in operations.items() if op.primary is not None)
+
     @property
     def hosts(self) -> list[str]:
         """The nodes this one is hosted on."""

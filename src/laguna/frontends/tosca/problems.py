@@ -37,9 +37,23 @@ CSAR_INVALID = "csar_invalid"
 #: an operation failed at deploy time
 OPERATION_FAILED = "operation_failed"
 
+#: day 2 (``laguna action``): the object is no node template, instance or ``workflow``
+UNKNOWN_NODE = "unknown_node"
+#: day 2: the node has no such operation (or nothing implements it)
+UNKNOWN_OPERATION = "unknown_operation"
+#: day 2: the topology has no such imperative workflow
+UNKNOWN_WORKFLOW = "unknown_workflow"
+#: day 2: an --arg names no input of the workflow
+UNKNOWN_INPUT = "unknown_input"
+#: day 2: a workflow's preconditions do not hold
+PRECONDITION_FAILED = "precondition_failed"
+#: day 2: CheckRunning.check_running found an instance not running
+NOT_RUNNING = "not_running"
+
 KINDS = (YAML_ERROR, INVALID_TEMPLATE, UNKNOWN_TYPE, MISSING_REQUIRED, CONSTRAINT_VIOLATION,
          TYPE_MISMATCH, BAD_FUNCTION, UNRESOLVED_REQUIREMENT, CYCLE, MISSING_ARTIFACT,
-         CSAR_INVALID, OPERATION_FAILED)
+         CSAR_INVALID, OPERATION_FAILED, UNKNOWN_NODE, UNKNOWN_OPERATION, UNKNOWN_WORKFLOW,
+         UNKNOWN_INPUT, PRECONDITION_FAILED, NOT_RUNNING)
 
 
 @dataclasses.dataclass(frozen=True)

@@ -250,6 +250,21 @@ class Runtime:
                 self.cond.wait(delay)
             delay = min(delay * 2, period)
 
+    # -- day 2 (actions and workflows run these on a reopened deploy) ----------------------
+    def deploy_instance(self, instance: Instance) -> None:
+        """One instance's whole deploy lifecycle (a workflow's ``delegate: deploy``)."""
+        self._lifecycle(instance)
+
+    def run_operation(self, instance: Instance, operation: Operation,
+                      check: bool = True) -> tuple[int, dict[str, str]]:
+        """Run one operation of ``instance`` (its outputs recorded); with ``check``, a
+        non-zero exit raises DeployFailed."""
+        return self._execute(instance, operation, Where(instance), check=check)
+
+    def set_state(self, instance: Instance, state: str) -> None:
+        """Move ``instance`` to a TOSCA node state (and tell the progress view)."""
+        self._set_state(instance, state)
+
     # -- operations ------------------------------------------------------------------------
     def _run(self, instance: Instance, operation: Operation | None,
              where: Where | None = None, label: str = "") -> None:

@@ -4,19 +4,25 @@
 
 from __future__ import annotations
 
+import graphlib
 import typing as t
 
+from laguna.frontends.tosca import conditions
 from laguna.frontends.tosca.definitions import CheckerBase, written
 from laguna.frontends.tosca.grammar import ACTIVITIES, NODE_STATES
 from laguna.frontends.tosca.model import Node
 from laguna.frontends.tosca.problems import (
     BAD_FUNCTION,
+    CYCLE,
     INVALID_TEMPLATE,
     MISSING_REQUIRED,
     TYPE_MISMATCH,
     UNKNOWN_TYPE,
     UNRESOLVED_REQUIREMENT,
 )
+
+#: the declarative workflows a step may ``delegate`` an instance to
+DELEGATED = ("deploy", "undeploy")
 
 
 class SectionChecks(CheckerBase):
@@ -196,16 +202,24 @@ class SectionChecks(CheckerBase):
         if not isinstance(workflows, dict):
             self.add(INVALID_TEMPLATE, "workflows is a map", data, "workflows", "workflows")
             return {}
+        inlined: dict[str, set[str]] = {}
         for name, body in workflows.items():
             entity = f"workflow {name}"
             if not isinstance(body, dict):
                 self.add(INVALID_TEMPLATE, "a workflow is a map", workflows, name, entity)
                 continue
             self._keys(body, "workflow", entity)
+            self._check_parameters(body.get("inputs"), body, entity)
+            self._preconditions(body, data, entity)
             steps = body.get("steps") or {}
             if not isinstance(steps, dict):
                 self.add(INVALID_TEMPLATE, "steps is a map", body, "steps", entity)
                 continue
+            graph: dict[str, set[str]] = {}
+            # get_input in a step sees the workflow's inputs besides the topology's
+            topology_inputs = self.input_defs
+            own = body.get("inputs")
+            self.input_defs = {**topology_inputs, **(own if isinstance(own, dict) else {})}
             for step_name, step in steps.items():
                 where = f"{entity}: step {step_name}"
                 if not isinstance(step, dict):
@@ -215,38 +229,103 @@ class SectionChecks(CheckerBase):
                 target = step.get("target")
                 if target is None:
                     self.add(MISSING_REQUIRED, "a step needs a target", steps, step_name, where)
-                elif target not in self.templates and not (
-                        isinstance(data.get("groups"), dict) and target in data["groups"]):
+                elif not self._is_target(target, data):
                     self.add(UNRESOLVED_REQUIREMENT, f"unknown target {target!r}", step,
                              "target", where)
-                for follower in [*(step.get("on_success") or []),
-                                 *(step.get("on_failure") or [])]:
-                    if follower not in steps:
-                        self.add(INVALID_TEMPLATE, f"unknown step {follower!r}", step,
-                                 "on_success", where)
-                for activity in step.get("activities") or []:
-                    if not isinstance(activity, dict) or len(activity) != 1 or \
-                            next(iter(activity)) not in ACTIVITIES:
-                        self.add(INVALID_TEMPLATE, f"an activity is one of "
-                                 f"{', '.join(ACTIVITIES)}", step, "activities", where)
+                for why in [] if step.get("filter") is None else \
+                        conditions.shape_problems(step.get("filter")):
+                    self.add(INVALID_TEMPLATE, f"filter: {why}", step, "filter", where)
+                for branch in ("on_success", "on_failure"):
+                    followers = step.get(branch) or []
+                    if not isinstance(followers, list):
+                        self.add(INVALID_TEMPLATE, f"{branch} is a list of step names", step,
+                                 branch, where)
                         continue
-                    ((kind, argument),) = activity.items()
-                    if kind == "call_operation":
-                        operation = argument.get("operation") if isinstance(argument, dict) \
-                            else argument
-                        iface, _, op = str(operation).rpartition(".")
-                        node = nodes.get(str(target))
-                        if node is not None and (iface not in node.interfaces or
-                                                 op not in node.interfaces[iface]):
-                            self.add(INVALID_TEMPLATE, f"call_operation: {target} has no "
-                                     f"operation {operation}", step, "activities", where)
-                    elif kind == "inline" and argument not in workflows:
-                        self.add(INVALID_TEMPLATE, f"inline: unknown workflow {argument!r}",
-                                 step, "activities", where)
-                    elif kind == "set_state" and argument not in NODE_STATES:
-                        self.add(INVALID_TEMPLATE, f"set_state: {argument!r} is not a node "
-                                 "state", step, "activities", where)
+                    for follower in followers:
+                        if follower not in steps:
+                            self.add(INVALID_TEMPLATE, f"unknown step {follower!r}", step,
+                                     branch, where)
+                        else:
+                            graph.setdefault(str(follower), set()).add(str(step_name))
+                for activity in step.get("activities") or []:
+                    inline = self._activity(activity, step, target, nodes, workflows, where)
+                    if inline is not None:
+                        inlined.setdefault(str(name), set()).add(inline)
+            self.input_defs = topology_inputs
+            self._acyclic(graph, body, "steps", entity, "steps")
+        self._acyclic(inlined, data, "workflows", "workflows", "workflows inline")
         return dict(workflows)
+
+    def _is_target(self, target: object, data: t.Mapping[str, t.Any]) -> bool:
+        return target in self.templates or (
+            isinstance(data.get("groups"), dict) and target in data["groups"])
+
+    def _preconditions(self, body: t.Mapping[str, t.Any], data: t.Mapping[str, t.Any],
+                       entity: str) -> None:
+        preconditions = body.get("preconditions")
+        if preconditions is None:
+            return
+        if not isinstance(preconditions, list):
+            self.add(INVALID_TEMPLATE, "preconditions is a list", body, "preconditions", entity)
+            return
+        for precondition in preconditions:
+            if not isinstance(precondition, dict):
+                self.add(INVALID_TEMPLATE, "a precondition is a map with a target and a "
+                         "condition", body, "preconditions", entity)
+                continue
+            self._keys(precondition, "precondition", entity)
+            target = precondition.get("target")
+            if target is None:
+                self.add(MISSING_REQUIRED, "a precondition needs a target", body,
+                         "preconditions", entity)
+            elif not self._is_target(target, data):
+                self.add(UNRESOLVED_REQUIREMENT, f"precondition: unknown target {target!r}",
+                         precondition, "target", entity)
+            for why in conditions.shape_problems(precondition.get("condition") or []):
+                self.add(INVALID_TEMPLATE, f"precondition: {why}", precondition, "condition",
+                         entity)
+
+    def _activity(self, activity: object, step: t.Mapping[str, t.Any], target: object,
+                  nodes: dict[str, Node], workflows: t.Mapping[str, t.Any],
+                  where: str) -> str | None:
+        """Check one activity; the workflow it inlines, if any."""
+        if not isinstance(activity, dict) or len(activity) != 1 or \
+                next(iter(activity)) not in ACTIVITIES:
+            self.add(INVALID_TEMPLATE, f"an activity is one of {', '.join(ACTIVITIES)}", step,
+                     "activities", where)
+            return None
+        ((kind, argument),) = activity.items()
+        named = argument.get("workflow") if isinstance(argument, dict) and kind in (
+            "inline", "delegate") else argument
+        if kind == "call_operation":
+            operation = argument.get("operation") if isinstance(argument, dict) else argument
+            node = nodes.get(str(target))
+            if node is not None and node.operation(str(operation)) is None:
+                self.add(INVALID_TEMPLATE, f"call_operation: {target} has no operation "
+                         f"{operation}", step, "activities", where)
+            if isinstance(argument, dict):
+                self._functions(argument.get("inputs"), str(target), argument, "inputs", where)
+        elif kind == "inline":
+            if not isinstance(named, str) or named not in workflows:
+                self.add(INVALID_TEMPLATE, f"inline: unknown workflow {named!r}", step,
+                         "activities", where)
+                return None
+            return named
+        elif kind == "delegate" and named not in DELEGATED:
+            self.add(INVALID_TEMPLATE, f"delegate: {named!r} is not a declarative workflow "
+                     f"({', '.join(DELEGATED)})", step, "activities", where)
+        elif kind == "set_state" and argument not in NODE_STATES:
+            self.add(INVALID_TEMPLATE, f"set_state: {argument!r} is not a node state", step,
+                     "activities", where)
+        return None
+
+    def _acyclic(self, graph: dict[str, set[str]], data: object, key: str, entity: str,
+                 what: str) -> None:
+        try:
+            graphlib.TopologicalSorter(graph).prepare()
+        except graphlib.CycleError as error:
+            loop = " -> ".join(reversed(error.args[1]))
+            self.add(CYCLE, f"{what} form a cycle: {loop}", data, key, entity)
 
     # -- functions -------------------------------------------------------------------------
 

@@ -1,0 +1,330 @@
+"""Imperative workflows (TOSCA 1.3 section 7.3) run on a deployed topology.
+
+``laguna action ENV workflow NAME [--arg INPUT=VALUE]...`` runs workflow NAME.
+
+- Inputs: ``--arg`` values are bound to the workflow's input definitions (a
+  ``string`` input takes the text as given, others read it as YAML), defaults
+  fill the rest; an unknown name, a missing required input, a value of the
+  wrong primitive type or one breaking a constraint refuses the run.
+  Activities read them with ``get_input`` (a workflow input hides a topology
+  input of the same name).
+- Preconditions (condition clauses on each instance of their target) are
+  checked before anything runs; one that does not hold refuses the run.
+- Steps: a step with no predecessor starts at once. A step runs when every
+  step pointing at it (by ``on_success`` or ``on_failure``) has finished, and
+  at least one of them took the branch leading to it; otherwise it is skipped
+  (and so are the steps only it would lead to). Steps run in parallel as far as
+  this allows.
+- A step applies to each instance of its target (a node, or a group: each
+  member's instances), in parallel; instances its ``filter`` rejects are left
+  out. Its activities run in order: ``set_state``, ``call_operation`` (the
+  operation's inputs overridden by the activity's), ``delegate`` (``deploy``:
+  the instance's declarative deploy lifecycle; ``undeploy``: Standard.stop and
+  Standard.delete) and ``inline`` (another workflow, run once per step).
+- A step fails when an activity fails on any instance. It then follows its
+  ``on_failure`` steps; a step without ``on_failure`` fails the workflow: no new
+  step starts, waits end, and the error names the workflow, step, node and
+  operation.
+"""
+
+from __future__ import annotations
+
+import concurrent.futures
+import dataclasses
+import typing as t
+
+import yaml
+
+from laguna.frontends.tosca import conditions, functions, values
+from laguna.frontends.tosca.actions import ActionFailed, ActionRefused, undeploy_instance
+from laguna.frontends.tosca.problems import (
+    CONSTRAINT_VIOLATION,
+    MISSING_REQUIRED,
+    OPERATION_FAILED,
+    PRECONDITION_FAILED,
+    TYPE_MISMATCH,
+    UNKNOWN_INPUT,
+    UNKNOWN_WORKFLOW,
+)
+from laguna.frontends.tosca.runtime import (
+    DeployFailed,
+    Instance,
+    Resolve,
+    Runtime,
+    Stopped,
+    Where,
+)
+
+#: the OBJECT_ID of ``laguna action`` that names the topology's workflows
+WORKFLOW_OBJECT = "workflow"
+SUCCEEDED, FAILED, SKIPPED = "succeeded", "failed", "skipped"
+
+
+@dataclasses.dataclass
+class StepFailed(Exception):
+    """A step's activity failed: what the error says, and where."""
+
+    message: str
+    details: dict[str, t.Any] = dataclasses.field(default_factory=dict)
+
+
+class WorkflowResolve(Resolve):
+    """get_input sees the workflow's inputs first, then the topology's."""
+
+    def __init__(self, runtime: Runtime, where: Where, inputs: t.Mapping[str, t.Any]) -> None:
+        super().__init__(runtime, where)
+        self.inputs = inputs
+
+    def input(self, name: str) -> t.Any:
+        if name in self.inputs:
+            return self.inputs[name]
+        return super().input(name)
+
+
+def bind_inputs(workflow: str, definitions: object,
+                given: t.Mapping[str, t.Any], text: bool = True) -> dict[str, t.Any]:
+    """The workflow's input values: ``given`` (command-line text when ``text``) checked
+    against ``definitions``, defaults for the rest."""
+    defs = definitions if isinstance(definitions, dict) else {}
+    unknown = sorted(set(given) - set(defs))
+    if unknown:
+        takes = ", ".join(sorted(defs)) or "no inputs"
+        raise ActionRefused(UNKNOWN_INPUT, f"workflow {workflow} has no input "
+                            f"{', '.join(map(repr, unknown))} (it takes: {takes})")
+    bound: dict[str, t.Any] = {}
+    for key, definition in defs.items():
+        spec = definition if isinstance(definition, dict) else {"default": definition}
+        type_name = str(spec.get("type") or "string")
+        if key in given:
+            value = given[key]
+            if text and type_name != "string" and isinstance(value, str):
+                value = _yaml(value)
+        elif "default" in spec:
+            value = spec["default"]
+        elif spec.get("required", True):
+            raise ActionRefused(MISSING_REQUIRED, f"workflow {workflow}: input {key} needs a "
+                                f"value (--arg {key}=...)")
+        else:
+            continue
+        if type_name in values.PRIMITIVES:
+            why = values.check_primitive(type_name, value)
+            if why is not None:
+                raise ActionRefused(TYPE_MISMATCH, f"workflow {workflow}: input {key}: {why}")
+        for clause in spec.get("constraints") or []:
+            why = values.check_constraint(clause, type_name, value)
+            if why is not None:
+                raise ActionRefused(CONSTRAINT_VIOLATION,
+                                    f"workflow {workflow}: input {key}: {why}")
+        bound[str(key)] = value
+    return bound
+
+
+def _yaml(text: str) -> t.Any:
+    try:
+        return yaml.safe_load(text) if text else ""
+    except yaml.YAMLError:
+        return text
+
+
+class WorkflowRun:
+    """Runs the imperative workflows of one reopened deploy."""
+
+    def __init__(self, runtime: Runtime) -> None:
+        self.runtime = runtime
+        self.workflows: dict[str, t.Any] = runtime.topology.workflows
+        #: step name -> how it ended, for the top-level workflow
+        self.steps: dict[str, str] = {}
+
+    def run(self, name: str, arguments: t.Mapping[str, str]) -> dict[str, str]:
+        """Run workflow ``name``; how each of its steps ended. Raises ActionRefused
+        before anything runs, ActionFailed when the workflow fails."""
+        body = self.workflows.get(name)
+        if not isinstance(body, dict):
+            known = ", ".join(sorted(self.workflows)) or "none"
+            raise ActionRefused(UNKNOWN_WORKFLOW, f"topology {self.runtime.topology.name} "
+                                f"has no workflow {name!r} (workflows: {known})")
+        inputs = bind_inputs(name, body.get("inputs"), arguments)
+        why = self.precondition_unmet(name, body)
+        if why is not None:
+            raise ActionRefused(PRECONDITION_FAILED, why)
+        try:
+            self.steps = self._graph(name, body, inputs, top=True)
+        except StepFailed as failure:
+            raise ActionFailed(OPERATION_FAILED, failure.message, failure.details) from None
+        return self.steps
+
+    def precondition_unmet(self, name: str, body: t.Mapping[str, t.Any]) -> str | None:
+        """Why the workflow's preconditions do not hold; None when they do."""
+        for precondition in body.get("preconditions") or []:
+            for instance in self.targets(str(precondition.get("target"))):
+                why = conditions.unmet(precondition.get("condition") or [], instance)
+                if why is not None:
+                    return f"workflow {name}: precondition on {instance.id} does not hold: " \
+                        f"{why}"
+        return None
+
+    def targets(self, target: str) -> list[Instance]:
+        """The instances of a node template, or of a group's members."""
+        if target in self.runtime.instances:
+            return list(self.runtime.instances[target])
+        members = self.runtime.topology.groups.get(target, {}).get("members") or []
+        return [i for member in members for i in self.runtime.instances.get(member, [])]
+
+    # -- the step graph --------------------------------------------------------------------
+    def _graph(self, name: str, body: t.Mapping[str, t.Any], inputs: t.Mapping[str, t.Any],
+               top: bool = False) -> dict[str, str]:
+        steps: dict[str, t.Any] = dict(body.get("steps") or {})
+        # step -> (predecessor, whether it leads here on success)
+        incoming: dict[str, list[tuple[str, bool]]] = {s: [] for s in steps}
+        for step_name, step in steps.items():
+            for follower in step.get("on_success") or []:
+                incoming[follower].append((step_name, True))
+            for follower in step.get("on_failure") or []:
+                incoming[follower].append((step_name, False))
+        ended: dict[str, str] = {}
+        fatal: list[StepFailed] = []
+        running: dict[concurrent.futures.Future[None], str] = {}
+        with concurrent.futures.ThreadPoolExecutor(max_workers=max(1, len(steps))) as pool:
+            while True:
+                for step_name in self._ready(steps, incoming, ended, running, fatal):
+                    future = pool.submit(self._step, name, step_name, steps[step_name],
+                                         inputs)
+                    running[future] = step_name
+                if not running:
+                    break
+                done, _ = concurrent.futures.wait(
+                    running, return_when=concurrent.futures.FIRST_COMPLETED)
+                for future in done:
+                    step_name = running.pop(future)
+                    error = future.exception()
+                    ended[step_name] = SUCCEEDED if error is None else FAILED
+                    if error is None or steps[step_name].get("on_failure"):
+                        continue
+                    if isinstance(error, StepFailed):
+                        fatal.append(error)
+                    elif not isinstance(error, Stopped):
+                        fatal.append(StepFailed(f"workflow {name}: step {step_name}: "
+                                                f"{type(error).__name__}: {error}"))
+                    if top:
+                        # waits in the steps still running end; no operation starts
+                        with self.runtime.cond:
+                            if self.runtime.failure is None:
+                                self.runtime.failure = DeployFailed(fatal[0].message)
+                            self.runtime.cond.notify_all()
+        if fatal:
+            raise fatal[0]
+        return {s: ended.get(s, SKIPPED) for s in steps}
+
+    def _ready(self, steps: t.Mapping[str, t.Any], incoming: dict[str, list[tuple[str, bool]]],
+               ended: dict[str, str], running: t.Mapping[t.Any, str],
+               fatal: list[StepFailed]) -> list[str]:
+        """The steps to start now; steps no branch leads to are marked skipped."""
+        if fatal:
+            return []
+        ready: list[str] = []
+        changed = True
+        while changed:
+            changed = False
+            for step_name in steps:
+                if step_name in ended or step_name in running.values() or step_name in ready:
+                    continue
+                links = incoming[step_name]
+                if any(p not in ended for p, _ in links):
+                    continue
+                if not links or any(ended[p] == (SUCCEEDED if ok else FAILED)
+                                    for p, ok in links):
+                    ready.append(step_name)
+                else:
+                    ended[step_name] = SKIPPED
+                    changed = True
+        return ready
+
+    # -- one step --------------------------------------------------------------------------
+    def _step(self, workflow: str, step_name: str, step: t.Mapping[str, t.Any],
+              inputs: t.Mapping[str, t.Any]) -> None:
+        runtime = self.runtime
+        target = str(step.get("target"))
+        instances = self.targets(target)
+        chosen = [i for i in instances
+                  if conditions.unmet(step.get("filter") or [], i) is None]
+        runtime.reporter.report("info", f"workflow {workflow}: step {step_name} on "
+                                f"{', '.join(i.id for i in chosen) or 'no instance'}", target)
+        for activity in step.get("activities") or []:
+            ((kind, argument),) = activity.items()
+            if kind == "inline":
+                self._inline(workflow, step_name, argument, inputs)
+                continue
+            errors: list[BaseException] = []
+
+            def one(instance: Instance, kind: str = kind, argument: t.Any = argument) -> None:
+                try:
+                    self._activity(workflow, step_name, kind, argument, instance, inputs)
+                except (StepFailed, Stopped) as error:
+                    errors.append(error)
+
+            with concurrent.futures.ThreadPoolExecutor(max_workers=max(1, len(chosen))) as pool:
+                list(pool.map(one, chosen))
+            failed = sorted((e for e in errors if isinstance(e, StepFailed)),
+                            key=lambda e: e.message)
+            if failed:
+                raise failed[0]
+            if errors:
+                raise errors[0]
+
+    def _inline(self, workflow: str, step_name: str, argument: t.Any,
+                inputs: t.Mapping[str, t.Any]) -> None:
+        name = str(argument.get("workflow") if isinstance(argument, dict) else argument)
+        body = self.workflows[name]
+        given = argument.get("inputs") or {} if isinstance(argument, dict) else {}
+        resolve = WorkflowResolve(self.runtime, Where(None), inputs)
+        try:
+            bound = bind_inputs(name, body.get("inputs"),
+                                {k: functions.evaluate(v, resolve) for k, v in given.items()},
+                                text=False)
+        except ActionRefused as refused:
+            raise StepFailed(f"workflow {workflow}: step {step_name}: inline {name}: "
+                             f"{refused.message}") from None
+        why = self.precondition_unmet(name, body)
+        if why is not None:
+            raise StepFailed(f"workflow {workflow}: step {step_name}: inline {name}: {why}")
+        self._graph(name, body, bound)
+
+    def _activity(self, workflow: str, step_name: str, kind: str, argument: t.Any,
+                  instance: Instance, inputs: t.Mapping[str, t.Any]) -> None:
+        runtime = self.runtime
+        where = f"workflow {workflow}: step {step_name}: node {instance.id}"
+        if kind == "set_state":
+            runtime.set_state(instance, str(argument))
+            return
+        if kind == "delegate":
+            name = str(argument.get("workflow") if isinstance(argument, dict) else argument)
+            try:
+                if name == "deploy":
+                    runtime.deploy_instance(instance)
+                else:
+                    undeploy_instance(runtime, instance)
+            except DeployFailed as failure:
+                runtime.set_state(instance, "error")
+                raise StepFailed(f"{where}: delegate {name}: {failure.message}",
+                                 {**failure.details, "workflow": workflow,
+                                  "step": step_name}) from None
+            return
+        reference = str(argument.get("operation") if isinstance(argument, dict) else argument)
+        given = argument.get("inputs") or {} if isinstance(argument, dict) else {}
+        operation = instance.node.operation(reference)
+        if operation is None or operation.primary is None:
+            raise StepFailed(f"{where}: operation {reference} has nothing to run",
+                             {"workflow": workflow, "step": step_name,
+                              "node": instance.node.name, "operation": reference})
+        resolve = WorkflowResolve(runtime, Where(instance), inputs)
+        values_ = {key: functions.evaluate(value, resolve) for key, value in given.items()}
+        operation = dataclasses.replace(operation, inputs={**operation.inputs, **values_})
+        try:
+            runtime.run_operation(instance, operation)
+        except DeployFailed as failure:
+            code = failure.details.get("exit_code")
+            why = f"sh {operation.primary} exited with {code}" if code is not None \
+                else failure.message
+            raise StepFailed(f"{where}: operation {reference} failed: {why}",
+                             {**failure.details, "workflow": workflow, "step": step_name,
+                              "node": instance.node.name, "operation": reference}) from None
