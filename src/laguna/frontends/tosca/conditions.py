@@ -122,4 +122,15 @@ def _typed(value: t.Any, argument: t.Any) -> t.Any:
 
 
 def _describe(clauses: t.Sequence[t.Any]) -> str:
-    return " and ".join(f"{k} {v}" for clause in clauses for k, v in clause.items())
+    """A clause list as text: ``state equal 'started' and ...``."""
+    parts: list[str] = []
+    for clause in clauses:
+        ((key, argument),) = clause.items()
+        if key in ("and", "or", "not"):
+            parts.append(f"{key} ({_describe(argument)})")
+        elif key == "assert":
+            parts.append(_describe(argument))
+        else:
+            parts += [f"{key} {op} {value!r}" for constraint in argument
+                      for op, value in constraint.items()]
+    return " and ".join(parts)

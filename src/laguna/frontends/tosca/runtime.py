@@ -31,8 +31,10 @@ from laguna.frontends.tosca.model import Node, Operation, Requirement, Topology
 
 STANDARD_OPERATIONS = ("create", "configure", "start")
 #: the node states the progress view is told of (each is a commit of every component's
-#: state: the short-lived created/configuring/configured are left out)
-REPORTED_STATES = frozenset({"creating", "starting", "started", "error"})
+#: state: the short-lived created/configuring/configured are left out; stopping,
+#: deleting and deleted come from day-2 actions and workflows)
+REPORTED_STATES = frozenset({"creating", "starting", "started", "error", "stopping",
+                             "deleting", "deleted"})
 #: attributes a Compute on this machine has
 LOCAL_ADDRESS = "127.0.0.1"
 #: environment variables a shell sets itself; never outputs
