@@ -10,6 +10,13 @@ folder ``csar/``, or ``zip/``, zipped by the runner into ``<case>.zip``) and
   as ``file:line:col: kind: entity: message``, exactly and in order;
 - ``expect``: a part of the JSON result (maps compare key by key, lists of maps
   item by item, everything else exactly);
+- ``actions``: day-2 actions run in order after the deploy, each ``{object, method,
+  args: [K=V], create: [file], remove: [file], status, expect, files}`` (``create``
+  and ``remove`` touch or delete files of the working directory first; ``files``
+  maps a file of the working directory to the words it must hold after); ``laguna
+  action NAME OBJECT METHOD --arg K=V... --json`` must give ``status`` and
+  ``expect``; ``{case}`` and ``{work}`` in expected text are the case's folder and
+  the working directory;
 - ``undeploy``: the part of ``laguna undeploy --json`` expected afterwards;
   ``gone``: files in the working directory holding pids that must be dead then.
 
@@ -94,6 +101,35 @@ def _alive(pid: int) -> bool:
     return stat[stat.rfind(")") + 2] != "Z"
 
 
+def act(step: t.Mapping[str, t.Any], name: str, case: pathlib.Path,
+        workdir: pathlib.Path) -> None:
+    """One day-2 action of a case, and what it must print."""
+    for file in step.get("create", []):
+        (workdir / file).touch()
+    for file in step.get("remove", []):
+        (workdir / file).unlink(missing_ok=True)
+    args = [a for pair in step.get("args", []) for a in ("--arg", str(pair))]
+    code, result = run("--workdir", str(workdir), "action", name, str(step["object"]),
+                       str(step["method"]), *args, "--json")
+    status = step.get("status", "ok")
+    where = f"action {step['object']} {step['method']}"
+    assert result["status"] == status, f"{where}: {json.dumps(result.get('error'))}"
+    assert code == {"ok": 0, "failed": 1}.get(status, 2), where
+    contains(result, _placed(step.get("expect", {}), case, workdir), where)
+    for file, words in step.get("files", {}).items():
+        assert (workdir / file).read_text().split() == words, f"{where}: {file}"
+
+
+def _placed(value: t.Any, case: pathlib.Path, workdir: pathlib.Path) -> t.Any:
+    if isinstance(value, dict):
+        return {k: _placed(v, case, workdir) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_placed(v, case, workdir) for v in value]
+    if isinstance(value, str):
+        return value.replace("{case}", str(case)).replace("{work}", str(workdir))
+    return value
+
+
 @pytest.mark.parametrize("case", _params())
 def test_tosca(case: pathlib.Path, tmp_path: pathlib.Path,
                monkeypatch: pytest.MonkeyPatch) -> None:
@@ -115,6 +151,8 @@ def test_tosca(case: pathlib.Path, tmp_path: pathlib.Path,
         assert result["error"]["kind"] == spec["problems"][0].split(": ")[1]
         assert problem_lines(result["error"]) == spec["problems"]
     contains(result, spec.get("expect", {}))
+    for step in spec.get("actions", []):
+        act(step, result["name"], case, workdir)
     if "undeploy" in spec:
         name = result["name"]
         code, undone = run("--workdir", str(workdir), "undeploy", name, "--json")

@@ -1,0 +1,2 @@
+echo "$who -> $target" >> backups
+export WHERE="$target"

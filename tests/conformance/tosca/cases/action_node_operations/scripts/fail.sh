@@ -1,0 +1,2 @@
+echo "cannot do that"
+exit 3

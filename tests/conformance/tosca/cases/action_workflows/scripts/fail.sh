@@ -1,0 +1,2 @@
+echo fail >> trace
+exit 9

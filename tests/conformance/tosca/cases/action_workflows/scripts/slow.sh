@@ -1,0 +1,2 @@
+sleep 0.3
+echo slow >> trace
