@@ -1,0 +1,2 @@
+kill "$(cat server.pid)" 2>/dev/null
+rm -f port
