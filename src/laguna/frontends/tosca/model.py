@@ -23,6 +23,19 @@ class Operation:
     outputs: dict[str, t.Any] = dataclasses.field(default_factory=dict)
 
 
+def find_operation(operations: t.Mapping[str, dict[str, Operation]],
+                   reference: str) -> Operation | None:
+    """The operation ``INTERFACE.OPERATION`` names among ``operations`` (interface name
+    -> operation name -> operation), the interface given by its name (``Standard``) or
+    its type's full name (``tosca.interfaces.node.lifecycle.Standard``)."""
+    interface, _, name = reference.rpartition(".")
+    for declared, by_name in operations.items():
+        found = by_name.get(name)
+        if found is not None and interface in (declared, found.interface_type):
+            return found
+    return None
+
+
 @dataclasses.dataclass
 class Requirement:
     """A fulfilled requirement: a relationship from its node to ``target``."""
@@ -36,6 +49,14 @@ class Requirement:
     properties: dict[str, t.Any] = dataclasses.field(default_factory=dict)
     #: Configure operations by name
     operations: dict[str, Operation] = dataclasses.field(default_factory=dict)
+
+    def operation(self, reference: str) -> Operation | None:
+        """The relationship operation ``INTERFACE.OPERATION`` names (``Configure`` or
+        the interface type's full name)."""
+        by_interface: dict[str, dict[str, Operation]] = {}
+        for name, op in self.operations.items():
+            by_interface.setdefault(op.interface, {})[name] = op
+        return find_operation(by_interface, reference)
 
 
 @dataclasses.dataclass
@@ -59,15 +80,8 @@ class Node:
         return type_name in self.types
 
     def operation(self, reference: str) -> Operation | None:
-        """The operation ``INTERFACE.OPERATION`` names, the interface given by the name
-        the node declares it under (``Standard``) or by its type's full name
-        (``tosca.interfaces.node.lifecycle.Standard``)."""
-        interface, _, name = reference.rpartition(".")
-        for declared, operations in self.interfaces.items():
-            found = operations.get(name)
-            if found is not None and interface in (declared, found.interface_type):
-                return found
-        return None
+        """The node's operation ``INTERFACE.OPERATION`` (see :func:`find_operation`)."""
+        return find_operation(self.interfaces, reference)
 
     def operation_names(self) -> list[str]:
         """``INTERFACE.OPERATION`` of every operation that has something to run."""

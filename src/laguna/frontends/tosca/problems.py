@@ -43,6 +43,8 @@ UNKNOWN_NODE = "unknown_node"
 UNKNOWN_OPERATION = "unknown_operation"
 #: day 2: the topology has no such imperative workflow
 UNKNOWN_WORKFLOW = "unknown_workflow"
+#: day 2: the workflow's ``implementation`` is an external definition laguna does not run
+UNSUPPORTED_WORKFLOW = "unsupported_workflow"
 #: day 2: an --arg names no input of the workflow
 UNKNOWN_INPUT = "unknown_input"
 #: day 2: a workflow's preconditions do not hold
@@ -53,7 +55,7 @@ NOT_RUNNING = "not_running"
 KINDS = (YAML_ERROR, INVALID_TEMPLATE, UNKNOWN_TYPE, MISSING_REQUIRED, CONSTRAINT_VIOLATION,
          TYPE_MISMATCH, BAD_FUNCTION, UNRESOLVED_REQUIREMENT, CYCLE, MISSING_ARTIFACT,
          CSAR_INVALID, OPERATION_FAILED, UNKNOWN_NODE, UNKNOWN_OPERATION, UNKNOWN_WORKFLOW,
-         UNKNOWN_INPUT, PRECONDITION_FAILED, NOT_RUNNING)
+         UNSUPPORTED_WORKFLOW, UNKNOWN_INPUT, PRECONDITION_FAILED, NOT_RUNNING)
 
 
 @dataclasses.dataclass(frozen=True)

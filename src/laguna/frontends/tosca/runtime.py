@@ -257,11 +257,13 @@ class Runtime:
         """One instance's whole deploy lifecycle (a workflow's ``delegate: deploy``)."""
         self._lifecycle(instance)
 
-    def run_operation(self, instance: Instance, operation: Operation,
-                      check: bool = True) -> tuple[int, dict[str, str]]:
+    def run_operation(self, instance: Instance, operation: Operation, check: bool = True,
+                      target: Instance | None = None) -> tuple[int, dict[str, str]]:
         """Run one operation of ``instance`` (its outputs recorded); with ``check``, a
-        non-zero exit raises DeployFailed."""
-        return self._execute(instance, operation, Where(instance), check=check)
+        non-zero exit raises DeployFailed; with ``target``, a relationship operation of
+        ``instance`` (the source) to ``target``."""
+        where = Where(instance) if target is None else Where(instance, instance, target)
+        return self._execute(instance, operation, where, check=check)
 
     def set_state(self, instance: Instance, state: str) -> None:
         """Move ``instance`` to a TOSCA node state (and tell the progress view)."""

@@ -232,6 +232,13 @@ class SectionChecks(CheckerBase):
                 elif not self._is_target(target, data):
                     self.add(UNRESOLVED_REQUIREMENT, f"unknown target {target!r}", step,
                              "target", where)
+                relationship = step.get("target_relationship")
+                node = nodes.get(str(target))
+                if relationship is not None and node is not None and not any(
+                        r.name == relationship for r in node.requirements):
+                    self.add(UNRESOLVED_REQUIREMENT, f"target_relationship: {target} has no "
+                             f"requirement {relationship!r}", step, "target_relationship",
+                             where)
                 for why in [] if step.get("filter") is None else \
                         conditions.shape_problems(step.get("filter")):
                     self.add(INVALID_TEMPLATE, f"filter: {why}", step, "filter", where)
@@ -300,9 +307,16 @@ class SectionChecks(CheckerBase):
         if kind == "call_operation":
             operation = argument.get("operation") if isinstance(argument, dict) else argument
             node = nodes.get(str(target))
-            if node is not None and node.operation(str(operation)) is None:
+            relationship = step.get("target_relationship")
+            if node is not None and relationship is None and \
+                    node.operation(str(operation)) is None:
                 self.add(INVALID_TEMPLATE, f"call_operation: {target} has no operation "
                          f"{operation}", step, "activities", where)
+            elif node is not None and relationship is not None and (matching := [
+                    r for r in node.requirements if r.name == relationship]) and not any(
+                    r.operation(str(operation)) for r in matching):
+                self.add(INVALID_TEMPLATE, f"call_operation: relationship {relationship} of "
+                         f"{target} has no operation {operation}", step, "activities", where)
             if isinstance(argument, dict):
                 self._functions(argument.get("inputs"), str(target), argument, "inputs", where)
         elif kind == "inline":

@@ -37,6 +37,7 @@ import yaml
 
 from laguna.frontends.tosca import conditions, functions, values
 from laguna.frontends.tosca.actions import ActionFailed, ActionRefused, undeploy_instance
+from laguna.frontends.tosca.model import Operation
 from laguna.frontends.tosca.problems import (
     CONSTRAINT_VIOLATION,
     MISSING_REQUIRED,
@@ -45,6 +46,7 @@ from laguna.frontends.tosca.problems import (
     TYPE_MISMATCH,
     UNKNOWN_INPUT,
     UNKNOWN_WORKFLOW,
+    UNSUPPORTED_WORKFLOW,
 )
 from laguna.frontends.tosca.runtime import (
     DeployFailed,
@@ -143,6 +145,10 @@ class WorkflowRun:
             known = ", ".join(sorted(self.workflows)) or "none"
             raise ActionRefused(UNKNOWN_WORKFLOW, f"topology {self.runtime.topology.name} "
                                 f"has no workflow {name!r} (workflows: {known})")
+        if body.get("implementation") is not None:
+            # an external workflow definition (an artifact another engine runs)
+            raise ActionRefused(UNSUPPORTED_WORKFLOW, f"workflow {name} is implemented by "
+                                "an external definition, which laguna does not run")
         inputs = bind_inputs(name, body.get("inputs"), arguments)
         why = self.precondition_unmet(name, body)
         if why is not None:
@@ -258,7 +264,7 @@ class WorkflowRun:
 
             def one(instance: Instance, kind: str = kind, argument: t.Any = argument) -> None:
                 try:
-                    self._activity(workflow, step_name, kind, argument, instance, inputs)
+                    self._activity(workflow, step_name, step, kind, argument, instance, inputs)
                 except (StepFailed, Stopped) as error:
                     errors.append(error)
 
@@ -289,8 +295,9 @@ class WorkflowRun:
             raise StepFailed(f"workflow {workflow}: step {step_name}: inline {name}: {why}")
         self._graph(name, body, bound)
 
-    def _activity(self, workflow: str, step_name: str, kind: str, argument: t.Any,
-                  instance: Instance, inputs: t.Mapping[str, t.Any]) -> None:
+    def _activity(self, workflow: str, step_name: str, step: t.Mapping[str, t.Any],
+                  kind: str, argument: t.Any, instance: Instance,
+                  inputs: t.Mapping[str, t.Any]) -> None:
         runtime = self.runtime
         where = f"workflow {workflow}: step {step_name}: node {instance.id}"
         if kind == "set_state":
@@ -311,16 +318,30 @@ class WorkflowRun:
             return
         reference = str(argument.get("operation") if isinstance(argument, dict) else argument)
         given = argument.get("inputs") or {} if isinstance(argument, dict) else {}
-        operation = instance.node.operation(reference)
+        relationship = step.get("target_relationship")
+        # a relationship step: the operation of each of the instance's relationships
+        # of that requirement, with SOURCE the instance and TARGET its peer
+        calls = [(instance.node.operation(reference), None)] if relationship is None else [
+            (r.operation(reference), self.runtime.peer(instance, r.target))
+            for r in instance.node.requirements if r.name == relationship]
+        for operation, peer in calls:
+            self._call(workflow, step_name, where, reference, operation, instance, peer,
+                       given, inputs)
+
+    def _call(self, workflow: str, step_name: str, where: str, reference: str,
+              operation: Operation | None, instance: Instance, peer: Instance | None,
+              given: t.Mapping[str, t.Any], inputs: t.Mapping[str, t.Any]) -> None:
+        runtime = self.runtime
         if operation is None or operation.primary is None:
             raise StepFailed(f"{where}: operation {reference} has nothing to run",
                              {"workflow": workflow, "step": step_name,
                               "node": instance.node.name, "operation": reference})
-        resolve = WorkflowResolve(runtime, Where(instance), inputs)
+        resolve = WorkflowResolve(runtime, Where(instance, instance if peer else None, peer),
+                                  inputs)
         values_ = {key: functions.evaluate(value, resolve) for key, value in given.items()}
         operation = dataclasses.replace(operation, inputs={**operation.inputs, **values_})
         try:
-            runtime.run_operation(instance, operation)
+            runtime.run_operation(instance, operation, target=peer)
         except DeployFailed as failure:
             code = failure.details.get("exit_code")
             why = f"sh {operation.primary} exited with {code}" if code is not None \

@@ -257,3 +257,63 @@ def test_validation_of_workflows(tmp_path: Path) -> None:
         "service.yaml:45:11: workflow bad: step a: delegate: 'redeploy' is not a declarative "
         "workflow (deploy, undeploy)",
     ]
+
+
+RELATED = """\
+topology_template:
+  node_templates:
+    db: {type: tosca.nodes.SoftwareComponent}
+    app:
+      type: tosca.nodes.SoftwareComponent
+      requirements:
+        - dependency:
+            node: db
+            relationship:
+              type: tosca.relationships.DependsOn
+              interfaces:
+                Configure:
+                  post_configure_source:
+                    implementation: link.sh
+                    inputs:
+                      pair: {concat: [{get_attribute: [SOURCE, tosca_name]}, "->",
+                                      {get_attribute: [TARGET, tosca_name]}]}
+  workflows:
+    relink:
+      steps:
+        link:
+          target: app
+          target_relationship: dependency
+          activities:
+            - call_operation: Configure.post_configure_source
+            - call_operation:
+                operation: tosca.interfaces.relationship.Configure.post_configure_source
+                inputs: {pair: again}
+"""
+
+
+def test_a_relationship_step_runs_the_relationship_operation(tmp_path: Path) -> None:
+    runtime = deployed(tmp_path, RELATED, {"link.sh": "echo \"$pair\" >> trace\n"})
+    (tmp_path / "trace").unlink()
+    try:
+        assert WorkflowRun(runtime).run("relink", {}) == {"link": "succeeded"}
+    finally:
+        cleanup(runtime)
+    assert lines(tmp_path / "trace") == ["app->db", "again"]
+
+
+def test_a_relationship_step_is_validated(tmp_path: Path) -> None:
+    path = write(tmp_path, RELATED.replace("target_relationship: dependency",
+                                           "target_relationship: host").replace(
+        "call_operation: Configure.post_configure_source",
+        "call_operation: Standard.start"), {"link.sh": ""})
+    _, problems = load_topology(path)
+    assert [p.line() for p in problems.sorted()] == [
+        "service.yaml:33:11: workflow relink: step link: target_relationship: app has no "
+        "requirement 'host'"]
+    path = write(tmp_path, RELATED.replace("call_operation: Configure.post_configure_source",
+                                           "call_operation: Configure.add_target"),
+                 {"link.sh": ""})
+    _, problems = load_topology(path)
+    assert [p.line() for p in problems.sorted()] == [
+        "service.yaml:34:11: workflow relink: step link: call_operation: relationship "
+        "dependency of app has no operation Configure.add_target"]
