@@ -2,14 +2,18 @@
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import pytest
 
+from laguna.deploy.result import Component
 from laguna.frontends.tosca import actions
 from laguna.frontends.tosca.actions import ActionFailed, ActionRefused
+from laguna.frontends.tosca.deployed import kept_instances, restore
+from laguna.frontends.tosca.runtime import Runtime
 
-from .day2 import cleanup, deployed, lines, reporter
+from .day2 import Recorder, cleanup, deployed, lines, reporter
 
 TOPOLOGY = """\
 topology_template:
@@ -149,3 +153,30 @@ def test_a_non_zero_exit_means_not_running(runtime, tmp_path: Path) -> None:  # 
     assert failed.value.message == ("node web.0: CheckRunning.check_running exited with 2: "
                                     "not running")
     assert failed.value.details == {"node": "web", "instance": "web.0", "exit_code": 2}
+
+
+def test_a_deploy_is_kept_and_restored(runtime, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    actions.run(runtime, "web.1", "Admin.backup", {"target": "/b"})
+    actions.run(runtime, "web.0", "Standard.stop", {})
+    kept = json.loads(json.dumps(kept_instances(runtime)))
+    assert kept["web.1"]["state"] == "started"
+    assert kept["web.1"]["outputs"] == {"Admin.backup": {"DONE": "/b"},
+                                        "CheckRunning.check_running": {"IS_RUNNING": "true"}}
+    again = Runtime(runtime.topology, tmp_path, tmp_path / "logs", Recorder())
+    restore(again, kept, {})
+    for old, new in zip(runtime.instances["web"], again.instances["web"]):
+        assert (new.state, new.attributes, new.outputs, new.sessions) == (
+            old.state, old.attributes, old.outputs, old.sessions)
+    assert again.instances["web"][0].state == "configured"
+
+
+def test_a_model_kept_before_day_2_restores_from_the_components(
+        runtime, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    shown = Component("my.nodes.Server", "web", "started", {"instances": [
+        {"id": "web.0", "state": "error", "attributes": {"entity.id": "e0", "x": "1"}}]})
+    again = Runtime(runtime.topology, tmp_path, tmp_path / "logs", Recorder())
+    restore(again, {"web.0": {"node": "web", "sessions": [12]}}, {"web": shown})
+    first, second = again.instances["web"]
+    assert (first.state, first.attributes["entity.id"], first.attributes["x"],
+            first.sessions) == ("error", "e0", "1", [12])
+    assert second.state == "initial"
