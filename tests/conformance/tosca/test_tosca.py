@@ -18,6 +18,7 @@ folder ``csar/``, or ``zip/``, zipped by the runner into ``<case>.zip``) and
   ``expect``; ``{case}`` and ``{work}`` in expected text are the case's folder and
   the working directory;
 - ``undeploy``: the part of ``laguna undeploy --json`` expected afterwards;
+  ``after_undeploy``: files of the working directory and the words they hold then;
   ``gone``: files in the working directory holding pids that must be dead then.
 
 known_failures.toml may list cases with a reason (xfail, strict).
@@ -157,6 +158,8 @@ def test_tosca(case: pathlib.Path, tmp_path: pathlib.Path,
         name = result["name"]
         code, undone = run("--workdir", str(workdir), "undeploy", name, "--json")
         contains(undone, spec["undeploy"])
+        for file, words in spec.get("after_undeploy", {}).items():
+            assert (workdir / file).read_text().split() == words, f"after undeploy: {file}"
         for pidfile in spec.get("gone", []):
             pid = int((workdir / pidfile).read_text().split()[0])
             assert not _alive(pid), f"process {pid} of {pidfile} survived undeploy"

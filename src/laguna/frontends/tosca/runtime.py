@@ -287,6 +287,8 @@ class Runtime:
         what = f"{operation.interface}.{operation.name}" + (f" ({label})" if label else "")
         self.reporter.report("info", f"{what}: sh {operation.primary}", instance.node.name)
         log = self.logs / f"{instance.id}.{operation.interface}.{operation.name}.log"
+        # the log grows with each run (check polls, day-2 actions): the error shows this one
+        before = log.stat().st_size if log.exists() else 0
 
         def started(session: int) -> None:
             with self.cond:
@@ -298,7 +300,7 @@ class Runtime:
         code, exported = self.executor(instance).run(
             operation.primary, operation.dependencies, inputs, log, self.timeout, started)
         if code != 0 and check:
-            tail = _tail(log)
+            tail = _tail(log, before)
             raise DeployFailed(
                 f"node {instance.id}: {what} failed: sh {operation.primary} exited with "
                 f"{code}", {"node": instance.node.name, "operation": what, "exit_code": code,
@@ -580,11 +582,15 @@ def _exported(out: Path, given: t.Mapping[str, str]) -> dict[str, str]:
     return exported
 
 
-def _tail(log: Path, lines: int = 20) -> str:
+def _tail(log: Path, offset: int = 0, lines: int = 20) -> str:
+    """The last ``lines`` lines written to ``log`` after byte ``offset``."""
     try:
-        return "\n".join(log.read_text(encoding="utf-8", errors="replace").splitlines()[-lines:])
+        with log.open("rb") as handle:
+            handle.seek(offset)
+            text = handle.read().decode("utf-8", errors="replace")
     except OSError:
         return ""
+    return "\n".join(text.splitlines()[-lines:])
 
 
 def _end_session(session: int) -> None:
