@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import typing as t
 from pathlib import Path
 
 import pytest
@@ -51,7 +52,7 @@ SCRIPTS = {
 
 
 @pytest.fixture
-def runtime(tmp_path: Path):  # type: ignore[no-untyped-def]
+def runtime(tmp_path: Path) -> t.Iterator[Runtime]:
     (tmp_path / "up").touch()
     runtime = deployed(tmp_path, TOPOLOGY, SCRIPTS)
     yield runtime
@@ -59,7 +60,7 @@ def runtime(tmp_path: Path):  # type: ignore[no-untyped-def]
 
 
 def test_an_operation_runs_on_every_instance_with_args_over_its_inputs(
-        runtime, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+        runtime: Runtime, tmp_path: Path) -> None:
     result = actions.run(runtime, "web", "Admin.backup", {"target": "/srv"})
     assert result == {"web.0": {"DONE": "/srv"}, "web.1": {"DONE": "/srv"}}
     assert sorted(lines(tmp_path / "backups")) == ["/srv", "/srv", "low", "low", "web", "web"]
@@ -70,14 +71,14 @@ def test_an_operation_runs_on_every_instance_with_args_over_its_inputs(
 
 
 def test_one_instance_by_id_and_the_interface_by_its_type_name(
-        runtime, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+        runtime: Runtime, tmp_path: Path) -> None:
     result = actions.run(runtime, "web.1", "my.interfaces.Admin.backup", {})
     assert result == {"web.1": {"DONE": "/default"}}
     assert "last_backup" not in runtime.instances["web"][0].attributes
     assert runtime.instances["web"][1].attributes["last_backup"] == "/default"
 
 
-def test_unknown_node_and_operation_are_refused_before_anything_runs(runtime) -> None:  # type: ignore[no-untyped-def]
+def test_unknown_node_and_operation_are_refused_before_anything_runs(runtime: Runtime) -> None:
     with pytest.raises(ActionRefused) as refused:
         actions.run(runtime, "db", "Admin.backup", {})
     assert (refused.value.kind, refused.value.message) == (
@@ -95,7 +96,8 @@ def test_unknown_node_and_operation_are_refused_before_anything_runs(runtime) ->
                                             "(operations: Admin.backup, ")
 
 
-def test_a_failing_operation_names_each_instance_and_leaves_the_state(runtime) -> None:  # type: ignore[no-untyped-def]
+def test_a_failing_operation_names_each_instance_and_leaves_the_state(
+        runtime: Runtime) -> None:
     with pytest.raises(ActionFailed) as failed:
         actions.run(runtime, "web", "Admin.fail", {})
     script = runtime.topology.root / "fail.sh"
@@ -107,7 +109,7 @@ def test_a_failing_operation_names_each_instance_and_leaves_the_state(runtime) -
     assert [i.state for i in runtime.instances["web"]] == ["started", "started"]
 
 
-def test_standard_operations_move_the_state(runtime, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+def test_standard_operations_move_the_state(runtime: Runtime, tmp_path: Path) -> None:
     actions.run(runtime, "web.0", "Standard.stop", {})
     assert [i.state for i in runtime.instances["web"]] == ["configured", "started"]
     actions.run(runtime, "web", "tosca.interfaces.node.lifecycle.Standard.delete", {})
@@ -118,7 +120,7 @@ def test_standard_operations_move_the_state(runtime, tmp_path: Path) -> None:  #
     assert reporter(runtime).states[-2:] == [("web", "deleting"), ("web", "deleted")]
 
 
-def test_check_running_sets_error_then_started_again(runtime, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+def test_check_running_sets_error_then_started_again(runtime: Runtime, tmp_path: Path) -> None:
     (tmp_path / "up").unlink()
     with pytest.raises(ActionFailed) as failed:
         actions.run(runtime, "web", "CheckRunning.check_running", {})
@@ -134,7 +136,8 @@ def test_check_running_sets_error_then_started_again(runtime, tmp_path: Path) ->
     assert [i.state for i in runtime.instances["web"]] == ["started", "started"]
 
 
-def test_check_running_leaves_instances_not_expected_to_run(runtime, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+def test_check_running_leaves_instances_not_expected_to_run(
+        runtime: Runtime, tmp_path: Path) -> None:
     actions.run(runtime, "web.1", "Standard.stop", {})
     (tmp_path / "up").unlink()
     with pytest.raises(ActionFailed) as failed:
@@ -146,7 +149,7 @@ def test_check_running_leaves_instances_not_expected_to_run(runtime, tmp_path: P
             "not checked", "web") in reporter(runtime).reports
 
 
-def test_a_non_zero_exit_means_not_running(runtime, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+def test_a_non_zero_exit_means_not_running(runtime: Runtime, tmp_path: Path) -> None:
     (tmp_path / "check.sh").write_text("exit 2\n")
     with pytest.raises(ActionFailed) as failed:
         actions.run(runtime, "web.0", "CheckRunning.check_running", {})
@@ -155,7 +158,7 @@ def test_a_non_zero_exit_means_not_running(runtime, tmp_path: Path) -> None:  # 
     assert failed.value.details == {"node": "web", "instance": "web.0", "exit_code": 2}
 
 
-def test_a_deploy_is_kept_and_restored(runtime, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+def test_a_deploy_is_kept_and_restored(runtime: Runtime, tmp_path: Path) -> None:
     actions.run(runtime, "web.1", "Admin.backup", {"target": "/b"})
     actions.run(runtime, "web.0", "Standard.stop", {})
     kept = json.loads(json.dumps(kept_instances(runtime)))
@@ -171,7 +174,7 @@ def test_a_deploy_is_kept_and_restored(runtime, tmp_path: Path) -> None:  # type
 
 
 def test_a_model_kept_before_day_2_restores_from_the_components(
-        runtime, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+        runtime: Runtime, tmp_path: Path) -> None:
     shown = Component("my.nodes.Server", "web", "started", {"instances": [
         {"id": "web.0", "state": "error", "attributes": {"entity.id": "e0", "x": "1"}}]})
     again = Runtime(runtime.topology, tmp_path, tmp_path / "logs", Recorder())
