@@ -338,8 +338,8 @@ class WorkflowRun:
                               "node": instance.node.name, "operation": reference})
         resolve = WorkflowResolve(runtime, Where(instance, instance if peer else None, peer),
                                   inputs)
-        values_ = {key: functions.evaluate(value, resolve) for key, value in given.items()}
-        operation = dataclasses.replace(operation, inputs={**operation.inputs, **values_})
+        overrides = {key: functions.evaluate(value, resolve) for key, value in given.items()}
+        operation = dataclasses.replace(operation, inputs={**operation.inputs, **overrides})
         try:
             runtime.run_operation(instance, operation, target=peer)
         except DeployFailed as failure:
