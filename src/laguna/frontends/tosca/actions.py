@@ -102,7 +102,7 @@ def run(runtime: Runtime, object_id: str, method: str,
         except ActionFailed as failure:
             failures.append(failure)
 
-    with concurrent.futures.ThreadPoolExecutor(max_workers=len(instances)) as pool:
+    with concurrent.futures.ThreadPoolExecutor(max_workers=max(1, len(instances))) as pool:
         list(pool.map(one, instances))
     if failures:
         failures.sort(key=lambda f: f.message)
