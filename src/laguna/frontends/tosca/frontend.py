@@ -25,9 +25,11 @@ from laguna.deploy.context import RunContext
 from laguna.deploy.errors import Rejected
 from laguna.deploy.frontend import Blueprint, Outcome, PrepareOptions
 from laguna.deploy.result import Component, ErrorInfo
+from laguna.deploy.workdir import STATE_DIR
 from laguna.frontends.tosca import functions
 from laguna.frontends.tosca.documents import META, CsarError, locate
 from laguna.frontends.tosca.model import Topology
+from laguna.frontends.tosca.remote import Fetcher
 from laguna.frontends.tosca.problems import INVALID_TEMPLATE, OPERATION_FAILED, Problems
 from laguna.frontends.tosca.machines import CloudMachines, Executor
 from laguna.frontends.tosca.runtime import (
@@ -51,6 +53,8 @@ class Prepared:
     path: Path
     inputs: dict[str, t.Any]
     cloud: str | None = None
+    #: what fetched its URLs (its cache serves the deploy's second reading)
+    fetcher: Fetcher | None = None
 
 
 def recognises(path: Path) -> bool:
@@ -103,7 +107,20 @@ def read_inputs(options: PrepareOptions) -> dict[str, t.Any]:
 
 def validate(path: Path, options: PrepareOptions) -> tuple[Topology | None, Problems]:
     """The topology at ``path`` with the inputs ``options`` give, and every problem."""
-    return load_topology(path, read_inputs(options))
+    return load_topology(path, read_inputs(options), fetcher=fetcher_for(options))
+
+
+#: why a template given as data (the API's) fetches nothing
+DATA_REFUSAL = ("a template given as data fetches no URLs (deploy it from a file or CSAR "
+                "with the command line)")
+
+
+def fetcher_for(options: PrepareOptions) -> Fetcher:
+    """URLs are fetched into the working directory's cache (``.laguna/tosca-fetched``),
+    else (``laguna validate``) into a temporary folder made on the first fetch."""
+    if options.workdir is not None:
+        return Fetcher(options.workdir / STATE_DIR / "tosca-fetched")
+    return Fetcher(None, temporary=True)
 
 
 def rejection(problems: Problems) -> Rejected:
@@ -122,9 +139,16 @@ class ToscaFrontend:
     def recognises(self, path: Path) -> bool:
         return recognises(path)
 
+    def __init__(self, fetch_for_data: bool = False) -> None:
+        #: whether templates given as data (the API's) may fetch URLs
+        self.fetch_for_data = fetch_for_data
+
     def prepare(self, path: Path, options: PrepareOptions) -> Blueprint:
+        return self._prepare(path, options, fetcher_for(options))
+
+    def _prepare(self, path: Path, options: PrepareOptions, fetcher: Fetcher) -> Blueprint:
         inputs = read_inputs(options)
-        topology, problems = load_topology(path, inputs)
+        topology, problems = load_topology(path, inputs, fetcher=fetcher)
         if problems or topology is None:
             raise rejection(problems)
         if options.cloud not in (None, "here", "local"):
@@ -134,13 +158,16 @@ class ToscaFrontend:
                            "topology": topology.summary(),
                            "cloud": options.cloud or "here"}}
         return Blueprint(language=LANGUAGE, source=str(path), model=model, name=topology.name,
-                         payload=Prepared(topology, path.resolve(), inputs, options.cloud))
+                         payload=Prepared(topology, path.resolve(), inputs, options.cloud,
+                                          fetcher))
 
     def prepare_data(self, data: t.Mapping[str, t.Any], options: PrepareOptions) -> Blueprint:
         folder = Path(tempfile.mkdtemp(prefix="laguna-tosca-"))
         entry = folder / "service.yaml"
         entry.write_text(yaml.safe_dump(dict(data), sort_keys=False), encoding="utf-8")
-        return self.prepare(entry, options)
+        fetcher = fetcher_for(options) if self.fetch_for_data else \
+            Fetcher(None, refusal=DATA_REFUSAL)
+        return self._prepare(entry, options, fetcher)
 
     # -- deploy ----------------------------------------------------------------------------
     def deploy(self, blueprint: Blueprint, context: RunContext) -> Outcome:
@@ -158,7 +185,8 @@ class ToscaFrontend:
             if kept.resolve() != topology.root.resolve():
                 shutil.rmtree(kept, ignore_errors=True)
                 shutil.copytree(topology.root, kept)
-            reloaded, problems = load_topology(kept, prepared.inputs)
+            reloaded, problems = load_topology(kept, prepared.inputs,
+                                               fetcher=prepared.fetcher)
             if reloaded is None:
                 raise rejection(problems)
             topology = reloaded

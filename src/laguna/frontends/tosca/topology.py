@@ -18,6 +18,7 @@ from laguna.frontends.tosca.definitions import (
 )
 from laguna.frontends.tosca.documents import CsarError, load, locate
 from laguna.frontends.tosca.grammar import TYPE_KINDS
+from laguna.frontends.tosca.remote import Fetcher
 from laguna.frontends.tosca.model import Node, Operation, Requirement, Topology
 from laguna.frontends.tosca.problems import (
     CSAR_INVALID,
@@ -39,9 +40,11 @@ HOSTED_ON = "tosca.relationships.HostedOn"
 
 
 def load_topology(path: Path, inputs: t.Mapping[str, t.Any] | None = None,
-                  problems: Problems | None = None) -> tuple[Topology | None, Problems]:
+                  problems: Problems | None = None, fetcher: Fetcher | None = None
+                  ) -> tuple[Topology | None, Problems]:
     """Validate the blueprint at ``path`` with ``inputs``; the topology is None when
-    any problem was found."""
+    any problem was found. Files named by URL come through ``fetcher`` (none: such
+    a file is a problem)."""
     problems = problems if problems is not None else Problems()
     try:
         location = locate(path)
@@ -52,10 +55,10 @@ def load_topology(path: Path, inputs: t.Mapping[str, t.Any] | None = None,
         problems.add(CSAR_INVALID, f"cannot read {path.name}: {exc.strerror}",
                      Span(path.name, 1, 1), path.name)
         return None, problems
-    documents = load(location, problems)
+    documents = load(location, problems, fetcher)
     if not documents:
         return None, problems
-    checker = Checker(location, documents, problems)
+    checker = Checker(location, documents, problems, fetcher)
     topology = checker.run(dict(inputs or {}))
     return (None if problems else topology), problems
 
@@ -199,10 +202,10 @@ class Checker(SectionChecks):
         artifacts: dict[str, Path] = {}
         for art_name, art in artifact_defs.items():
             owner: TypeDef = art["__owner__"]
-            file = art.get("file")
-            if isinstance(file, str):
-                found = self._resolve(file, owner.folder)
-                if found is not None:
+            if isinstance(art.get("file"), str):
+                # its problems are the type's, reported where the type is checked
+                found = self._artifact_file(art, owner.folder)
+                if isinstance(found, Path):
                     artifacts[art_name] = found
         artifacts.update(self._check_artifacts(body.get("artifacts"), body, entity,
                                                 self.main.path.parent))
