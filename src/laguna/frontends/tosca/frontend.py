@@ -29,6 +29,7 @@ from laguna.deploy.workdir import STATE_DIR
 from laguna.frontends.tosca import functions
 from laguna.frontends.tosca.documents import META, CsarError, locate
 from laguna.frontends.tosca.model import Topology
+from laguna.frontends.tosca.placement import is_machine, placements
 from laguna.frontends.tosca.remote import Fetcher
 from laguna.frontends.tosca.problems import INVALID_TEMPLATE, OPERATION_FAILED, Problems
 from laguna.frontends.tosca.machines import CloudMachines, Executor
@@ -175,7 +176,7 @@ class ToscaFrontend:
         topology = prepared.topology
         home = _home(context)
         if context.dry_run:
-            return Outcome(ok=True, model=blueprint.model, plan=plan(topology),
+            return Outcome(ok=True, model=blueprint.model, plan=plan(topology, prepared.cloud),
                            components={name: Component(node.type, name, "initial",
                                                        {"instances": node.instances})
                                        for name, node in topology.nodes.items()})
@@ -274,14 +275,24 @@ def instances_type(instances: t.Mapping[str, t.Any], node: str) -> str:
     return next((str(i["type"]) for i in instances.values() if i["node"] == node), "")
 
 
-def plan(topology: Topology) -> list[dict[str, t.Any]]:
-    """What a deploy would run: each operation with its node, inputs and the order
-    constraints that apply to it."""
+def plan(topology: Topology, cloud: str | None = None) -> list[dict[str, t.Any]]:
+    """What a deploy would run: first each Compute instance that becomes a machine
+    (this machine, or a host of the local cloud with ``cloud="local"``), then each
+    operation with its node, inputs, the order constraints that apply to it and,
+    per instance, the host it runs on."""
+    on_cloud = cloud == "local"
     steps: list[dict[str, t.Any]] = []
+    for name, node in topology.nodes.items():
+        if is_machine(node):
+            for placement in placements(topology, node, on_cloud):
+                steps.append({"kind": "host", "node": name, "instance": placement.instance,
+                              "host": placement.host, "cloud": "local" if on_cloud
+                              else "here"})
     for name, node in topology.nodes.items():
         after = [f"{host} started (HostedOn)" for host in node.hosts] + \
             [f"{target} started (RequiresRunning)" for target in node.needs_running]
         waits = sorted({_ref(v) for op in _all_ops(node) for v in _attribute_refs(op.inputs)})
+        runs_on = [p.to_json() for p in placements(topology, node, on_cloud)]
         for interface, operation in (("Standard", "create"), ("Standard", "configure"),
                                      ("Standard", "start"), ("CheckRunning", "check_running")):
             op = node.interfaces.get(interface, {}).get(operation)
@@ -291,7 +302,7 @@ def plan(topology: Topology) -> list[dict[str, t.Any]]:
                           "interface": interface, "operation": operation,
                           "implementation": str(op.primary),
                           "inputs": _json(op.inputs), "after": after,
-                          "waits_for": [w for w in waits if w]})
+                          "waits_for": [w for w in waits if w], "runs_on": runs_on})
         for requirement in node.requirements:
             for op_name, op in requirement.operations.items():
                 if op.primary is None:
@@ -300,7 +311,7 @@ def plan(topology: Topology) -> list[dict[str, t.Any]]:
                               "interface": op.interface, "operation": op_name,
                               "relationship": f"{requirement.name} -> {requirement.target}",
                               "implementation": str(op.primary), "inputs": _json(op.inputs),
-                              "after": after, "waits_for": []})
+                              "after": after, "waits_for": [], "runs_on": runs_on})
     return steps
 
 

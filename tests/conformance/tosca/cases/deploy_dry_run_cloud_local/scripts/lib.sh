@@ -1,0 +1,1 @@
+export LIB=loaded
