@@ -55,7 +55,9 @@ def _merged(basis: t.Mapping[str, t.Any], own: t.Mapping[str, t.Any]) -> YMap:
     """``basis`` overridden keyname by keyname by ``own`` (without ``copy``), keeping
     the spans of where each value was written."""
     merged = YMap()
-    merged.span = getattr(own, "span", None)
+    span = getattr(own, "span", None)
+    if span is not None:
+        merged.span = span
     merged.key_spans = {}
     merged.number_texts = {}
     for layer in (basis, own):

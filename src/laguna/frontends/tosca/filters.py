@@ -144,7 +144,9 @@ def _properties(holder: t.Mapping[str, t.Any], key: str, entity: str, report: Re
                 report(problem[0], f"node_filter property {name}: {problem[1]}", where,
                        name, entity)
                 ok = False
-        result.append(PropertyFilter(str(name), tuple(clauses)))
+        # each clause is a map of one operator: checked just above
+        result.append(PropertyFilter(str(name), tuple(t.cast(
+            list[t.Mapping[str, t.Any]], clauses))))
     return result if ok else None
 
 
