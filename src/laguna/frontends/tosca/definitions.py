@@ -10,7 +10,7 @@ import typing as t
 import urllib.parse
 from pathlib import Path
 
-from laguna.frontends.tosca import functions, values
+from laguna.frontends.tosca import filters, functions, values
 from laguna.frontends.tosca.documents import Document, Location
 from laguna.frontends.tosca.grammar import KEYNAMES, VERSIONS
 from laguna.frontends.tosca.problems import (
@@ -433,6 +433,9 @@ class CheckerBase:
                     self.registry.resolve("capability_types", type_name) is None:
                 self.add(UNKNOWN_TYPE, f"capability {name}: unknown capability type "
                          f"{type_name!r}", own, name, entity)
+            if body.get("node_filter") is not None:
+                filters.parse(body["node_filter"], body, "node_filter",
+                              f"{entity}: requirement {name}", self.add)
             occurrences = body.get("occurrences")
             if occurrences is not None and not values.is_range(occurrences):
                 self.add(INVALID_TEMPLATE, f"capability {name}: occurrences is a range",
@@ -476,6 +479,9 @@ class CheckerBase:
                     self.registry.resolve("relationship_types", rel_type) is None:
                 self.add(UNKNOWN_TYPE, f"requirement {name}: unknown relationship type "
                          f"{rel_type!r}", body, "relationship", entity)
+            if body.get("node_filter") is not None:
+                filters.parse(body["node_filter"], body, "node_filter",
+                              f"{entity}: requirement {name}", self.add)
             occurrences = body.get("occurrences")
             if occurrences is not None and not values.is_range(occurrences):
                 self.add(INVALID_TEMPLATE, f"requirement {name}: occurrences is a range "

@@ -24,7 +24,8 @@ class Served:
         self.hits = hits
 
 
-def _handler(folder: Path, hits: collections.Counter[str]) -> type[http.server.BaseHTTPRequestHandler]:
+def _handler(folder: Path, hits: collections.Counter[str]
+             ) -> type[http.server.BaseHTTPRequestHandler]:
     class Handler(http.server.SimpleHTTPRequestHandler):
         def __init__(self, *args: t.Any, **kwargs: t.Any) -> None:
             super().__init__(*args, directory=str(folder), **kwargs)

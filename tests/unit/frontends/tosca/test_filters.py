@@ -163,3 +163,41 @@ def test_the_shape_of_a_filter_is_checked_everywhere(tmp_path: Path) -> None:
         "invalid_template: s.yaml:21:7: node described: node_filter names property "
         "nothing, which type tosca.nodes.Compute does not declare",
     ]
+
+
+def test_a_requirement_definition_filter_applies_unless_the_assignment_has_one(
+        tmp_path: Path) -> None:
+    path = write(tmp_path, "s.yaml", template("""
+        node_types:
+          BigApp:
+            derived_from: tosca.nodes.SoftwareComponent
+            requirements:
+              - host:
+                  capability: tosca.capabilities.Compute
+                  node: tosca.nodes.Compute
+                  relationship: tosca.relationships.HostedOn
+                  node_filter:
+                    capabilities:
+                      - host: {properties: [{num_cpus: {greater_than: 2}}]}
+          Odd:
+            derived_from: tosca.nodes.SoftwareComponent
+            requirements:
+              - host:
+                  capability: tosca.capabilities.Compute
+                  node_filter: {properties: [port]}
+        """ + COMPUTES + """
+            app: {type: BigApp, requirements: [{host: {node: tosca.nodes.Compute}}]}
+            small_app:
+              type: BigApp
+              requirements:
+                - host:
+                    node_filter:
+                      capabilities: [{host: {properties: [{num_cpus: {equal: 1}}]}}]
+        """))
+    assert problems(path) == [
+        "invalid_template: s.yaml:19:25: node type Odd: requirement host: node_filter "
+        "properties is a list of single-key maps"]
+    path.write_text(path.read_text().replace("node_filter: {properties: [port]}", ""))
+    topology = valid(path)
+    assert [r.target for r in topology.nodes["app"].requirements] == ["big"]
+    assert [r.target for r in topology.nodes["small_app"].requirements] == ["small"]
