@@ -434,7 +434,7 @@ class Checker(SectionChecks):
         wanted_node = given.get("node") or definition.get("node")
         wanted_cap = given.get("capability") or definition.get("capability")
         node_filter = self._requirement_filter(given, definition, req_name, item, entity)
-        described = f"no node template" + (f" of type {wanted_node}" if wanted_node else "") \
+        described = "no node template" + (f" of type {wanted_node}" if wanted_node else "") \
             + f" offers {wanted_cap}"
         target: str | None = None
         if isinstance(wanted_node, str) and wanted_node in self.templates:

@@ -1,1 +1,0 @@
-kill "$(cat app.pid)"
