@@ -13,11 +13,13 @@ from __future__ import annotations
 
 import hashlib
 import os
+import shutil
 import tempfile
 import time
 import typing as t
 import urllib.parse
 import urllib.request
+import weakref
 from pathlib import Path
 
 import httpx
@@ -66,7 +68,8 @@ class Fetcher:
                  max_bytes: int = MAX_BYTES, timeout: float = TIMEOUT,
                  temporary: bool = False) -> None:
         self.cache = cache
-        #: no cache given: a temporary folder, made when the first URL is fetched
+        #: no cache given: a temporary folder, made when the first URL is fetched and
+        #: removed with the fetcher
         self.temporary = temporary
         self.refusal = refusal
         self.max_bytes = max_bytes
@@ -76,6 +79,8 @@ class Fetcher:
         """The local copy of ``url``, fetched on first use."""
         if self.cache is None and self.temporary:
             self.cache = Path(tempfile.mkdtemp(prefix="laguna-tosca-fetched-"))
+            # the files live as long as this fetcher (a prepared blueprint keeps it)
+            weakref.finalize(self, shutil.rmtree, self.cache, True)
         if self.cache is None:
             raise FetchError(self.refusal)
         parsed = urllib.parse.urlsplit(url)

@@ -182,3 +182,13 @@ def test_a_template_given_as_data_fetches_nothing(server: Served, tmp_path: Path
         data, PrepareOptions(workdir=tmp_path))
     assert enabled.name == "service"
     assert server.hits["/types/base.yaml"] == 1
+
+
+def test_a_temporary_cache_lives_as_long_as_its_fetcher(server: Served) -> None:
+    fetch = Fetcher(None, temporary=True)
+    got = fetch.fetch(f"{server.url}/scripts/create.sh")
+    assert got.read_text() == "echo created\n"
+    cache = fetch.cache
+    assert cache is not None and got.is_relative_to(cache)
+    del fetch
+    assert not cache.exists()
