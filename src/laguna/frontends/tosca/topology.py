@@ -433,7 +433,7 @@ class Checker(SectionChecks):
         key = "node" if spanned else req_name
         wanted_node = given.get("node") or definition.get("node")
         wanted_cap = given.get("capability") or definition.get("capability")
-        node_filter = self._requirement_filter(given, definition, req_name, item, entity)
+        node_filter = self._requirement_filter(given, definition, req_name, entity)
         described = "no node template" + (f" of type {wanted_node}" if wanted_node else "") \
             + f" offers {wanted_cap}"
         target: str | None = None
@@ -449,7 +449,7 @@ class Checker(SectionChecks):
                           and self._capability_of(n, wanted_cap) is not None]
             if not candidates:
                 self.add(UNRESOLVED_REQUIREMENT, f"requirement {req_name}: {described}",
-                         where, key if wanted_node is not None else req_name, entity)
+                         where, key, entity)
                 return None
             target = self._filtered(candidates, node_filter, req_name, described, given,
                                     where, key, entity)
@@ -531,8 +531,8 @@ class Checker(SectionChecks):
         return Requirement(req_name, target, capability, rel_type, rel_types, properties, ops)
 
     def _requirement_filter(self, given: t.Mapping[str, t.Any],
-                            definition: t.Mapping[str, t.Any], req_name: str, item: object,
-                            entity: str) -> filters.NodeFilter | None:
+                            definition: t.Mapping[str, t.Any], req_name: str, entity: str
+                            ) -> filters.NodeFilter | None:
         """The requirement's node filter (the assignment's, else the definition's);
         None when there is none or its shape is wrong (reported)."""
         if given.get("node_filter") is not None:
