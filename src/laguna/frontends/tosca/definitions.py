@@ -67,7 +67,9 @@ class CheckerBase:
             return found if isinstance(found, Path) else None
         key = (file, folder)
         if key not in self._files:
-            self._files[key] = resolve_file(file, folder, self.location.root)
+            found = resolve_file(file, folder, self.location.root)
+            self._files[key] = found if found is not None and self.location.holds(found) \
+                else None
         return self._files[key]
 
     def _fetch(self, url: str, credential: object) -> Path | str:

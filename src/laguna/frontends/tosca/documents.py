@@ -37,6 +37,13 @@ class Location:
     unpacked: bool = False
     #: the blueprint's base name (a deployment's name when the template gives none)
     name: str = ""
+    #: its files may only be inside ``root`` (a template given as data: no absolute
+    #: paths, no ``..`` out of its folder)
+    confined: bool = False
+
+    def holds(self, path: Path) -> bool:
+        """Whether the blueprint may read ``path``."""
+        return not self.confined or path.resolve().is_relative_to(self.root)
 
 
 def locate(path: Path) -> Location:
@@ -223,7 +230,7 @@ def _import(item: object, document: Document, run: _Run) -> None:
         return
     target = (document.path.parent / file) if not file.startswith("/") \
         else run.location.root / file.lstrip("/")
-    if not target.is_file():
+    if not target.is_file() or not run.location.holds(target):
         problems.add(INVALID_TEMPLATE, f"imported file {file} does not exist", where,
                      document.source)
         return

@@ -147,9 +147,10 @@ class ToscaFrontend:
     def prepare(self, path: Path, options: PrepareOptions) -> Blueprint:
         return self._prepare(path, options, fetcher_for(options))
 
-    def _prepare(self, path: Path, options: PrepareOptions, fetcher: Fetcher) -> Blueprint:
+    def _prepare(self, path: Path, options: PrepareOptions, fetcher: Fetcher,
+                 confined: bool = False) -> Blueprint:
         inputs = read_inputs(options)
-        topology, problems = load_topology(path, inputs, fetcher=fetcher)
+        topology, problems = load_topology(path, inputs, fetcher=fetcher, confined=confined)
         if problems or topology is None:
             raise rejection(problems)
         if options.cloud not in (None, "here", "local"):
@@ -166,9 +167,11 @@ class ToscaFrontend:
         folder = Path(tempfile.mkdtemp(prefix="laguna-tosca-"))
         entry = folder / "service.yaml"
         entry.write_text(yaml.safe_dump(dict(data), sort_keys=False), encoding="utf-8")
-        fetcher = fetcher_for(options) if self.fetch_for_data else \
-            Fetcher(None, refusal=DATA_REFUSAL)
-        return self._prepare(entry, options, fetcher)
+        if self.fetch_for_data:
+            return self._prepare(entry, options, fetcher_for(options))
+        # a request names no file of this machine, and no URL: it has no folder of its own
+        return self._prepare(entry, options, Fetcher(None, refusal=DATA_REFUSAL),
+                             confined=True)
 
     # -- deploy ----------------------------------------------------------------------------
     def deploy(self, blueprint: Blueprint, context: RunContext) -> Outcome:

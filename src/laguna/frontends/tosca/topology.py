@@ -5,6 +5,7 @@ template and its functions, with every problem collected; then the
 
 from __future__ import annotations
 
+import dataclasses
 import datetime
 import typing as t
 from pathlib import Path
@@ -40,11 +41,11 @@ HOSTED_ON = "tosca.relationships.HostedOn"
 
 
 def load_topology(path: Path, inputs: t.Mapping[str, t.Any] | None = None,
-                  problems: Problems | None = None, fetcher: Fetcher | None = None
-                  ) -> tuple[Topology | None, Problems]:
+                  problems: Problems | None = None, fetcher: Fetcher | None = None,
+                  confined: bool = False) -> tuple[Topology | None, Problems]:
     """Validate the blueprint at ``path`` with ``inputs``; the topology is None when
     any problem was found. Files named by URL come through ``fetcher`` (none: such
-    a file is a problem)."""
+    a file is a problem); ``confined``: no file outside the blueprint's folder."""
     problems = problems if problems is not None else Problems()
     try:
         location = locate(path)
@@ -55,6 +56,8 @@ def load_topology(path: Path, inputs: t.Mapping[str, t.Any] | None = None,
         problems.add(CSAR_INVALID, f"cannot read {path.name}: {exc.strerror}",
                      Span(path.name, 1, 1), path.name)
         return None, problems
+    if confined:
+        location = dataclasses.replace(location, confined=True)
     documents = load(location, problems, fetcher)
     if not documents:
         return None, problems

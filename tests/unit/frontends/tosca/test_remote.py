@@ -192,3 +192,34 @@ def test_a_temporary_cache_lives_as_long_as_its_fetcher(server: Served) -> None:
     assert cache is not None and got.is_relative_to(cache)
     del fetch
     assert not cache.exists()
+
+
+def test_a_template_given_as_data_reads_no_file_outside_its_folder(tmp_path: Path) -> None:
+    secret = write(tmp_path, "secret.sh", "echo secret\n")
+    types = write(tmp_path, "types.yaml", template("node_types: {}\n"))
+    data = {"tosca_definitions_version": "tosca_simple_yaml_1_3",
+            "imports": [str(types), "../" * 12 + str(types).lstrip("/")],
+            "topology_template": {"node_templates": {"app": {
+                "type": "tosca.nodes.SoftwareComponent",
+                "artifacts": {"it": {"file": str(secret)}},
+                "interfaces": {"Standard": {"create": "../" * 12 + str(secret)[1:]}}}}}}
+    with pytest.raises(Rejected) as caught:
+        ToscaFrontend().prepare_data(data, PrepareOptions(workdir=tmp_path))
+    up = "../" * 12
+    assert caught.value.message.splitlines() == [
+        f"service.yaml:3:3: imported file {types} does not exist",
+        f"service.yaml:4:3: imported file {up}{str(types)[1:]} does not exist",
+        f"service.yaml:11:11: node app: artifact it: file {secret} does not exist",
+        f"service.yaml:14:11: node app: interface Standard: operation create: artifact file "
+        f"{up}{str(secret)[1:]} does not exist"]
+    # from a file, the same artifact may be read (the user chose to run the template)
+    path = write(tmp_path / "bp", "s.yaml", template(f"""
+        topology_template:
+          node_templates:
+            app:
+              type: tosca.nodes.SoftwareComponent
+              artifacts: {{it: {{file: "{secret}"}}}}
+        """))
+    topology, problems = load_topology(path)
+    assert [p.line() for p in problems.sorted()] == []
+    assert topology is not None and topology.nodes["app"].artifacts == {"it": secret}
