@@ -67,8 +67,8 @@ class CheckerBase:
             return found if isinstance(found, Path) else None
         key = (file, folder)
         if key not in self._files:
-            found = resolve_file(file, folder, self.location.root)
-            self._files[key] = found if found is not None and self.location.holds(found) \
+            local = resolve_file(file, folder, self.location.root)
+            self._files[key] = local if local is not None and self.location.holds(local) \
                 else None
         return self._files[key]
 
