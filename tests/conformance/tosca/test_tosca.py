@@ -21,14 +21,19 @@ folder ``csar/``, or ``zip/``, zipped by the runner into ``<case>.zip``) and
   ``after_undeploy``: files of the working directory and the words they hold then;
   ``gone``: files in the working directory holding pids that must be dead then.
 
+A case with a ``served/`` folder has it served on a loopback port for the
+run; ``{server}`` in its yaml files and in ``case.yaml`` is that server's URL.
+
 known_failures.toml may list cases with a reason (xfail, strict).
 """
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import pathlib
+import shutil
 import tomllib
 import typing as t
 import zipfile
@@ -39,6 +44,7 @@ from click.testing import CliRunner
 
 from laguna.cli.main import cli
 from laguna.cli.workdirs import default_wiring
+from tests.unit.frontends.tosca.loopback import serve
 
 HERE = pathlib.Path(__file__).parent
 CASES = sorted(p for p in (HERE / "cases").iterdir() if (p / "case.yaml").is_file())
@@ -131,9 +137,27 @@ def _placed(value: t.Any, case: pathlib.Path, workdir: pathlib.Path) -> t.Any:
     return value
 
 
+def with_server(case: pathlib.Path, tmp_path: pathlib.Path, url: str) -> pathlib.Path:
+    """A copy of ``case`` where ``{server}`` is ``url``."""
+    copy = tmp_path / "case" / case.name
+    shutil.copytree(case, copy)
+    for file in [*copy.rglob("*.yaml"), *copy.rglob("*.yml")]:
+        file.write_text(file.read_text().replace("{server}", url))
+    return copy
+
+
 @pytest.mark.parametrize("case", _params())
 def test_tosca(case: pathlib.Path, tmp_path: pathlib.Path,
                monkeypatch: pytest.MonkeyPatch) -> None:
+    with contextlib.ExitStack() as stack:
+        if (case / "served").is_dir():
+            served = stack.enter_context(serve(case / "served"))
+            case = with_server(case, tmp_path, served.url)
+        run_case(case, tmp_path, monkeypatch)
+
+
+def run_case(case: pathlib.Path, tmp_path: pathlib.Path,
+             monkeypatch: pytest.MonkeyPatch) -> None:
     spec = yaml.safe_load((case / "case.yaml").read_text())
     workdir = tmp_path / "work"
     workdir.mkdir()

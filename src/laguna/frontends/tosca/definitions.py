@@ -7,9 +7,10 @@ from __future__ import annotations
 
 import datetime
 import typing as t
+import urllib.parse
 from pathlib import Path
 
-from laguna.frontends.tosca import functions, values
+from laguna.frontends.tosca import filters, functions, values
 from laguna.frontends.tosca.documents import Document, Location
 from laguna.frontends.tosca.grammar import KEYNAMES, VERSIONS
 from laguna.frontends.tosca.problems import (
@@ -20,6 +21,7 @@ from laguna.frontends.tosca.problems import (
     UNKNOWN_TYPE,
     Problems,
 )
+from laguna.frontends.tosca.remote import FetchError, Fetcher, in_repository, is_url, repository
 from laguna.frontends.tosca.types import Registry, TypeDef, is_function, operations, span_of
 
 
@@ -32,8 +34,13 @@ class CheckerBase:
     """The state of one validation run, and the checks of declared types."""
 
     def __init__(self, location: Location, documents: list[Document],
-                 problems: Problems) -> None:
+                 problems: Problems, fetcher: Fetcher | None = None) -> None:
         self.location = location
+        self.fetcher = fetcher or Fetcher(None)
+        #: URL -> its local copy, or why it could not be fetched
+        self._fetched: dict[str, Path | str] = {}
+        #: the folder of fetched documents -> a URL of one (they share its directory)
+        self._remote_folders = {d.path.parent: d.url for d in documents if d.url}
         self.documents = documents
         self.main = documents[0]
         self.problems = problems
@@ -48,11 +55,46 @@ class CheckerBase:
         self._substituted: set[tuple[str, str]] = set()
 
     def _resolve(self, file: str, folder: Path) -> Path | None:
-        """:func:`resolve_file`, once per file and folder in a run."""
+        """:func:`resolve_file` (a URL: its fetched copy), once per file and folder in a
+        run."""
+        remote = self._remote_folders.get(folder)
+        if remote is not None and not is_url(file) and not file.startswith(
+                ("/", "classpath://")):
+            # declared in a fetched file: relative to that file's URL
+            file = urllib.parse.urljoin(remote, file)
+        if is_url(file):
+            found = self._fetch(file, None)
+            return found if isinstance(found, Path) else None
         key = (file, folder)
         if key not in self._files:
-            self._files[key] = resolve_file(file, folder, self.location.root)
+            local = resolve_file(file, folder, self.location.root)
+            self._files[key] = local if local is not None and self.location.holds(local) \
+                else None
         return self._files[key]
+
+    def _fetch(self, url: str, credential: object) -> Path | str:
+        """The local copy of ``url``, or why there is none; fetched once a run."""
+        if url not in self._fetched:
+            try:
+                self._fetched[url] = self.fetcher.fetch(
+                    url, credential if isinstance(credential, dict) else None)
+            except FetchError as exc:
+                self._fetched[url] = f"cannot fetch {url}: {exc}"
+        return self._fetched[url]
+
+    def _artifact_file(self, body: t.Mapping[str, t.Any], folder: Path) -> Path | str:
+        """An artifact's file: in its repository, at its URL or in the blueprint; the
+        local path, or why there is none."""
+        file = str(body.get("file"))
+        name = body.get("repository")
+        if name is not None:
+            found = repository(name, *(d.data.get("repositories") for d in self.documents))
+            if found is None:
+                return f"repository {name!r} is not declared in repositories"
+            return self._fetch(in_repository(found[0], file), found[1])
+        if is_url(file):
+            return self._fetch(file, None)
+        return self._resolve(file, folder) or f"file {file} does not exist"
 
     def add(self, kind: str, message: str, data: object, key: object, entity: str) -> None:
         self.problems.add(kind, message, span_of(data, key) or self.main.data.span, entity)
@@ -330,8 +372,10 @@ class CheckerBase:
             if artifacts is not None and file in artifacts:
                 continue
             if self._resolve(file, folder) is None:
-                self.add(MISSING_ARTIFACT, f"operation {name}: artifact file {file} does not "
-                         "exist", data, key, entity)
+                found = self._fetched.get(file) if is_url(file) else None
+                why = found if isinstance(found, str) else f"artifact file {file} does not " \
+                    "exist"
+                self.add(MISSING_ARTIFACT, f"operation {name}: {why}", data, key, entity)
 
     def _check_artifact(self, body: t.Mapping[str, t.Any], data: object, key: object,
                         entity: str, folder: Path) -> Path | None:
@@ -344,14 +388,12 @@ class CheckerBase:
         if not isinstance(file, str):
             self.add(MISSING_REQUIRED, f"artifact {key} needs a file", data, key, entity)
             return None
-        if body.get("repository") is not None or "://" in file and \
-                not file.startswith("classpath://"):
-            return None     # fetched elsewhere; nothing to check here
-        found = self._resolve(file, folder)
-        if found is None:
+        found = self._artifact_file(body, folder)
+        if isinstance(found, str):
             spanned = "file" in getattr(body, "key_spans", {})
-            self.add(MISSING_ARTIFACT, f"artifact {key}: file {file} does not exist",
+            self.add(MISSING_ARTIFACT, f"artifact {key}: {found}",
                      body if spanned else data, "file" if spanned else key, entity)
+            return None
         return found
 
     def _check_artifacts(self, artifacts: object, data: object, entity: str,
@@ -393,6 +435,9 @@ class CheckerBase:
                     self.registry.resolve("capability_types", type_name) is None:
                 self.add(UNKNOWN_TYPE, f"capability {name}: unknown capability type "
                          f"{type_name!r}", own, name, entity)
+            if body.get("node_filter") is not None:
+                filters.parse(body["node_filter"], body, "node_filter",
+                              f"{entity}: requirement {name}", self.add)
             occurrences = body.get("occurrences")
             if occurrences is not None and not values.is_range(occurrences):
                 self.add(INVALID_TEMPLATE, f"capability {name}: occurrences is a range",
@@ -436,6 +481,9 @@ class CheckerBase:
                     self.registry.resolve("relationship_types", rel_type) is None:
                 self.add(UNKNOWN_TYPE, f"requirement {name}: unknown relationship type "
                          f"{rel_type!r}", body, "relationship", entity)
+            if body.get("node_filter") is not None:
+                filters.parse(body["node_filter"], body, "node_filter",
+                              f"{entity}: requirement {name}", self.add)
             occurrences = body.get("occurrences")
             if occurrences is not None and not values.is_range(occurrences):
                 self.add(INVALID_TEMPLATE, f"requirement {name}: occurrences is a range "

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import dataclasses
 import tempfile
+import urllib.parse
 import zipfile
 from pathlib import Path
 
@@ -13,6 +14,7 @@ import yaml
 
 from laguna.frontends.tosca.grammar import KEYNAMES
 from laguna.frontends.tosca.problems import CSAR_INVALID, INVALID_TEMPLATE, YAML_ERROR, Problems
+from laguna.frontends.tosca.remote import FetchError, Fetcher, in_repository, is_url, repository
 from laguna.source import Span
 from laguna.yamlio import YamlError, YMap, load_all
 
@@ -35,6 +37,13 @@ class Location:
     unpacked: bool = False
     #: the blueprint's base name (a deployment's name when the template gives none)
     name: str = ""
+    #: its files may only be inside ``root`` (a template given as data: no absolute
+    #: paths, no ``..`` out of its folder)
+    confined: bool = False
+
+    def holds(self, path: Path) -> bool:
+        """Whether the blueprint may read ``path``."""
+        return not self.confined or path.resolve().is_relative_to(self.root)
 
 
 def locate(path: Path) -> Location:
@@ -94,14 +103,28 @@ class Document:
     data: YMap
     #: the namespace prefix its types are known by ("" for none)
     prefix: str = ""
+    #: the URL it was fetched from (its relative imports are relative to it)
+    url: str | None = None
 
 
-def load(location: Location, problems: Problems) -> list[Document]:
-    """The entry document, then every document it imports (each once)."""
-    documents: list[Document] = []
-    seen: set[tuple[Path, str]] = set()
-    _load(location.entry, location, "", documents, seen, problems, None)
-    return documents
+@dataclasses.dataclass
+class _Run:
+    """One loading of a blueprint's files."""
+
+    location: Location
+    problems: Problems
+    fetcher: Fetcher
+    documents: list[Document] = dataclasses.field(default_factory=list)
+    seen: set[tuple[Path, str]] = dataclasses.field(default_factory=set)
+
+
+def load(location: Location, problems: Problems, fetcher: Fetcher | None = None
+         ) -> list[Document]:
+    """The entry document, then every document it imports (each once); imports
+    from URLs and repositories come through ``fetcher`` (none: refused)."""
+    run = _Run(location, problems, fetcher or Fetcher(None))
+    _load(location.entry, "", run, None, None)
+    return run.documents
 
 
 def _name(path: Path, location: Location) -> str:
@@ -111,17 +134,18 @@ def _name(path: Path, location: Location) -> str:
         return str(path)
 
 
-def _load(path: Path, location: Location, prefix: str, documents: list[Document],
-          seen: set[tuple[Path, str]], problems: Problems, span: Span | None) -> None:
+def _load(path: Path, prefix: str, run: _Run, span: Span | None, url: str | None) -> None:
     key = (path.resolve(), prefix)
-    if key in seen:
+    if key in run.seen:
         return
-    seen.add(key)
-    source = _name(path, location)
+    run.seen.add(key)
+    problems = run.problems
+    source = url or _name(path, run.location)
     try:
         text = path.read_text(encoding="utf-8")
-    except OSError as exc:
-        problems.add(INVALID_TEMPLATE, f"cannot read {source}: {exc.strerror}", span, source)
+    except (OSError, UnicodeDecodeError) as exc:
+        why = exc.strerror if isinstance(exc, OSError) else "it is not UTF-8 text"
+        problems.add(INVALID_TEMPLATE, f"cannot read {source}: {why}", span, source)
         return
     try:
         loaded = load_all(text, source)
@@ -136,8 +160,8 @@ def _load(path: Path, location: Location, prefix: str, documents: list[Document]
         problems.add(INVALID_TEMPLATE, "a service template is one YAML map",
                      Span(source, 1, 1), source)
         return
-    document = Document(path, source, loaded[0], prefix)
-    documents.append(document)
+    document = Document(path, source, loaded[0], prefix, url)
+    run.documents.append(document)
     imports = document.data.get("imports")
     if imports is None:
         return
@@ -146,13 +170,14 @@ def _load(path: Path, location: Location, prefix: str, documents: list[Document]
                      source)
         return
     for item in imports:
-        _import(item, document, location, documents, seen, problems)
+        _import(item, document, run)
 
 
-def _import(item: object, document: Document, location: Location, documents: list[Document],
-            seen: set[tuple[Path, str]], problems: Problems) -> None:
+def _import(item: object, document: Document, run: _Run) -> None:
+    problems = run.problems
     where = getattr(item, "span", None) or document.data.span
     prefix = document.prefix
+    repository_name: object = None
     if isinstance(item, dict) and len(item) == 1 and isinstance(next(iter(item.values())),
                                                                  (dict, str)) \
             and "file" not in item:
@@ -171,10 +196,7 @@ def _import(item: object, document: Document, location: Location, documents: lis
             problems.add(INVALID_TEMPLATE, "an import needs a file", where, document.source)
             return
         file = given_file
-        if item.get("repository") is not None:
-            problems.add(INVALID_TEMPLATE, f"import {file}: imports from repositories are not "
-                         "fetched; put the file in the CSAR", where, document.source)
-            return
+        repository_name = item.get("repository")
         given = item.get("namespace_prefix")
         if given is not None:
             prefix = f"{prefix}{given}:" if prefix else f"{given}:"
@@ -182,17 +204,37 @@ def _import(item: object, document: Document, location: Location, documents: lis
         problems.add(INVALID_TEMPLATE, "an import is a file name or a map with a file",
                      where, document.source)
         return
-    if "://" in file:
-        problems.add(INVALID_TEMPLATE, f"import {file}: URLs are not fetched; put the file in "
-                     "the CSAR", where, document.source)
+    url: str | None = None
+    credential: object = None
+    if repository_name is not None:
+        found = repository(repository_name, document.data.get("repositories"),
+                           run.documents[0].data.get("repositories"))
+        if found is None:
+            problems.add(INVALID_TEMPLATE, f"import {file}: repository {repository_name!r} "
+                         "is not declared in repositories", where, document.source)
+            return
+        url, credential = in_repository(found[0], file), found[1]
+    elif is_url(file):
+        url = file
+    elif document.url is not None:
+        url = urllib.parse.urljoin(document.url, file)
+    if url is not None:
+        try:
+            fetched = run.fetcher.fetch(url, credential if isinstance(credential, dict)
+                                        else None)
+        except FetchError as exc:
+            problems.add(INVALID_TEMPLATE, f"import {file}: cannot fetch {url}: {exc}", where,
+                         document.source)
+            return
+        _load(fetched, prefix, run, where, url)
         return
     target = (document.path.parent / file) if not file.startswith("/") \
-        else location.root / file.lstrip("/")
-    if not target.is_file():
+        else run.location.root / file.lstrip("/")
+    if not target.is_file() or not run.location.holds(target):
         problems.add(INVALID_TEMPLATE, f"imported file {file} does not exist", where,
                      document.source)
         return
-    _load(target, location, prefix, documents, seen, problems, where)
+    _load(target, prefix, run, where, None)
 
 
 def _span(data: object, key: str) -> Span | None:

@@ -25,10 +25,13 @@ from laguna.deploy.context import RunContext
 from laguna.deploy.errors import NOT_DEPLOYED, Rejected
 from laguna.deploy.frontend import Blueprint, Outcome, PrepareOptions
 from laguna.deploy.result import Component, ErrorInfo
-from laguna.frontends.tosca import actions
+from laguna.deploy.workdir import STATE_DIR
+from laguna.frontends.tosca import actions, functions
 from laguna.frontends.tosca.deployed import kept_instances, restore
 from laguna.frontends.tosca.documents import META, CsarError, locate
 from laguna.frontends.tosca.model import Topology
+from laguna.frontends.tosca.placement import is_machine, placements
+from laguna.frontends.tosca.remote import Fetcher
 from laguna.frontends.tosca.problems import INVALID_TEMPLATE, OPERATION_FAILED, Problems
 from laguna.frontends.tosca.machines import CloudMachines, Executor
 from laguna.frontends.tosca.runtime import DeployFailed, LocalExecutor, Runtime, end_sessions
@@ -47,6 +50,8 @@ class Prepared:
     path: Path
     inputs: dict[str, t.Any]
     cloud: str | None = None
+    #: what fetched its URLs (its cache serves the deploy's second reading)
+    fetcher: Fetcher | None = None
 
 
 def recognises(path: Path) -> bool:
@@ -99,7 +104,20 @@ def read_inputs(options: PrepareOptions) -> dict[str, t.Any]:
 
 def validate(path: Path, options: PrepareOptions) -> tuple[Topology | None, Problems]:
     """The topology at ``path`` with the inputs ``options`` give, and every problem."""
-    return load_topology(path, read_inputs(options))
+    return load_topology(path, read_inputs(options), fetcher=fetcher_for(options))
+
+
+#: why a template given as data (the API's) fetches nothing
+DATA_REFUSAL = ("a template given as data fetches no URLs (deploy it from a file or CSAR "
+                "with the command line)")
+
+
+def fetcher_for(options: PrepareOptions) -> Fetcher:
+    """URLs are fetched into the working directory's cache (``.laguna/tosca-fetched``),
+    else (``laguna validate``) into a temporary folder made on the first fetch."""
+    if options.workdir is not None:
+        return Fetcher(options.workdir / STATE_DIR / "tosca-fetched")
+    return Fetcher(None, temporary=True)
 
 
 def rejection(problems: Problems) -> Rejected:
@@ -118,9 +136,17 @@ class ToscaFrontend:
     def recognises(self, path: Path) -> bool:
         return recognises(path)
 
+    def __init__(self, fetch_for_data: bool = False) -> None:
+        #: whether templates given as data (the API's) may fetch URLs
+        self.fetch_for_data = fetch_for_data
+
     def prepare(self, path: Path, options: PrepareOptions) -> Blueprint:
+        return self._prepare(path, options, fetcher_for(options))
+
+    def _prepare(self, path: Path, options: PrepareOptions, fetcher: Fetcher,
+                 confined: bool = False) -> Blueprint:
         inputs = read_inputs(options)
-        topology, problems = load_topology(path, inputs)
+        topology, problems = load_topology(path, inputs, fetcher=fetcher, confined=confined)
         if problems or topology is None:
             raise rejection(problems)
         if options.cloud not in (None, "here", "local"):
@@ -130,13 +156,18 @@ class ToscaFrontend:
                            "topology": topology.summary(),
                            "cloud": options.cloud or "here"}}
         return Blueprint(language=LANGUAGE, source=str(path), model=model, name=topology.name,
-                         payload=Prepared(topology, path.resolve(), inputs, options.cloud))
+                         payload=Prepared(topology, path.resolve(), inputs, options.cloud,
+                                          fetcher))
 
     def prepare_data(self, data: t.Mapping[str, t.Any], options: PrepareOptions) -> Blueprint:
         folder = Path(tempfile.mkdtemp(prefix="laguna-tosca-"))
         entry = folder / "service.yaml"
         entry.write_text(yaml.safe_dump(dict(data), sort_keys=False), encoding="utf-8")
-        return self.prepare(entry, options)
+        if self.fetch_for_data:
+            return self._prepare(entry, options, fetcher_for(options))
+        # a request names no file of this machine, and no URL: it has no folder of its own
+        return self._prepare(entry, options, Fetcher(None, refusal=DATA_REFUSAL),
+                             confined=True)
 
     # -- deploy ----------------------------------------------------------------------------
     def deploy(self, blueprint: Blueprint, context: RunContext) -> Outcome:
@@ -144,7 +175,7 @@ class ToscaFrontend:
         topology = prepared.topology
         home = _home(context)
         if context.dry_run:
-            return Outcome(ok=True, model=blueprint.model, plan=plan(topology),
+            return Outcome(ok=True, model=blueprint.model, plan=plan(topology, prepared.cloud),
                            components={name: Component(node.type, name, "initial",
                                                        {"instances": node.instances})
                                        for name, node in topology.nodes.items()})
@@ -154,7 +185,8 @@ class ToscaFrontend:
             if kept.resolve() != topology.root.resolve():
                 shutil.rmtree(kept, ignore_errors=True)
                 shutil.copytree(topology.root, kept)
-            reloaded, problems = load_topology(kept, prepared.inputs)
+            reloaded, problems = load_topology(kept, prepared.inputs,
+                                               fetcher=prepared.fetcher)
             if reloaded is None:
                 raise rejection(problems)
             topology = reloaded
@@ -279,14 +311,24 @@ def instances_type(instances: t.Mapping[str, t.Any], node: str) -> str:
     return next((str(i["type"]) for i in instances.values() if i["node"] == node), "")
 
 
-def plan(topology: Topology) -> list[dict[str, t.Any]]:
-    """What a deploy would run: each operation with its node, inputs and the order
-    constraints that apply to it."""
+def plan(topology: Topology, cloud: str | None = None) -> list[dict[str, t.Any]]:
+    """What a deploy would run: first each Compute instance that becomes a machine
+    (this machine, or a host of the local cloud with ``cloud="local"``), then each
+    operation with its node, inputs, the order constraints that apply to it and,
+    per instance, the host it runs on."""
+    on_cloud = cloud == "local"
     steps: list[dict[str, t.Any]] = []
+    for name, node in topology.nodes.items():
+        if is_machine(node):
+            for placement in placements(topology, node, on_cloud):
+                steps.append({"kind": "host", "node": name, "instance": placement.instance,
+                              "host": placement.host, "cloud": "local" if on_cloud
+                              else "here"})
     for name, node in topology.nodes.items():
         after = [f"{host} started (HostedOn)" for host in node.hosts] + \
             [f"{target} started (RequiresRunning)" for target in node.needs_running]
         waits = sorted({_ref(v) for op in _all_ops(node) for v in _attribute_refs(op.inputs)})
+        runs_on = [p.to_json() for p in placements(topology, node, on_cloud)]
         for interface, operation in (("Standard", "create"), ("Standard", "configure"),
                                      ("Standard", "start"), ("CheckRunning", "check_running")):
             op = node.interfaces.get(interface, {}).get(operation)
@@ -296,7 +338,7 @@ def plan(topology: Topology) -> list[dict[str, t.Any]]:
                           "interface": interface, "operation": operation,
                           "implementation": str(op.primary),
                           "inputs": _json(op.inputs), "after": after,
-                          "waits_for": [w for w in waits if w]})
+                          "waits_for": [w for w in waits if w], "runs_on": runs_on})
         for requirement in node.requirements:
             for op_name, op in requirement.operations.items():
                 if op.primary is None:
@@ -305,7 +347,7 @@ def plan(topology: Topology) -> list[dict[str, t.Any]]:
                               "interface": op.interface, "operation": op_name,
                               "relationship": f"{requirement.name} -> {requirement.target}",
                               "implementation": str(op.primary), "inputs": _json(op.inputs),
-                              "after": after, "waits_for": []})
+                              "after": after, "waits_for": [], "runs_on": runs_on})
     return steps
 
 

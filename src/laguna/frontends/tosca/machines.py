@@ -18,6 +18,7 @@ import uuid
 from pathlib import Path
 
 from laguna.frontends.tosca import functions
+from laguna.frontends.tosca.placement import host_name
 
 Started = t.Callable[[int], None]
 #: what an operation gives back: exit code and the variables it exported
@@ -104,9 +105,8 @@ class CloudMachines:
         self.stack = stack
         self._executors: dict[str, AgentExecutor] = {}
 
-    @staticmethod
-    def resource(instance_id: str) -> str:
-        return "tosca_" + "".join(c if c.isalnum() else "_" for c in instance_id)
+    #: the host a Compute instance becomes
+    resource = staticmethod(host_name)
 
     def provision(self, instance_ids: t.Sequence[str]) -> dict[str, list[str]]:
         """One server per Compute instance (one push); each instance's addresses."""

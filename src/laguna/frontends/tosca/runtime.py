@@ -27,6 +27,7 @@ from pathlib import Path
 
 from laguna.frontends.tosca import functions, values
 from laguna.frontends.tosca.machines import CloudMachines, Executor
+from laguna.frontends.tosca.placement import is_machine
 from laguna.frontends.tosca.model import Node, Operation, Requirement, Topology
 
 STANDARD_OPERATIONS = ("create", "configure", "start")
@@ -151,7 +152,7 @@ class Runtime:
                 "ports": {}})
 
     def _is_machine(self, node: Node) -> bool:
-        return node.is_a("tosca.nodes.Compute") and self._op(node, "Standard", "create") is None
+        return is_machine(node)
 
     def executor(self, instance: Instance) -> Executor:
         """Where ``instance``'s operations run: the cloud host at the bottom of its

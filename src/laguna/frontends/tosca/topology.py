@@ -5,11 +5,13 @@ template and its functions, with every problem collected; then the
 
 from __future__ import annotations
 
+import dataclasses
 import datetime
 import typing as t
 from pathlib import Path
 
-from laguna.frontends.tosca import values
+from laguna.frontends.tosca import filters, values
+from laguna.frontends.tosca.copies import apply_copies
 from laguna.frontends.tosca.definitions import (
     IMPLICIT_INTERFACES,
     param_values,
@@ -17,6 +19,7 @@ from laguna.frontends.tosca.definitions import (
 )
 from laguna.frontends.tosca.documents import CsarError, load, locate
 from laguna.frontends.tosca.grammar import TYPE_KINDS
+from laguna.frontends.tosca.remote import Fetcher
 from laguna.frontends.tosca.model import Node, Operation, Requirement, Topology
 from laguna.frontends.tosca.problems import (
     CSAR_INVALID,
@@ -38,9 +41,11 @@ HOSTED_ON = "tosca.relationships.HostedOn"
 
 
 def load_topology(path: Path, inputs: t.Mapping[str, t.Any] | None = None,
-                  problems: Problems | None = None) -> tuple[Topology | None, Problems]:
+                  problems: Problems | None = None, fetcher: Fetcher | None = None,
+                  confined: bool = False) -> tuple[Topology | None, Problems]:
     """Validate the blueprint at ``path`` with ``inputs``; the topology is None when
-    any problem was found."""
+    any problem was found. Files named by URL come through ``fetcher`` (none: such
+    a file is a problem); ``confined``: no file outside the blueprint's folder."""
     problems = problems if problems is not None else Problems()
     try:
         location = locate(path)
@@ -51,10 +56,12 @@ def load_topology(path: Path, inputs: t.Mapping[str, t.Any] | None = None,
         problems.add(CSAR_INVALID, f"cannot read {path.name}: {exc.strerror}",
                      Span(path.name, 1, 1), path.name)
         return None, problems
-    documents = load(location, problems)
+    if confined:
+        location = dataclasses.replace(location, confined=True)
+    documents = load(location, problems, fetcher)
     if not documents:
         return None, problems
-    checker = Checker(location, documents, problems)
+    checker = Checker(location, documents, problems, fetcher)
     topology = checker.run(dict(inputs or {}))
     return (None if problems else topology), problems
 
@@ -101,7 +108,8 @@ class Checker(SectionChecks):
             self.add(INVALID_TEMPLATE, "node_templates is a map", data, "node_templates",
                      "node_templates")
             templates = {}
-        self.templates = {str(k): v for k, v in templates.items()}
+        self.templates, refused = apply_copies({str(k): v for k, v in templates.items()},
+                                               "node", self.add)
         mappings = data.get("substitution_mappings")
         exported = mappings.get("requirements") if isinstance(mappings, dict) else None
         self._substituted = {(str(v[0]), str(v[1])) for v in (exported or {}).values()
@@ -114,8 +122,9 @@ class Checker(SectionChecks):
                 continue
             type_name = body.get("type")
             if type_name is None:
-                self.add(MISSING_REQUIRED, "a node template needs a type", templates, name,
-                         entity)
+                if name not in refused:
+                    self.add(MISSING_REQUIRED, "a node template needs a type", templates,
+                             name, entity)
             elif self.registry.resolve("node_types", type_name) is None:
                 self.add(UNKNOWN_TYPE, f"unknown node type {type_name!r}", body, "type",
                          entity)
@@ -123,7 +132,8 @@ class Checker(SectionChecks):
                 self.node_types[name] = self.registry.full_name("node_types", type_name)
         relationships = data.get("relationship_templates") or {}
         if isinstance(relationships, dict):
-            self.relationship_templates = {str(k): v for k, v in relationships.items()}
+            self.relationship_templates, refused = apply_copies(
+                {str(k): v for k, v in relationships.items()}, "relationship", self.add)
         nodes: dict[str, Node] = {}
         for name, body in self.templates.items():
             if name in self.node_types:
@@ -131,7 +141,8 @@ class Checker(SectionChecks):
                 if node is not None:
                     nodes[name] = node
         for name, body in self.relationship_templates.items():
-            self._relationship_template(name, body, relationships)
+            if name not in refused:
+                self._relationship_template(name, body, relationships)
         self._hosting_cycles(nodes, templates)
         groups = self._groups(data.get("groups"), data)
         policies = self._policies(data.get("policies"), data, nodes)
@@ -180,8 +191,6 @@ class Checker(SectionChecks):
         entity = f"node {name}"
         type_name = self.node_types[name]
         self._keys(body, "node_template", entity)
-        if "copy" in body:
-            self.add(INVALID_TEMPLATE, "copy is not supported", body, "copy", entity)
         reg = self.registry
         properties = self._assign(body.get("properties"),
                                   reg.definitions("node_types", type_name, "properties"), body,
@@ -190,14 +199,16 @@ class Checker(SectionChecks):
                                   reg.definitions("node_types", type_name, "attributes"), body,
                                   "attributes", entity, strict=False)
         capabilities = self._capabilities(name, type_name, body, entity)
+        if "node_filter" in body:
+            self._own_filter(name, body, entity)
         artifact_defs = reg.definitions("node_types", type_name, "artifacts")
         artifacts: dict[str, Path] = {}
         for art_name, art in artifact_defs.items():
             owner: TypeDef = art["__owner__"]
-            file = art.get("file")
-            if isinstance(file, str):
-                found = self._resolve(file, owner.folder)
-                if found is not None:
+            if isinstance(art.get("file"), str):
+                # its problems are the type's, reported where the type is checked
+                found = self._artifact_file(art, owner.folder)
+                if isinstance(found, Path):
                     artifacts[art_name] = found
         artifacts.update(self._check_artifacts(body.get("artifacts"), body, entity,
                                                 self.main.path.parent))
@@ -226,10 +237,7 @@ class Checker(SectionChecks):
                 given = {}
             self.registry.check_keys(given, "capability_assignment",
                                      f"{entity}: capability {cap_name}", "")
-            prop_defs = self.registry.definitions("capability_types", cap_type, "properties")
-            for key, prop in (definition.get("properties") or {}).items():
-                if isinstance(prop, dict):
-                    prop_defs[str(key)] = {**prop_defs.get(str(key), {}), **prop}
+            prop_defs = self._capability_property_defs(definition)
             props = self._assign(given.get("properties"), prop_defs, given, "properties",
                                  f"{entity}: capability {cap_name}")
             attrs = self._assign(given.get("attributes"), self.registry.definitions(
@@ -244,6 +252,30 @@ class Checker(SectionChecks):
                 self.add(INVALID_TEMPLATE, f"unknown capability {cap_name!r}", assigned,
                          cap_name, entity)
         return result
+
+    def _own_filter(self, name: str, body: t.Mapping[str, t.Any], entity: str) -> None:
+        """A node template's own node_filter describes the node an orchestrator with
+        an inventory would select; laguna has none (the template is deployed as
+        written), so the filter is checked for its shape and for naming what the
+        template's type declares."""
+        node_filter = filters.parse(body["node_filter"], body, "node_filter", entity,
+                                    self.add)
+        if node_filter is None:
+            return
+        for missing in filters.undeclared(node_filter, TemplateView(self, name)):
+            self.add(INVALID_TEMPLATE, f"node_filter names {missing}, which type "
+                     f"{self.node_types[name]} does not declare", body, "node_filter", entity)
+
+    def _capability_property_defs(self, definition: t.Mapping[str, t.Any]
+                                  ) -> dict[str, dict[str, t.Any]]:
+        """The property definitions of a capability: its type's, refined by the
+        capability definition's own."""
+        cap_type = str(definition.get("type"))
+        prop_defs = self.registry.definitions("capability_types", cap_type, "properties")
+        for key, prop in (definition.get("properties") or {}).items():
+            if isinstance(prop, dict):
+                prop_defs[str(key)] = {**prop_defs.get(str(key), {}), **prop}
+        return prop_defs
 
     def _interfaces(self, name: str, type_name: str, body: t.Mapping[str, t.Any],
                     entity: str, artifacts: dict[str, Path]) -> dict[str, dict[str, Operation]]:
@@ -404,32 +436,32 @@ class Checker(SectionChecks):
         key = "node" if spanned else req_name
         wanted_node = given.get("node") or definition.get("node")
         wanted_cap = given.get("capability") or definition.get("capability")
+        node_filter = self._requirement_filter(given, definition, req_name, entity)
+        described = "no node template" + (f" of type {wanted_node}" if wanted_node else "") \
+            + f" offers {wanted_cap}"
         target: str | None = None
         if isinstance(wanted_node, str) and wanted_node in self.templates:
             # a template named outright needs the capability only (as AMP and
             # tosca-parser match); the definition's node type picks templates otherwise
             target = wanted_node
-        elif isinstance(wanted_node, str) and reg.resolve("node_types", wanted_node):
+        elif wanted_node is None or (isinstance(wanted_node, str)
+                                     and reg.resolve("node_types", wanted_node)):
             candidates = [n for n, tp in self.node_types.items()
-                          if n != name and reg.derives("node_types", tp, wanted_node)
+                          if n != name and (wanted_node is None
+                                            or reg.derives("node_types", tp, wanted_node))
                           and self._capability_of(n, wanted_cap) is not None]
             if not candidates:
-                self.add(UNRESOLVED_REQUIREMENT, f"requirement {req_name}: no node template of "
-                         f"type {wanted_node} offers {wanted_cap}", where, key, entity)
+                self.add(UNRESOLVED_REQUIREMENT, f"requirement {req_name}: {described}",
+                         where, key, entity)
                 return None
-            target = candidates[0]
-        elif wanted_node is not None:
+            target = self._filtered(candidates, node_filter, req_name, described, given,
+                                    where, key, entity)
+            if target is None:
+                return None
+        else:
             self.add(UNRESOLVED_REQUIREMENT, f"requirement {req_name}: unknown node "
                      f"{wanted_node!r}", where, key, entity)
             return None
-        else:
-            candidates = [n for n in self.node_types
-                          if n != name and self._capability_of(n, wanted_cap) is not None]
-            if not candidates:
-                self.add(UNRESOLVED_REQUIREMENT, f"requirement {req_name}: no node template "
-                         f"offers {wanted_cap}", where, req_name, entity)
-                return None
-            target = candidates[0]
         if target not in self.node_types:
             return None     # its own problem is reported already
         capability = self._capability_of(target, wanted_cap)
@@ -437,6 +469,13 @@ class Checker(SectionChecks):
             self.add(UNRESOLVED_REQUIREMENT, f"requirement {req_name}: node {target} has no "
                      f"capability {wanted_cap}", where, key, entity)
             return None
+        if node_filter is not None and wanted_node == target:
+            why = filters.failure(node_filter, TemplateView(self, target))
+            if why is not None:
+                self.add(UNRESOLVED_REQUIREMENT, f"requirement {req_name}: node {target} "
+                         f"does not satisfy the node_filter: {why}",
+                         *self._filter_place(given, where, key), entity)
+                return None
         relationship = given.get("relationship") or definition.get("relationship") or \
             "tosca.relationships.DependsOn"
         properties: dict[str, t.Any] = {}
@@ -493,6 +532,44 @@ class Checker(SectionChecks):
                 ops[op_name] = self._operation(iface_name, iface_type, op_name, op,
                                                self.main.path.parent, {}, inputs)
         return Requirement(req_name, target, capability, rel_type, rel_types, properties, ops)
+
+    def _requirement_filter(self, given: t.Mapping[str, t.Any],
+                            definition: t.Mapping[str, t.Any], req_name: str, entity: str
+                            ) -> filters.NodeFilter | None:
+        """The requirement's node filter (the assignment's, else the definition's);
+        None when there is none or its shape is wrong (reported)."""
+        if given.get("node_filter") is not None:
+            return filters.parse(given["node_filter"], given, "node_filter",
+                                 f"{entity}: requirement {req_name}", self.add)
+        if definition.get("node_filter") is not None:
+            # the type's own problem: reported where the type is checked
+            return filters.parse(definition["node_filter"], definition, "node_filter",
+                                 entity, lambda *_: None)
+        return None
+
+    def _filtered(self, candidates: list[str], node_filter: filters.NodeFilter | None,
+                  req_name: str, described: str, given: t.Mapping[str, t.Any],
+                  where: object, key: object, entity: str) -> str | None:
+        """The first candidate (in document order) that satisfies ``node_filter``."""
+        if node_filter is None:
+            return candidates[0]
+        reasons: list[str] = []
+        for candidate in candidates:
+            why = filters.failure(node_filter, TemplateView(self, candidate))
+            if why is None:
+                return candidate
+            reasons.append(f"{candidate}: {why}")
+        self.add(UNRESOLVED_REQUIREMENT, f"requirement {req_name}: {described} and "
+                 f"satisfies the node_filter ({'; '.join(reasons)})",
+                 *self._filter_place(given, where, key), entity)
+        return None
+
+    @staticmethod
+    def _filter_place(given: t.Mapping[str, t.Any], where: object, key: object
+                      ) -> tuple[object, object]:
+        if "node_filter" in getattr(given, "key_spans", {}):
+            return given, "node_filter"
+        return where, key
 
     def _check_operations_in(self, body: t.Mapping[str, t.Any], iface: str,
                              entity: str) -> None:
@@ -552,3 +629,43 @@ class Checker(SectionChecks):
                 path.append(current)
                 hosts = nodes[current].hosts
                 current = hosts[0] if hosts else None
+
+
+class TemplateView:
+    """A node template as a node filter sees it before anything runs: each
+    property's assigned value, else its default; ``get_input`` is the input's
+    value, other functions stay unknown."""
+
+    def __init__(self, checker: Checker, name: str) -> None:
+        self.checker = checker
+        self.name = name
+        self.body: t.Mapping[str, t.Any] = checker.templates.get(name) or {}
+
+    def property(self, name: str) -> tuple[t.Any, str] | None:
+        defs = self.checker.registry.definitions("node_types", self.checker.node_types[
+            self.name], "properties")
+        return self._value(defs, self.body.get("properties"), name)
+
+    def capability(self, name_or_type: str) -> filters.Lookup | None:
+        found = self.checker._capability_of(self.name, name_or_type)
+        if found is None:
+            return None
+        definition = self.checker.registry.definitions(
+            "node_types", self.checker.node_types[self.name], "capabilities")[found]
+        defs = self.checker._capability_property_defs(definition)
+        assigned = (self.body.get("capabilities") or {}).get(found)
+        given = assigned.get("properties") if isinstance(assigned, dict) else None
+        return lambda name: self._value(defs, given, name)
+
+    def _value(self, defs: t.Mapping[str, t.Mapping[str, t.Any]], assigned: object,
+               name: str) -> tuple[t.Any, str] | None:
+        definition = defs.get(name)
+        if definition is None:
+            return None
+        if isinstance(assigned, dict) and name in assigned:
+            value = assigned[name]
+        else:
+            value = definition.get("value", definition.get("default"))
+        if isinstance(value, dict) and list(value) == ["get_input"]:
+            value = self.checker.inputs.get(str(value["get_input"]))
+        return value, str(definition.get("type") or "string")

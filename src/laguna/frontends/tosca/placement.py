@@ -1,0 +1,69 @@
+"""Where each node instance's operations run, known before anything runs.
+
+A ``tosca.nodes.Compute`` without its own create operation is a machine: this
+machine by default (AMP's localhost location), a host of the local cloud with
+``--cloud local``. A node runs where the bottom of its hosting chain is:
+instance ``i`` of a node is hosted on instance ``i mod n`` of a host with
+``n`` instances. A node hosted on nothing runs on this machine.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+
+from laguna.frontends.tosca.model import Node, Topology
+
+#: where operations run without the local cloud
+THIS_MACHINE = "this machine"
+
+
+def is_machine(node: Node) -> bool:
+    """Whether ``node`` is a machine laguna provides (not one it creates itself)."""
+    return node.is_a("tosca.nodes.Compute") and \
+        node.interfaces.get("Standard", {}).get("create") is None
+
+
+def instance_ids(node: Node) -> list[str]:
+    """The ids of ``node``'s instances: its name, or ``name.i`` when it has several."""
+    if node.instances == 1:
+        return [node.name]
+    return [f"{node.name}.{i}" for i in range(node.instances)]
+
+
+def host_name(instance_id: str) -> str:
+    """The local cloud's name for the host a Compute instance becomes."""
+    return "tosca_" + "".join(c if c.isalnum() else "_" for c in instance_id)
+
+
+@dataclasses.dataclass(frozen=True)
+class Placement:
+    """Where one instance's operations run."""
+
+    instance: str
+    #: the local cloud's host, or THIS_MACHINE
+    host: str
+    #: the Compute instance at the bottom of its hosting chain (None: hosted on nothing)
+    compute: str | None
+
+    def to_json(self) -> dict[str, str | None]:
+        return {"instance": self.instance, "host": self.host, "compute": self.compute}
+
+
+def place(topology: Topology, node: Node, index: int, cloud: bool) -> Placement:
+    """Where instance ``index`` of ``node`` runs (``cloud``: with the local cloud)."""
+    current, current_index = node, index
+    seen: set[str] = set()
+    while current.hosts and current.name not in seen and current.hosts[0] in topology.nodes:
+        seen.add(current.name)
+        host = topology.nodes[current.hosts[0]]
+        current, current_index = host, current_index % host.instances
+    instance = instance_ids(node)[index]
+    if not is_machine(current):
+        return Placement(instance, THIS_MACHINE, None)
+    compute = instance_ids(current)[current_index]
+    return Placement(instance, host_name(compute) if cloud else THIS_MACHINE, compute)
+
+
+def placements(topology: Topology, node: Node, cloud: bool) -> list[Placement]:
+    """Where each instance of ``node`` runs."""
+    return [place(topology, node, i, cloud) for i in range(node.instances)]

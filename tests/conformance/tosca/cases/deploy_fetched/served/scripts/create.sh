@@ -1,0 +1,2 @@
+. "$(dirname "$0")/lib.sh"
+export GREETING="$(greet "$NAME")"

@@ -1,0 +1,1 @@
+greet() { echo "hello $1 from a fetched script"; }

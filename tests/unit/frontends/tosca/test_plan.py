@@ -1,0 +1,71 @@
+"""The dry-run plan: which Computes become machines and where each operation runs."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from laguna.frontends.tosca.frontend import plan
+from tests.unit.frontends.tosca.test_topology import template, valid, write
+
+SCALED = """
+        topology_template:
+          node_templates:
+            vm: {type: tosca.nodes.Compute}
+            app:
+              type: tosca.nodes.SoftwareComponent
+              requirements: [{host: vm}]
+              interfaces: {Standard: {create: create.sh}}
+            made:
+              type: tosca.nodes.Compute
+              interfaces: {Standard: {create: create.sh}}
+            on_made:
+              type: tosca.nodes.SoftwareComponent
+              requirements: [{host: made}]
+              interfaces: {Standard: {start: create.sh}}
+            alone:
+              type: tosca.nodes.SoftwareComponent
+              interfaces: {Standard: {configure: create.sh}}
+          policies:
+            - vms: {type: tosca.policies.Scaling, targets: [vm],
+                    properties: {default_instances: 2}}
+            - apps: {type: tosca.policies.Scaling, targets: [app],
+                     properties: {default_instances: 3}}
+"""
+
+
+def where(steps: list[dict[str, object]]) -> dict[str, object]:
+    return {f"{s['node']}.{s['operation']}": s["runs_on"] for s in steps
+            if s["kind"] == "operation"}
+
+
+def test_with_the_local_cloud_each_compute_instance_is_a_host(tmp_path: Path) -> None:
+    write(tmp_path, "create.sh", "true\n")
+    topology = valid(write(tmp_path, "s.yaml", template(SCALED)))
+    steps = plan(topology, "local")
+    assert [s for s in steps if s["kind"] == "host"] == [
+        {"kind": "host", "node": "vm", "instance": "vm.0", "host": "tosca_vm_0",
+         "cloud": "local"},
+        {"kind": "host", "node": "vm", "instance": "vm.1", "host": "tosca_vm_1",
+         "cloud": "local"}]
+    assert where(steps) == {
+        # instance i of app is on instance i mod 2 of vm
+        "app.create": [{"instance": "app.0", "host": "tosca_vm_0", "compute": "vm.0"},
+                       {"instance": "app.1", "host": "tosca_vm_1", "compute": "vm.1"},
+                       {"instance": "app.2", "host": "tosca_vm_0", "compute": "vm.0"}],
+        # a Compute with its own create is not a machine laguna provides
+        "made.create": [{"instance": "made", "host": "this machine", "compute": None}],
+        "on_made.start": [{"instance": "on_made", "host": "this machine", "compute": None}],
+        "alone.configure": [{"instance": "alone", "host": "this machine", "compute": None}],
+    }
+
+
+def test_by_default_every_compute_is_this_machine(tmp_path: Path) -> None:
+    write(tmp_path, "create.sh", "true\n")
+    topology = valid(write(tmp_path, "s.yaml", template(SCALED)))
+    steps = plan(topology)
+    assert [(s["instance"], s["host"], s["cloud"]) for s in steps if s["kind"] == "host"] \
+        == [("vm.0", "this machine", "here"), ("vm.1", "this machine", "here")]
+    assert where(steps)["app.create"] == [
+        {"instance": "app.0", "host": "this machine", "compute": "vm.0"},
+        {"instance": "app.1", "host": "this machine", "compute": "vm.1"},
+        {"instance": "app.2", "host": "this machine", "compute": "vm.0"}]
