@@ -21,6 +21,7 @@ from laguna.cli.workdirs import (
 from laguna.cloud.errors import IsolationError
 from laguna.deploy.errors import CLOUD_ERROR, Rejected
 from laguna.deploy.frontend import PrepareOptions
+from laguna.deploy.result import REJECTED, ErrorInfo, Result
 from laguna.packages.source import PackageSource
 
 
@@ -78,7 +79,7 @@ def deploy(model: Path, libs: tuple[Path, ...], name: str | None, settings: tupl
     with catalog_sources(db_url) as stores:
         store = stores[0] if stores else None
         if not model.exists() and str(model).startswith("assembly::"):
-            model = descriptor_file(str(model), libs, store, as_json)
+            model = descriptor_file(str(model), name, libs, store, as_json)
         service = make_service()
         values = {**key_values(settings, "--set"), **key_values(inputs, "--input")}
         if intended_state is not None:
@@ -94,14 +95,15 @@ def deploy(model: Path, libs: tuple[Path, ...], name: str | None, settings: tupl
     emit_result(result, as_json)
 
 
-def descriptor_file(name: str, libs: tuple[Path, ...], store: PackageSource | None,
-                    as_json: bool) -> Path:
-    """The file of descriptor ``name``: in the -l folders, else in the catalog store
-    (unpacked into the working directory's cache)."""
+def descriptor_file(descriptor: str, name: str | None, libs: tuple[Path, ...],
+                    store: PackageSource | None, as_json: bool) -> Path:
+    """The file of ``descriptor`` (a name): in the -l folders, else in the catalog
+    store (unpacked into the working directory's cache)."""
     from laguna.frontends.assembly.errors import DescriptorError
     from laguna.frontends.assembly.sources import PackageCache, layered_catalog
     cache = PackageCache.of_workdir(current_workdir().state_dir)
     try:
-        return layered_catalog(cache, libs, store=store).path_of(name)
+        return layered_catalog(cache, libs, store=store).path_of(descriptor)
     except DescriptorError as error:
-        fail(Rejected(error.kind, error.message), as_json)
+        emit_result(Result(name=name or descriptor, language="assembly", status=REJECTED,
+                           state=None, error=ErrorInfo(error.kind, error.message)), as_json)
