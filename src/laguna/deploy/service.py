@@ -125,6 +125,8 @@ class Service:
                 errors.MODEL_INVALID, f"no blueprint language recognises {path}"))
         if options.workdir is None:
             options = dataclasses.replace(options, workdir=self.workdir.root)
+        if options.catalog is None and self.catalog is not None:
+            options = dataclasses.replace(options, catalog=self.catalog)
         try:
             blueprint = frontend.prepare(path, options)
         except errors.Rejected as rejected:
@@ -146,7 +148,8 @@ class Service:
                 errors.LANGUAGE_UNAVAILABLE, f"no front end for {language!r} here"))
         # the front end checks the blueprint against the environment it goes into
         options = dataclasses.replace(options, name=options.name or name,
-                                      workdir=options.workdir or self.workdir.root)
+                                      workdir=options.workdir or self.workdir.root,
+                                      catalog=options.catalog or self.catalog)
         try:
             blueprint = frontend.prepare_data(data, options)
         except errors.Rejected as rejected:
