@@ -277,7 +277,11 @@ class AssemblyFrontend:
                 PackageCache.of_workdir(context.state_dir.parent), given,
                 context.stored.packages, [Path(p) for p in model.get("catalog", [])],
                 context.catalog)
-            return catalog, catalog.get(str(model["descriptor"]))
+            name = str(model["descriptor"])
+            if name not in catalog.names() and model.get("descriptor_path"):
+                # an environment deployed before environments kept their descriptors
+                return catalog, self.load(Path(model["descriptor_path"]), [], catalog)[0]
+            return catalog, catalog.get(name)
         except e.DescriptorError as error:
             raise _rejected(error) from None
 

@@ -10,12 +10,13 @@ from pathlib import Path
 import pytest
 
 from laguna.config import sqlite_url
-from laguna.deploy.frontend import FrontendRegistry
+from laguna.deploy.frontend import FrontendRegistry, PrepareOptions
 from laguna.deploy.service import Service
 from laguna.deploy.workdir import Workdir
 from laguna.frontends.assembly import AssemblyFrontend
 from laguna.frontends.assembly.frontend import assembly_json
 from laguna.frontends.assembly.packaging import read_package
+from laguna.store import environments
 from laguna.store import packages as repo
 from laguna.store.db import Database, open_database
 from laguna.store.source import StoreSource
@@ -142,3 +143,28 @@ def test_bad_data_is_rejected_naming_the_descriptor(service: Service, data: dict
     assert result.status == "rejected"
     assert (result.error.kind, result.error.message) == (kind, message)  # type: ignore[union-attr]
     assert _log(service) == []
+
+
+def test_an_environment_that_kept_no_descriptors_reads_its_descriptor_path(
+        service: Service, tmp_path: Path) -> None:
+    """Environments deployed before they kept their descriptors held only the path."""
+    path = tmp_path / "a.yaml"
+    path.write_text("name: assembly::t.old::1.0\ncomposition:\n"
+                    "  h:\n    type: resource::t.healer::1.0\n")
+    assert service.deploy(path, PrepareOptions(name="old", libs=(CATALOG,))).status == "ok"
+    database = service.workdir.open_store()
+    try:
+        with database.session() as session:
+            record = environments.find_environment(session, environments.LOCAL_PROJECT, "old")
+            assert record is not None
+            environments.replace_packages(session, record, [])
+            record.model = {**record.model, "descriptor_path": str(path)}
+    finally:
+        database.dispose()
+    _log(service)
+    result = service.action("old", "old", "change-state", {"state": "Inactive"})
+    assert (result.status, _log(service)) == ("ok", ["Stop old__h"])
+    # that intent left the environment keeping its descriptors: the file is not needed
+    path.unlink()
+    result = service.action("old", "old", "change-state", {"state": "Active"})
+    assert (result.status, _log(service)) == ("ok", ["Start old__h", "Integrity old__h"])
