@@ -310,6 +310,11 @@ class Engine:
             rel = pair.relationship
             if pair.target.node is node and rel.target_modifier == "pre" \
                     and rel.target_state == to:
+                if rel.source_state == BROKEN:
+                    # nothing raises a source into Broken: created if it is there
+                    if self.reached(pair, True):
+                        self.create(pair)
+                    continue
                 if rel.source_state not in RANK:
                     continue
                 if pair.source.node is not None and \
