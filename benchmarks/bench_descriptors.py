@@ -119,7 +119,7 @@ def one(size: int, driver: t.Any, with_scripts: bool) -> tuple[float, float, int
         catalog = Catalog([root])
         descriptor, problems = load_descriptor(path)
         assert descriptor is not None and not problems, problems
-        model = new_model("big", descriptor, catalog, {}, "Active")
+        model = new_model("big", descriptor, [root], {}, "Active")
         runtime = Runtime(model, lambda: [])
         root_node = Topology(catalog, runtime).build(descriptor, "big", {})
         validated = time.perf_counter() - started

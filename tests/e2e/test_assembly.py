@@ -6,10 +6,19 @@ from __future__ import annotations
 
 import os
 import signal
+import subprocess
 import time
 from pathlib import Path
 
-from .helpers import laguna, nothing_left, unreachable, wait_for_page
+from .helpers import (
+    COMMAND_TIMEOUT,
+    command,
+    environ,
+    laguna,
+    nothing_left,
+    unreachable,
+    wait_for_page,
+)
 
 HERE = Path(__file__).with_name("assembly")
 CATALOG = ["-l", str(HERE)]
@@ -78,6 +87,39 @@ def test_three_tier_assembly_lifecycle(workdir: Path) -> None:
     wait_for_page(urls["shop__app__1"], "motto=bye")
 
     code, data = laguna(workdir, "intent", "shop", "delete", *CATALOG)
+    assert (code, data["state"], data["components"]) == (0, None, {})
+    assert all(unreachable(url) for url in urls.values())
+    nothing_left(workdir)
+
+
+def _package(*args: str) -> subprocess.CompletedProcess[str]:
+    """`laguna package ARGS` (no working directory: the catalog store is its world)."""
+    return subprocess.run(command(Path("."), "package", *args)[:-2], capture_output=True,
+                          text=True, env=environ(), timeout=COMMAND_TIMEOUT, check=False)
+
+
+def test_an_assembly_whose_resource_package_is_in_the_catalog_store(workdir: Path) -> None:
+    store = ["--db-url", str(workdir / "catalog.sqlite")]
+    imported = _package("import", str(HERE / "tier"), *store)
+    assert (imported.returncode, imported.stdout.split(" (id ")[0]) == (
+        0, "imported resource::e2e.tier 1.0"), imported.stderr
+    code, data = laguna(workdir, "deploy", str(HERE / "three-tier.yaml"), "--name", "shop",
+                        *store)
+    assert (code, data["status"], data["state"]) == (0, "ok", "Active"), data
+    urls = _urls(data)
+    wait_for_page(urls["shop__front"], f"upstream={urls['shop__app__1']}")
+    # the scripts ran from the store's archive, unpacked once into the workdir's cache
+    cache = workdir / ".laguna" / "descriptors"
+    assert [p.name.split("-")[0] for p in cache.iterdir()] == ["store"]
+
+    deleted = _package("delete", "resource::e2e.tier", *store)
+    assert (deleted.returncode, deleted.stdout) == (0, "deleted resource::e2e.tier 1.0.0\n")
+    # the environment kept the package: a new instance installs without store or -l
+    code, data = laguna(workdir, "intent", "shop", "scale-out", "app", *store)
+    assert (code, data["status"]) == (0, "ok"), data
+    wait_for_page(_urls(data)["shop__app__2"], f"shop__app__2 upstream={urls['shop__db']}")
+
+    code, data = laguna(workdir, "intent", "shop", "delete")
     assert (code, data["state"], data["components"]) == (0, None, {})
     assert all(unreachable(url) for url in urls.values())
     nothing_left(workdir)

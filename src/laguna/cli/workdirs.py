@@ -23,6 +23,7 @@ from laguna.deploy.frontend import FrontendRegistry
 from laguna.deploy.result import REJECTED, Result
 from laguna.deploy.service import Clock, Service, utcnow
 from laguna.deploy.workdir import Workdir, resolve_workdir
+from laguna.packages.source import PackageSource
 
 F = t.TypeVar("F", bound=t.Callable[..., t.Any])
 
@@ -81,13 +82,15 @@ def current_workdir() -> Workdir:
     return Workdir(resolve_workdir(ctx.meta.get(_WORKDIR_KEY), os.environ, Path.cwd()))
 
 
-def make_service() -> Service:
+def make_service(catalog: PackageSource | None = None) -> Service:
+    """The working directory's service; ``catalog``: the catalog store its
+    operations on stored environments may draw from."""
     ctx = click.get_current_context()
     wiring = ctx.find_object(Wiring)
     if wiring is None:
         wiring = default_wiring()
     return Service(current_workdir(), wiring.frontends, resources=wiring.resources,
-                   clock=wiring.clock)
+                   clock=wiring.clock, catalog=catalog)
 
 
 def stdout_console() -> Console:

@@ -14,6 +14,7 @@ import typing as t
 from pathlib import Path
 
 from laguna.deploy.result import Component
+from laguna.packages.source import PackageSource
 
 
 @dataclasses.dataclass(frozen=True)
@@ -102,6 +103,9 @@ class RunContext:
     state_dir: Path
     dry_run: bool = False
     timeouts: Timeouts = Timeouts()
+    #: the catalog store, for front ends that take packages from it after the
+    #: environment's own (assembly descriptors); None when there is none
+    catalog: PackageSource | None = None
 
     @property
     def cloud(self) -> object:

@@ -44,8 +44,8 @@ class PrepareOptions:
     settings: t.Mapping[str, str] = dataclasses.field(default_factory=dict)
     #: ``--name``; None when not given
     name: str | None = None
-    #: the catalog of packages to draw from after ``libs`` (the API's store);
-    #: None: the front end's own default
+    #: the catalog of packages to draw from after ``libs`` (the API's store, the
+    #: CLI's for assembly descriptors); None: the service's, else the front end's default
     catalog: PackageSource | None = None
     #: the working directory's root (set by the service), for front ends that
     #: check a blueprint against what the workdir holds before anything runs
@@ -90,7 +90,8 @@ class Outcome:
     #: dry runs: the stack templates and agent plans sent, in order
     plan: t.Sequence[t.Mapping[str, t.Any]] | None = None
     #: a deploy: the packages the run used, which the environment keeps (they may
-    #: come from the stored ones when no ``-l`` was given); None: the blueprint's
+    #: come from the stored ones when no ``-l`` was given); None: the blueprint's.
+    #: An action (an assembly's upgrade): the packages it keeps now; None: unchanged
     packages: t.Sequence[StoredPackage] | None = None
     #: an action: what the method returned, as JSON data
     result: t.Any = None

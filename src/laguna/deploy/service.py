@@ -63,6 +63,7 @@ from laguna.deploy.states import (
     finished,
 )
 from laguna.deploy.workdir import Workdir
+from laguna.packages.source import PackageSource
 from laguna.store import environments as repo
 from laguna.store.db import Database
 from laguna.store.models import DeploymentRecord, EnvironmentRecord, StatusReport
@@ -93,8 +94,11 @@ class Service:
                  resources: ResourcesFactory = no_resources,
                  project: str = repo.LOCAL_PROJECT, clock: Clock = utcnow,
                  owner: ProcessOwner | None = None, liveness: Liveness | None = None,
-                 timeouts: Timeouts = Timeouts(), database: Database | None = None) -> None:
+                 timeouts: Timeouts = Timeouts(), database: Database | None = None,
+                 catalog: PackageSource | None = None) -> None:
         self.workdir = workdir
+        #: the catalog store operations on stored environments may draw from
+        self.catalog = catalog
         #: a store shared with the caller (the API's); None: the working directory's,
         #: opened per operation
         self.database = database
@@ -121,6 +125,8 @@ class Service:
                 errors.MODEL_INVALID, f"no blueprint language recognises {path}"))
         if options.workdir is None:
             options = dataclasses.replace(options, workdir=self.workdir.root)
+        if options.catalog is None and self.catalog is not None:
+            options = dataclasses.replace(options, catalog=self.catalog)
         try:
             blueprint = frontend.prepare(path, options)
         except errors.Rejected as rejected:
@@ -140,6 +146,10 @@ class Service:
         if frontend is None:
             return self._rejected(name, None, ErrorInfo(
                 errors.LANGUAGE_UNAVAILABLE, f"no front end for {language!r} here"))
+        # the front end checks the blueprint against the environment it goes into
+        options = dataclasses.replace(options, name=options.name or name,
+                                      workdir=options.workdir or self.workdir.root,
+                                      catalog=options.catalog or self.catalog)
         try:
             blueprint = frontend.prepare_data(data, options)
         except errors.Rejected as rejected:
@@ -370,6 +380,10 @@ class Service:
             used = outcome.packages if outcome.packages is not None else blueprint.packages
             repo.replace_packages(session, record, [
                 (p.name, p.version, p.archive) for p in used])
+        elif operation is Operation.ACTION and outcome.packages is not None:
+            # an action that changed what the environment uses (an upgrade)
+            repo.replace_packages(session, record, [
+                (p.name, p.version, p.archive) for p in outcome.packages])
         repo.release(session, record)
         record.updated = now
         session.flush()
@@ -400,7 +414,8 @@ class Service:
                  dry_run: bool) -> RunContext:
         resources: Resources = self.resources(state_dir, stored.environment_id, dry_run)
         return RunContext(stored=stored, reporter=reporter, resources=resources,
-                          state_dir=state_dir, dry_run=dry_run, timeouts=self.timeouts)
+                          state_dir=state_dir, dry_run=dry_run, timeouts=self.timeouts,
+                          catalog=self.catalog)
 
     def _open(self, name: str | None = None) -> Database:
         """The store; with ``name``, only if it exists (no store: no such environment)."""

@@ -133,6 +133,36 @@ def import_descriptor_package(session: Session, *, kind: str, name: str, version
     return record
 
 
+#: the format ``laguna package import`` gives descriptor packages
+DESCRIPTOR_FORMAT = "Descriptor/1.0"
+
+
+def descriptor_packages(session: Session, enabled: bool | None = True,
+                        visible: sa.ColumnElement[bool] | None = None) -> list[tuple[str, str]]:
+    """``(descriptor name, package id)`` of every descriptor package, sorted.
+
+    The descriptor's own name comes from the manifest (a version ``1.10`` is
+    stored as ``1.10.0``, and the front end must see ``1.10`` again); archives
+    are not read here.
+    """
+    statement = sa.select(PackageRecord.id, PackageRecord.manifest).where(
+        PackageRecord.format == DESCRIPTOR_FORMAT)
+    if enabled is not None:
+        statement = statement.where(PackageRecord.enabled == enabled)
+    if visible is not None:
+        statement = statement.where(visible)
+    return sorted((str(manifest["Descriptor"]), key.hex)
+                  for key, manifest in session.execute(statement))
+
+
+def descriptor_archive(session: Session, package_id: str) -> bytes:
+    """The archive of descriptor package ``package_id``."""
+    record = find_package(session, package_id)
+    if record is None or record.format != DESCRIPTOR_FORMAT:
+        raise PackageNotFoundError(package_id)
+    return record.archive
+
+
 def _find(session: Session, name: str, version: Version) -> PackageRecord | None:
     statement = sa.select(PackageRecord).where(
         PackageRecord.fully_qualified_name == name, PackageRecord.version == str(version))

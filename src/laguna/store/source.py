@@ -60,6 +60,20 @@ class StoreSource:
         """Forget the loaded packages."""
         self._cache.clear()
 
+    # -- descriptor packages (assembly and resource descriptors) ------------------------
+    def descriptors(self) -> list[tuple[str, str]]:
+        """``(descriptor name, package id)`` of every descriptor package here."""
+        with self.database.session() as session:
+            return repo.descriptor_packages(session, self._enabled, self._visible_clause())
+
+    def descriptor_archive(self, package_id: str) -> bytes:
+        """The archive of a descriptor package listed by :meth:`descriptors`."""
+        with self.database.session() as session:
+            return repo.descriptor_archive(session, package_id)
+
+    def _visible_clause(self) -> sa.ColumnElement[bool] | None:
+        return None
+
 
 
 class ProjectSource(StoreSource):
@@ -74,6 +88,9 @@ class ProjectSource(StoreSource):
     def _visible(self) -> sa.ColumnElement[bool]:
         return sa.or_(PackageRecord.is_public.is_(True),
                       PackageRecord.owner_id == self.project_id)
+
+    def _visible_clause(self) -> sa.ColumnElement[bool] | None:
+        return self._visible()
 
     def _versions(self, session: Session, name: str) -> set[Version]:
         query = sa.select(PackageRecord.version).where(

@@ -9,6 +9,13 @@ warning report's text) and the exact lines the
 resource scripts logged (catalog/*: ``TRANSITION INSTANCE [RELATIONSHIP
 SOURCE->TARGET] [label=...]``). Paths of the scratch folder read ``CASE/`` in
 expected messages, those of catalog/ ``CATALOG``. known_failures.toml may list cases with a reason.
+
+Every case has a catalog store of its own. A step ``package ...`` runs
+``laguna package`` on it (``CATALOG/`` and ``CASE/`` in its arguments name
+those folders; only ``exit_code`` and ``stdout``, its lines as lists of words,
+are expected); a step's
+``libs`` replaces the default ``-l`` folders (``[]``: none), and ``remove``
+deletes a file or folder of the case before the step runs.
 """
 
 from __future__ import annotations
@@ -16,6 +23,7 @@ from __future__ import annotations
 import json
 import pathlib
 import shlex
+import shutil
 import tomllib
 import typing as t
 
@@ -43,9 +51,19 @@ def _params() -> list[t.Any]:
     return params
 
 
-def run_step(case_dir: pathlib.Path, workdir: pathlib.Path, command: str) -> dict[str, t.Any]:
-    args = shlex.split(command) + ["-l", str(CATALOG), "-l", str(case_dir),
-                                   "--workdir", str(workdir), "--json"]
+def run_step(case_dir: pathlib.Path, workdir: pathlib.Path, command: str,
+             libs: list[str] | None = None) -> dict[str, t.Any]:
+    env = {"LAGUNA_DATABASE_URL": f"sqlite:///{workdir.parent / 'catalog.sqlite'}"}
+    if command.startswith("package "):
+        args = [a.replace("CATALOG/", f"{CATALOG}/").replace("CASE/", f"{case_dir}/")
+                for a in shlex.split(command)]
+        done = CliRunner().invoke(cli, args, env=env, catch_exceptions=False)
+        return {"exit_code": done.exit_code, "stdout": [
+            line.split() for line in done.stdout.splitlines() if not line.startswith("\u2500")]}
+    folders = [str(CATALOG), str(case_dir)] if libs is None else \
+        [p.replace("CASE/", f"{case_dir}/") for p in libs]
+    args = shlex.split(command) + [a for p in folders for a in ("-l", p)] + [
+        "--workdir", str(workdir), "--json"]
     verb = args[0]
     if verb == "deploy" and not args[1].startswith("assembly::"):
         args[1] = str(case_dir / args[1])
@@ -55,7 +73,7 @@ def run_step(case_dir: pathlib.Path, workdir: pathlib.Path, command: str) -> dic
     if "--inputs" in args:
         at = args.index("--inputs") + 1
         args[at] = str(case_dir / args[at])
-    result = CliRunner().invoke(cli, args, catch_exceptions=False)
+    result = CliRunner().invoke(cli, args, env=env, catch_exceptions=False)
     data = json.loads(result.stdout)
     if isinstance(data, list):  # environments
         data = {"names": [(e["name"], e["language"], e["state"]) for e in data]}
@@ -71,13 +89,16 @@ def test_case(path: pathlib.Path, tmp_path: pathlib.Path) -> None:
     case_dir = tmp_path / "case"
     case_dir.mkdir()
     for name, text in (case.get("files") or {}).items():
+        (case_dir / name).parent.mkdir(parents=True, exist_ok=True)
         (case_dir / name).write_text(text)
     workdir = tmp_path / "work"
     workdir.mkdir()
     log = workdir / "log.txt"
     for number, step in enumerate(case["steps"], 1):
         log.unlink(missing_ok=True)
-        data = run_step(case_dir, workdir, step["run"])
+        if "remove" in step:
+            shutil.rmtree(case_dir / step["remove"])
+        data = run_step(case_dir, workdir, step["run"], step.get("libs"))
         where = f"step {number} ({step['run']})"
         for key, wanted in (step.get("expect") or {}).items():
             if key == "states":

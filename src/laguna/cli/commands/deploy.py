@@ -7,6 +7,7 @@ from pathlib import Path
 import click
 
 from laguna.cli.progress import progress_view
+from laguna.cli.sources import catalog_sources, db_url_option
 from laguna.cli.workdirs import (
     current_workdir,
     emit_result,
@@ -20,6 +21,8 @@ from laguna.cli.workdirs import (
 from laguna.cloud.errors import IsolationError
 from laguna.deploy.errors import CLOUD_ERROR, Rejected
 from laguna.deploy.frontend import PrepareOptions
+from laguna.deploy.result import REJECTED, ErrorInfo, Result
+from laguna.packages.source import PackageSource
 
 
 @click.command("deploy")
@@ -52,15 +55,16 @@ from laguna.deploy.frontend import PrepareOptions
               help="Assembly descriptors: a property value (converted to its type).")
 @click.option("--state", "intended_state", metavar="STATE",
               help="Assembly descriptors: Installed, Inactive or Active (default).")
+@db_url_option
 @json_option
 @workdir_option
 def deploy(model: Path, libs: tuple[Path, ...], name: str | None, settings: tuple[str, ...],
            inputs_file: Path | None, cloud: str | None, dry_run: bool, isolation: str | None,
            address_range: str | None, inputs: tuple[str, ...], intended_state: str | None,
-           as_json: bool) -> None:
+           db_url: str | None, as_json: bool) -> None:
     """Deploy MODEL (a MuranoPL object model file or package; a TOSCA service
     template or CSAR; an assembly descriptor, or its assembly::NAME::VERSION in
-    the -l catalog) into an environment.
+    the -l folders or the catalog store) into an environment.
 
     Redeploying a changed model applies the difference. Exit status: 0 when the
     deployment succeeded, 1 when it failed, 2 when it was refused before
@@ -72,20 +76,34 @@ def deploy(model: Path, libs: tuple[Path, ...], name: str | None, settings: tupl
             choose_settings(current_workdir().cloud_dir, isolation, address_range)
         except IsolationError as error:
             fail(Rejected(CLOUD_ERROR, str(error)), as_json)
-    if not model.exists() and str(model).startswith("assembly::"):
-        # a descriptor name: the file of that name in the -l catalog
-        from laguna.frontends.assembly.catalog import Catalog
-        model = Catalog(libs).paths.get(str(model), model)
-    service = make_service()
-    values = {**key_values(settings, "--set"), **key_values(inputs, "--input")}
-    if intended_state is not None:
-        values["laguna.state"] = intended_state
-    options = PrepareOptions(libs=libs, settings=values, name=name, inputs=inputs_file,
-                             cloud=cloud)
-    if as_json:
-        result = service.deploy(model, options, dry_run=dry_run)
-    else:
-        title = f"{'dry run of' if dry_run else 'deploying'} {name or model}"
-        with progress_view(stdout_console(), title) as view:
-            result = service.deploy(model, options, dry_run=dry_run, sink=view)
+    with catalog_sources(db_url) as stores:
+        store = stores[0] if stores else None
+        if not model.exists() and str(model).startswith("assembly::"):
+            model = descriptor_file(str(model), name, libs, store, as_json)
+        service = make_service()
+        values = {**key_values(settings, "--set"), **key_values(inputs, "--input")}
+        if intended_state is not None:
+            values["laguna.state"] = intended_state
+        options = PrepareOptions(libs=libs, settings=values, name=name, inputs=inputs_file,
+                                 cloud=cloud, catalog=store)
+        if as_json:
+            result = service.deploy(model, options, dry_run=dry_run)
+        else:
+            title = f"{'dry run of' if dry_run else 'deploying'} {name or model}"
+            with progress_view(stdout_console(), title) as view:
+                result = service.deploy(model, options, dry_run=dry_run, sink=view)
     emit_result(result, as_json)
+
+
+def descriptor_file(descriptor: str, name: str | None, libs: tuple[Path, ...],
+                    store: PackageSource | None, as_json: bool) -> Path:
+    """The file of ``descriptor`` (a name): in the -l folders, else in the catalog
+    store (unpacked into the working directory's cache)."""
+    from laguna.frontends.assembly.errors import DescriptorError
+    from laguna.frontends.assembly.sources import PackageCache, layered_catalog
+    cache = PackageCache.of_workdir(current_workdir().state_dir)
+    try:
+        return layered_catalog(cache, libs, store=store).path_of(descriptor)
+    except DescriptorError as error:
+        emit_result(Result(name=name or descriptor, language="assembly", status=REJECTED,
+                           state=None, error=ErrorInfo(error.kind, error.message)), as_json)

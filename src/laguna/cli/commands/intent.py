@@ -12,6 +12,7 @@ from pathlib import Path
 import click
 
 from laguna.cli.progress import progress_view
+from laguna.cli.sources import catalog_sources, db_url_option
 from laguna.cli.workdirs import (
     emit_result,
     json_option,
@@ -20,6 +21,7 @@ from laguna.cli.workdirs import (
     stdout_console,
     workdir_option,
 )
+from laguna.deploy.service import Service
 
 VERBS = ("upgrade", "change-state", "scale-out", "scale-in", "heal", "delete")
 #: the argument each verb takes, by the name the front end reads
@@ -39,14 +41,23 @@ ARGUMENT = {"change-state": "state", "scale-out": "component", "scale-in": "comp
               help="upgrade: a JSON object of typed property values.")
 @click.option("-l", "--lib", "libs", multiple=True, type=click.Path(path_type=Path),
               help="A catalog folder of descriptors and resource packages; repeatable.")
+@db_url_option
 @json_option
 @workdir_option
 def intent(name: str, verb: str, target: str | None, descriptor: Path | None,
            inputs: tuple[str, ...], inputs_file: Path | None, libs: tuple[Path, ...],
-           as_json: bool) -> None:
+           db_url: str | None, as_json: bool) -> None:
     """Run intent VERB on assembly NAME (TARGET: a state, a cluster component or an
-    instance name, as the verb needs)."""
-    service = make_service()
+    instance name, as the verb needs). Descriptors come from the -l folders, then
+    the packages the environment keeps, then the catalog store."""
+    with catalog_sources(db_url) as stores:
+        _run(make_service(stores[0] if stores else None), name, verb, target, descriptor,
+             inputs, inputs_file, libs, as_json)
+
+
+def _run(service: Service, name: str, verb: str, target: str | None,
+         descriptor: Path | None, inputs: tuple[str, ...], inputs_file: Path | None,
+         libs: tuple[Path, ...], as_json: bool) -> None:
     arguments = {f"input.{k}": v for k, v in key_values(inputs, "--input").items()}
     if inputs_file is not None:
         arguments["laguna.inputs"] = inputs_file.read_text(encoding="utf-8")

@@ -54,42 +54,65 @@ def version_matches(wanted: str, version: str) -> bool:
 
 
 class Catalog:
-    """Descriptors by name; ``extra`` holds those given outside the ``-l`` folders."""
+    """Descriptors by name, from layers added in precedence order (the first to name
+    a descriptor wins; :meth:`add` puts one given outside them above all)."""
 
     def __init__(self, roots: t.Iterable[Path] = ()) -> None:
         self.roots = [Path(r) for r in roots]
         self.paths: dict[str, Path] = {}
+        #: descriptors whose package is fetched when first asked for (the store's)
+        self._lazy: dict[str, t.Callable[[], Path]] = {}
         self._loaded: dict[str, Descriptor] = {}
         for root in self.roots:
             self._scan(root)
 
     def _scan(self, root: Path) -> None:
-        files = [root] if root.is_file() else sorted(
-            p for p in root.rglob("*") if p.suffix in (".yaml", ".yml") and p.is_file())
-        for path in files:
-            try:
-                head = path.read_text(encoding="utf-8")
-            except (OSError, UnicodeDecodeError):
-                continue
-            match = _NAME_LINE.search(head)
-            if match is not None:
-                self.paths.setdefault(match.group(1), path.resolve())
+        for name, path in _descriptor_files(root):
+            if name not in self._lazy:
+                self.paths.setdefault(name, path)
+
+    def add_root(self, root: Path) -> None:
+        """A folder (or file) below the layers added so far."""
+        self._scan(root)
+
+    def add_lazy(self, name: str, package: t.Callable[[], Path]) -> None:
+        """Descriptor ``name``, in the package folder ``package()`` gives when first
+        needed; below the layers added so far."""
+        if name not in self.paths:
+            self._lazy.setdefault(name, package)
 
     def add(self, descriptor: Descriptor) -> None:
         self.paths[descriptor.name] = descriptor.path
+        self._lazy.pop(descriptor.name, None)
         self._loaded[descriptor.name] = descriptor
 
     def names(self) -> list[str]:
-        return sorted(self.paths)
+        return sorted({*self.paths, *self._lazy})
+
+    def loaded(self) -> dict[str, Descriptor]:
+        """The descriptors read so far, by name."""
+        return dict(self._loaded)
+
+    def path_of(self, name: str, span: Span | None = None) -> Path:
+        """The file of descriptor ``name`` (a store package is unpacked for it)."""
+        path = self.paths.get(name)
+        if path is None and name in self._lazy:
+            folder = self._lazy.pop(name)()
+            path = dict(_descriptor_files(folder)).get(name)
+            if path is None:
+                raise e.fail(e.DESCRIPTOR_NOT_FOUND, f"the package of {name!r} does not "
+                             "define it", span)
+            self.paths[name] = path
+        if path is None:
+            raise e.fail(e.DESCRIPTOR_NOT_FOUND, f"descriptor {name!r} is not in the catalog",
+                         span)
+        return path
 
     def get(self, name: str, span: Span | None = None) -> Descriptor:
         """The descriptor called ``name`` exactly; descriptor_not_found otherwise."""
         if name in self._loaded:
             return self._loaded[name]
-        path = self.paths.get(name)
-        if path is None:
-            raise e.fail(e.DESCRIPTOR_NOT_FOUND, f"descriptor {name!r} is not in the catalog",
-                         span)
+        path = self.path_of(name, span)
         descriptor, problems = load_descriptor(path)
         if problems or descriptor is None:
             raise e.DescriptorError(problems)
@@ -100,7 +123,7 @@ class Catalog:
     def matching(self, wanted: str) -> list[str]:
         """Names of every descriptor ``wanted`` (``kind::name::version-or-range``) matches."""
         kind, name, version = split(wanted)
-        return [n for n in self.paths
+        return [n for n in self.names()
                 if split(n)[:2] == (kind, name) and version_matches(version, split(n)[2])]
 
     def resolve_version(self, wanted: str, span: Span | None = None) -> str:
@@ -110,6 +133,21 @@ class Catalog:
             raise e.fail(e.DESCRIPTOR_NOT_FOUND, f"no descriptor in the catalog matches "
                          f"{wanted!r}", span)
         return max(found, key=lambda n: _numbers(split(n)[2]))
+
+
+def _descriptor_files(root: Path) -> t.Iterator[tuple[str, Path]]:
+    """``(name, file)`` of every descriptor under ``root`` (or ``root`` itself), in
+    path order."""
+    files = [root] if root.is_file() else sorted(
+        p for p in root.rglob("*") if p.suffix in (".yaml", ".yml") and p.is_file())
+    for path in files:
+        try:
+            head = path.read_text(encoding="utf-8")
+        except (OSError, UnicodeDecodeError):
+            continue
+        match = _NAME_LINE.search(head)
+        if match is not None:
+            yield match.group(1), path.resolve()
 
 
 def package_of(path: Path) -> Path:

@@ -11,6 +11,12 @@ lower it in reverse (:meth:`Engine.lower_tree`), and one instance's step
 There is no rollback: a failed script leaves every instance in the state it
 reached (Install failing: ``Failed``), the model says so, and the next intent
 starts from there.
+
+``Broken`` (docs/DESCRIPTORS.md, "Broken") stands beside the states'
+ladder: an instance enters it when a heal intent names it or its Integrity
+check fails, and leaves it when healed. While Broken it has left every state
+of the ladder, so its other relationships are ceased, and those that ask for
+``Broken`` at its end are created; other intents leave it where it is.
 """
 
 from __future__ import annotations
@@ -176,7 +182,8 @@ class Engine:
         """Move ``node`` (a resource, or a nested assembly as a whole) one state."""
         before = self.rank(node)
         after = RANK.get(to or "", -1)
-        if after > before:
+        # Broken is off the ladder: whatever comes next leaves it
+        if after > before and self.state(node) != BROKEN:
             self.before_up(node, t.cast(str, to))
         else:
             self.before_down(node, self.state(node))
@@ -197,14 +204,20 @@ class Engine:
                         self.set_state(node, ON_FAILURE[transition])
                     raise
                 if transition == "Start" and "Integrity" in node.descriptor.lifecycle:
-                    self.run(node, "Integrity")
+                    try:
+                        self.run(node, "Integrity")
+                    except e.TransitionFailed:
+                        # Start did its work: the instance reached Active, and is broken
+                        self.record(node)["state"] = ACTIVE
+                        self.break_down(node)
+                        raise
         self.set_state(node, to)
         if to is not None:
             self.after(node)
 
     def raise_to(self, node: Node, rank: int) -> None:
         for transition, state in UP[:rank + 1]:
-            if self.rank(node) < RANK[state]:
+            if self.rank(node) < RANK[state] and self.state(node) != BROKEN:
                 self.step(node, transition, state)
 
     def raise_tree(self, assembly: Node, rank: int) -> None:
@@ -213,7 +226,8 @@ class Engine:
             for transition, state in UP[:rank + 1]:
                 for component in level:
                     for node in assembly.children.get(component, []):
-                        if self.rank(node) < RANK[state]:
+                        # a Broken instance waits for its heal
+                        if self.rank(node) < RANK[state] and self.state(node) != BROKEN:
                             self.step(node, transition, state)
 
     def lower_tree(self, assembly: Node, rank: int) -> None:
@@ -233,7 +247,7 @@ class Engine:
                     self.step(node, None, INSTALLED)
         if rank < RANK[INSTALLED]:
             for node in nodes:
-                if self.state(node) in (INACTIVE, INSTALLED, FAILED):
+                if self.state(node) in (INACTIVE, INSTALLED, FAILED, BROKEN):
                     self.step(node, "Uninstall", CREATED)
         if rank < 0:
             for node in nodes:
@@ -279,6 +293,16 @@ class Engine:
         end = pair.source if source else pair.target
         return RANK[ACTIVE] if end.node is None else self.rank(end.node)
 
+    def reached(self, pair: Pair, source: bool) -> bool:
+        """Whether one end is where the relationship wants it: at or past its state on
+        the ladder, or Broken when that is what it names (a reference counts as Active)."""
+        rel = pair.relationship
+        wanted = rel.source_state if source else rel.target_state
+        end = pair.source if source else pair.target
+        if wanted == BROKEN:
+            return end.node is not None and self.state(end.node) == BROKEN
+        return wanted in RANK and self.end_rank(pair, source) >= RANK[wanted]
+
     def before_up(self, node: Node, to: str) -> None:
         for pair in self.ends(node):
             if pair.key in self._created:
@@ -286,6 +310,11 @@ class Engine:
             rel = pair.relationship
             if pair.target.node is node and rel.target_modifier == "pre" \
                     and rel.target_state == to:
+                if rel.source_state == BROKEN:
+                    # nothing raises a source into Broken: created if it is there
+                    if self.reached(pair, True):
+                        self.create(pair)
+                    continue
                 if rel.source_state not in RANK:
                     continue
                 if pair.source.node is not None and \
@@ -294,18 +323,14 @@ class Engine:
                     self.raise_to(pair.source.node, RANK[rel.source_state])
                 self.create(pair)
             elif pair.source.node is node and rel.source_modifier == "pre" \
-                    and rel.source_state == to and rel.target_state in RANK \
-                    and self.end_rank(pair, False) >= RANK[rel.target_state]:
+                    and rel.source_state == to and self.reached(pair, False):
                 self.create(pair)
 
     def after(self, node: Node) -> None:
         for pair in self.ends(node):
             if pair.key in self._created:
                 continue
-            rel = pair.relationship
-            if rel.source_state in RANK and rel.target_state in RANK and \
-                    self.end_rank(pair, True) >= RANK[rel.source_state] and \
-                    self.end_rank(pair, False) >= RANK[rel.target_state]:
+            if self.reached(pair, True) and self.reached(pair, False):
                 self.create(pair)
 
     def before_down(self, node: Node, leaving: str | None) -> None:
@@ -427,11 +452,8 @@ class Engine:
         """Create the relationships whose ends are where they need to be and that no
         transition brought about (one added by an upgrade between instances that stay)."""
         for pair in self.pairs:
-            rel = pair.relationship
-            if pair.key not in self._created and rel.source_state in RANK and \
-                    rel.target_state in RANK and \
-                    self.end_rank(pair, True) >= RANK[rel.source_state] and \
-                    self.end_rank(pair, False) >= RANK[rel.target_state]:
+            if pair.key not in self._created and self.reached(pair, True) and \
+                    self.reached(pair, False):
                 self.create(pair)
 
     def changes(self, root: Node, reinstall: t.Collection[str]) -> None:
@@ -494,15 +516,55 @@ class Engine:
 
     def reinstall(self, node: Node) -> None:
         """Stop, Uninstall, Install, Configure, Start (as far as it was): no Delete/Create."""
-        was = max(self.rank(node), RANK[INSTALLED])
+        was = max(self.held_rank(node), RANK[INSTALLED])
         self.lower([node], RANK[CREATED])
         self.raise_to(node, was)
 
+    def held_rank(self, node: Node) -> int:
+        """The instance's rank; for a Broken one, that of the state it broke in."""
+        if self.state(node) == BROKEN:
+            return RANK[self.runtime.instances[node.name].get("broken_from") or INSTALLED]
+        return self.rank(node)
+
+    def break_down(self, node: Node) -> None:
+        """``node`` enters Broken: it leaves its state, so every relationship it is an
+        end of ceases first (reverse order); then those that want it Broken are created
+        (no script runs on entering Broken: ``pre`` and ``post`` are the same moment)."""
+        for pair in reversed(self.ends(node)):
+            if pair.key in self._created:
+                self.cease(pair)
+        self.record(node)["broken_from"] = self.state(node)
+        self.set_state(node, BROKEN)
+        self.after(node)
+
     def heal(self, node: Node) -> None:
-        if not node.is_assembly and "Heal" in node.descriptor.lifecycle:
-            self.bind(node)
-            self.run(node, "Heal")
+        """The heal intent: the instance enters Broken (unless it is already), then Heal
+        runs if its resource declares it (a failure leaves it Broken), else it is
+        reinstalled; its Broken relationships cease before it leaves Broken, and it
+        goes back to the state it broke in. A nested assembly is reinstalled whole; an
+        instance below Installed (Failed, Created) is reinstalled up to Installed."""
+        if node.is_assembly:
+            self.reinstall(node)
             return
+        if self.state(node) in GOALS:
+            self.break_down(node)
+        if self.state(node) != BROKEN:
+            self.reinstall(node)
+            return
+        record = self.record(node)
+        back = str(record.get("broken_from") or INSTALLED)
+        self.bind(node)
+        if "Heal" in node.descriptor.lifecycle:
+            self.run(node, "Heal")
+            self.before_down(node, BROKEN)
+            record.pop("broken_from", None)
+            self.set_state(node, back)
+            self.after(node)
+            return
+        self.before_down(node, BROKEN)
+        # the reinstall takes it down from the state it broke in, and up again
+        record["state"] = back
+        record.pop("broken_from", None)
         self.reinstall(node)
 
     def refresh_all(self, root: Node) -> None:

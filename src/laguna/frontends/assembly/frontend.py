@@ -18,16 +18,24 @@ import re
 import typing as t
 from pathlib import Path
 
+import yaml
+
 from laguna.deploy.context import RunContext
 from laguna.deploy.errors import Rejected
 from laguna.deploy.frontend import Blueprint, Outcome, PrepareOptions
 from laguna.deploy.result import Component, ErrorInfo
 from laguna.frontends.assembly import errors as e
-from laguna.frontends.assembly.catalog import Catalog
+from laguna.frontends.assembly.catalog import Catalog, package_of
 from laguna.frontends.assembly.descriptor import Descriptor, load_descriptor
 from laguna.frontends.assembly.drivers import DRIVERS, Driver
 from laguna.frontends.assembly.engine import ACTIVE, GOALS, Engine, Runtime
 from laguna.frontends.assembly.names import instance_name_problem
+from laguna.frontends.assembly.sources import (
+    PackageCache,
+    digest,
+    kept_packages,
+    layered_catalog,
+)
 from laguna.frontends.assembly.topology import Node, Topology
 
 LANGUAGE = "assembly"
@@ -38,8 +46,26 @@ LIBS_KEY = "laguna.libs"
 _RECOGNISE = re.compile(r"^name:\s*['\"]?[A-Za-z][\w.-]*::", re.MULTILINE)
 
 
+#: where a descriptor given as data is written (in the cache) and what its spans name
+DATA_FILE = "Definitions/lm/assembly.yaml"
+DATA_SOURCE = "<descriptor given as data>"
+MODEL_INVALID = "model_invalid"
+
+
 def _rejected(error: e.DescriptorError) -> Rejected:
     return Rejected(error.kind, error.message)
+
+
+def _placed(error: e.DescriptorError, label: str) -> e.DescriptorError:
+    """``error`` with the places inside a descriptor given as data (lines of a text
+    the caller never wrote) replaced by the descriptor's name."""
+    return e.DescriptorError([
+        e.Problem(p.kind, f"{label}: {p.message}") if p.span is not None
+        and p.span.source == DATA_SOURCE else p for p in error.problems])
+
+
+def _cache(workdir: Path | None) -> PackageCache | None:
+    return PackageCache.of_workdir(Path(workdir) / ".laguna") if workdir is not None else None
 
 
 class AssemblyFrontend:
@@ -61,33 +87,71 @@ class AssemblyFrontend:
 
     def prepare(self, path: Path, options: PrepareOptions) -> Blueprint:
         name = options.name or path.stem
+        try:
+            catalog = layered_catalog(_cache(options.workdir), options.libs,
+                                      store=options.catalog)
+            descriptor, catalog = self.load(path, [], catalog)
+            return self._prepared(name, descriptor, catalog, options, str(path),
+                                  _inputs(options.settings, options.inputs),
+                                  options.settings.get(STATE_KEY, ACTIVE))
+        except e.DescriptorError as error:
+            raise _rejected(error) from None
+
+    def prepare_data(self, data: t.Mapping[str, t.Any], options: PrepareOptions) -> Blueprint:
+        """An assembly given as data (the API's): ``{"descriptor": NAME or a descriptor
+        body, "inputs": {...}, "state": STATE}``; types come from the ``-l`` folders,
+        then the catalog store. Problems in a body name it in place of file:line."""
+        unknown = sorted(set(data) - {"descriptor", "inputs", "state"})
+        if unknown:
+            raise Rejected(MODEL_INVALID, f"an assembly given as data has no key "
+                           f"{unknown[0]!r} (it takes descriptor, inputs and state)")
+        inputs = data.get("inputs", {})
+        if not isinstance(inputs, dict):
+            raise Rejected(e.INVALID_PROPERTY_VALUE, "inputs must be a JSON object")
+        state = data.get("state", ACTIVE)
+        if options.workdir is None or options.name is None:
+            raise Rejected(MODEL_INVALID, "an assembly given as data needs an environment "
+                           "name and a working directory")
+        cache = _cache(options.workdir)
+        assert cache is not None
+        wanted = data.get("descriptor")
+        label = None
+        try:
+            catalog = layered_catalog(cache, options.libs, store=options.catalog)
+            if isinstance(wanted, str):
+                descriptor, catalog = self.load(catalog.path_of(wanted), [], catalog)
+            elif isinstance(wanted, dict):
+                text = yaml.safe_dump(wanted, sort_keys=False, allow_unicode=True)
+                label = f"{wanted.get('name', 'the descriptor')} (given as data)"
+                folder = cache.written(f"data-{digest(text.encode())}",
+                                       {DATA_FILE: text.encode()})
+                descriptor, catalog = self.load(folder / DATA_FILE, [], catalog, DATA_SOURCE)
+            else:
+                raise Rejected(MODEL_INVALID, "descriptor must be a descriptor name "
+                               "(assembly::NAME::VERSION) or a descriptor body (an object)")
+            return self._prepared(options.name, descriptor, catalog, options, "the API",
+                                  inputs, state)
+        except e.DescriptorError as error:
+            raise _rejected(error if label is None else _placed(error, label)) from None
+
+    def _prepared(self, name: str, descriptor: Descriptor, catalog: Catalog,
+                  options: PrepareOptions, source: str, inputs: dict[str, t.Any],
+                  state: t.Any) -> Blueprint:
+        """Everything checked now, so that a refusal writes nothing."""
         why = instance_name_problem(name)
         if why is not None:
             raise Rejected(e.INVALID_ASSEMBLY_NAME, why)
-        inputs = _inputs(options.settings, options.inputs)
-        state = options.settings.get(STATE_KEY, ACTIVE)
         if state not in GOALS:
             raise Rejected(e.INVALID_INTENT, f"intended state {state!r} is not Installed, "
                            "Inactive or Active")
-        try:
-            descriptor, catalog = self.load(path, [str(p) for p in options.libs])
-        except e.DescriptorError as error:
-            raise _rejected(error) from None
-        model = new_model(name, descriptor, catalog, inputs, state)
+        model = new_model(name, descriptor, options.libs, inputs, state)
         if options.workdir is not None:
-            # everything is checked now, so that a refusal writes nothing
             # (assembly_exists is the run's to say: the environment exists then)
             snapshots = Path(options.workdir) / ".laguna" / "assemblies"
             runtime = Runtime(copy.deepcopy(model), lambda: _snapshots(snapshots, name))
-            try:
-                Topology(catalog, runtime).build(descriptor, name, inputs)
-            except e.DescriptorError as error:
-                raise _rejected(error) from None
-        return Blueprint(language=LANGUAGE, source=str(path), model=model, name=name,
-                         payload=(descriptor, catalog))
-
-    def prepare_data(self, data: t.Mapping[str, t.Any], options: PrepareOptions) -> Blueprint:
-        raise Rejected("model_invalid", "assembly descriptors are deployed from files")
+            Topology(catalog, runtime).build(descriptor, name, inputs)
+        return Blueprint(language=LANGUAGE, source=source, model=model, name=name,
+                         packages=kept_packages(catalog), payload=(descriptor, catalog))
 
     def deploy(self, blueprint: Blueprint, context: RunContext) -> Outcome:
         stored = context.stored.model
@@ -106,13 +170,10 @@ class AssemblyFrontend:
         if stored is None or stored.get("state") is None:
             raise Rejected(e.ASSEMBLY_NOT_FOUND, f"no assembly named {context.stored.name!r}")
         model = copy.deepcopy(dict(stored))
-        libs = json.loads(arguments.get(LIBS_KEY, "[]")) or model.get("catalog", [])
-        try:
-            catalog = Catalog(Path(p) for p in libs)
-            current, _ = self.load(Path(model["descriptor_path"]), [], catalog)
-        except e.DescriptorError as error:
-            raise _rejected(error) from None
-        model["catalog"] = list(libs)
+        given = [Path(p) for p in json.loads(arguments.get(LIBS_KEY, "[]"))]
+        catalog, current = self.stored_catalog(context, model, given)
+        if given:
+            model["catalog"] = [str(p) for p in given]
         intent = _Intent(self, context, model, catalog)
         goal = str(model["intended_state"])
         if method == "upgrade":
@@ -123,7 +184,6 @@ class AssemblyFrontend:
                 except e.DescriptorError as error:
                     raise _rejected(error) from None
                 model["descriptor"] = descriptor.name
-                model["descriptor_path"] = str(descriptor.path)
             old = intent.build(current, model["inputs"])
             inputs = {**model["inputs"], **_inputs(
                 {k[len("input."):] if k.startswith("input.") else k: v
@@ -179,11 +239,7 @@ class AssemblyFrontend:
         if stored is None:
             return Outcome(ok=True, model=None, components={})
         model = copy.deepcopy(dict(stored))
-        try:
-            catalog = Catalog(Path(p) for p in model.get("catalog", []))
-            current, _ = self.load(Path(model["descriptor_path"]), [], catalog)
-        except e.DescriptorError as error:
-            raise _rejected(error) from None
+        catalog, current = self.stored_catalog(context, model, [])
         intent = _Intent(self, context, model, catalog)
         root = intent.build(current, model["inputs"])
 
@@ -196,19 +252,38 @@ class AssemblyFrontend:
         return outcome
 
     # -- helpers ---------------------------------------------------------------------------
-    def load(self, path: Path, libs: list[str], catalog: Catalog | None = None
-             ) -> tuple[Descriptor, Catalog]:
+    def load(self, path: Path, libs: list[str], catalog: Catalog | None = None,
+             source: str | None = None) -> tuple[Descriptor, Catalog]:
+        """The descriptor file at ``path``, above every other of ``catalog``."""
         if catalog is None:
             catalog = Catalog(Path(p) for p in libs)
         if not path.is_file():
             raise e.fail(e.DESCRIPTOR_NOT_FOUND, f"{path}: no such descriptor file")
-        descriptor, problems = load_descriptor(path.resolve())
+        descriptor, problems = load_descriptor(path.resolve(), source=source)
         if descriptor is None or any(p.kind == e.INVALID_DESCRIPTOR_NAME for p in problems):
             raise e.DescriptorError(problems)
         # the rest are reported with the topology's problems, all at once
         descriptor.problems = problems
+        descriptor.package = package_of(descriptor.path)
         catalog.add(descriptor)
         return descriptor, catalog
+
+    def stored_catalog(self, context: RunContext, model: t.Mapping[str, t.Any],
+                       given: list[Path]) -> tuple[Catalog, Descriptor]:
+        """The catalog of an intent on a stored assembly (sources.py's layers) and the
+        assembly's descriptor as the environment knows it."""
+        try:
+            catalog = layered_catalog(
+                PackageCache.of_workdir(context.state_dir.parent), given,
+                context.stored.packages, [Path(p) for p in model.get("catalog", [])],
+                context.catalog)
+            name = str(model["descriptor"])
+            if name not in catalog.names() and model.get("descriptor_path"):
+                # an environment deployed before environments kept their descriptors
+                return catalog, self.load(Path(model["descriptor_path"]), [], catalog)[0]
+            return catalog, catalog.get(name)
+        except e.DescriptorError as error:
+            raise _rejected(error) from None
 
     def driver_for(self, context: RunContext) -> Driver:
         """The given driver, else the shell driver, placing instances whose
@@ -273,12 +348,13 @@ def _inputs(settings: t.Mapping[str, str], file: Path | None = None) -> dict[str
     return values
 
 
-def new_model(name: str, descriptor: Descriptor, catalog: Catalog,
+def new_model(name: str, descriptor: Descriptor, libs: t.Iterable[Path],
               inputs: t.Mapping[str, t.Any], state: str) -> dict[str, t.Any]:
-    """The instance store of an assembly before anything ran."""
+    """The instance store of an assembly before anything ran (``catalog``: the
+    deploy's ``-l`` folders; the descriptors used are kept as the environment's
+    packages)."""
     return {"name": name, "descriptor": descriptor.name,
-            "descriptor_path": str(descriptor.path),
-            "catalog": [str(r.resolve()) for r in catalog.roots],
+            "catalog": [str(Path(r).resolve()) for r in libs],
             "inputs": dict(inputs), "intended_state": state, "state": None,
             "properties": {}, "instances": {}, "relationships": [], "clusters": {}}
 
@@ -350,7 +426,8 @@ class _Intent:
             self.snapshot()
         plan = getattr(self.driver, "plan", None) if self.context.dry_run else None
         return Outcome(ok=error is None, model=self.model, outputs=self.model["outputs"],
-                       components=components(self.model), error=error, plan=plan)
+                       components=components(self.model), error=error, plan=plan,
+                       packages=None if deleting else kept_packages(self.catalog))
 
     def snapshot(self) -> None:
         self.snapshots.mkdir(parents=True, exist_ok=True)
