@@ -9,7 +9,7 @@ import datetime
 import typing as t
 from pathlib import Path
 
-from laguna.frontends.tosca import functions, values
+from laguna.frontends.tosca import blocking, functions, values
 from laguna.frontends.tosca.documents import Document, Location
 from laguna.frontends.tosca.grammar import KEYNAMES, VERSIONS
 from laguna.frontends.tosca.problems import (
@@ -46,6 +46,9 @@ class CheckerBase:
         self._files: dict[tuple[str, Path], Path | None] = {}
         #: (node, requirement) pairs substitution mappings export
         self._substituted: set[tuple[str, str]] = set()
+        #: the artifact definitions of the node template being checked (an operation's
+        #: implementation may name one of AMP's built-in type)
+        self.artifact_definitions: dict[str, object] = {}
 
     def _resolve(self, file: str, folder: Path) -> Path | None:
         """:func:`resolve_file`, once per file and folder in a run."""
@@ -319,7 +322,8 @@ class CheckerBase:
             self.add(INVALID_TEMPLATE, f"operation {name}: implementation is a file or a map",
                      body, "implementation", entity)
             return
-        if declared_only:
+        if declared_only or blocking.builtin_of(self.registry, implementation,
+                                                self.artifact_definitions) is not None:
             return
         for file, data, key in files:
             if isinstance(file, dict):
@@ -340,6 +344,8 @@ class CheckerBase:
         if type_name is not None and self.registry.resolve("artifact_types", type_name) is None:
             self.add(UNKNOWN_TYPE, f"artifact {key}: unknown artifact type {type_name!r}",
                      body, "type", entity)
+        if blocking.builtin_type(self.registry, type_name) is not None:
+            return None     # AMP's NoOp and BlockUntilRunning: no file to run
         file = body.get("file")
         if not isinstance(file, str):
             self.add(MISSING_REQUIRED, f"artifact {key} needs a file", data, key, entity)

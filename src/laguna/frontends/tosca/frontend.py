@@ -25,9 +25,9 @@ from laguna.deploy.context import RunContext
 from laguna.deploy.errors import Rejected
 from laguna.deploy.frontend import Blueprint, Outcome, PrepareOptions
 from laguna.deploy.result import Component, ErrorInfo
-from laguna.frontends.tosca import functions
+from laguna.frontends.tosca import blocking, functions
 from laguna.frontends.tosca.documents import META, CsarError, locate
-from laguna.frontends.tosca.model import Topology
+from laguna.frontends.tosca.model import Operation, Topology
 from laguna.frontends.tosca.problems import INVALID_TEMPLATE, OPERATION_FAILED, Problems
 from laguna.frontends.tosca.machines import CloudMachines, Executor
 from laguna.frontends.tosca.runtime import (
@@ -51,6 +51,8 @@ class Prepared:
     path: Path
     inputs: dict[str, t.Any]
     cloud: str | None = None
+    #: ``--set`` wait settings (blocking.SETTING_KEYS)
+    settings: dict[str, str] = dataclasses.field(default_factory=dict)
 
 
 def recognises(path: Path) -> bool:
@@ -82,7 +84,8 @@ def _marked(data: bytes) -> bool:
 
 
 def read_inputs(options: PrepareOptions) -> dict[str, t.Any]:
-    """Input values: ``--inputs FILE`` (a YAML map), then ``--set`` pairs (YAML scalars)."""
+    """Input values: ``--inputs FILE`` (a YAML map), then ``--set`` pairs (YAML scalars)
+    other than the wait settings (:func:`wait_settings`)."""
     inputs: dict[str, t.Any] = {}
     if options.inputs is not None:
         try:
@@ -94,11 +97,23 @@ def read_inputs(options: PrepareOptions) -> dict[str, t.Any]:
                            "input names to values")
         inputs.update(loaded or {})
     for key, text in options.settings.items():
+        if key in blocking.SETTING_KEYS:
+            continue
         try:
             inputs[key] = yaml.safe_load(text) if text else ""
         except yaml.YAMLError:
             inputs[key] = text
     return inputs
+
+
+def wait_settings(options: PrepareOptions) -> dict[str, str]:
+    """The ``--set`` pairs that are wait settings (AMP's global
+    ``brooklyn.tosca.get_attribute_mode``); Rejected when one is wrong."""
+    found = {key: text for key, text in options.settings.items()
+             if key in blocking.SETTING_KEYS}
+    for _key, message in blocking.setting_problems(found):
+        raise Rejected(INVALID_TEMPLATE, f"--set {message}")
+    return found
 
 
 def validate(path: Path, options: PrepareOptions) -> tuple[Topology | None, Problems]:
@@ -124,6 +139,7 @@ class ToscaFrontend:
 
     def prepare(self, path: Path, options: PrepareOptions) -> Blueprint:
         inputs = read_inputs(options)
+        settings = wait_settings(options)
         topology, problems = load_topology(path, inputs)
         if problems or topology is None:
             raise rejection(problems)
@@ -134,7 +150,8 @@ class ToscaFrontend:
                            "topology": topology.summary(),
                            "cloud": options.cloud or "here"}}
         return Blueprint(language=LANGUAGE, source=str(path), model=model, name=topology.name,
-                         payload=Prepared(topology, path.resolve(), inputs, options.cloud))
+                         payload=Prepared(topology, path.resolve(), inputs, options.cloud,
+                                          settings))
 
     def prepare_data(self, data: t.Mapping[str, t.Any], options: PrepareOptions) -> Blueprint:
         folder = Path(tempfile.mkdtemp(prefix="laguna-tosca-"))
@@ -164,7 +181,8 @@ class ToscaFrontend:
             topology = reloaded
         machines = _machines(context) if prepared.cloud == "local" else None
         runtime = Runtime(topology, _workdir(context), home / "logs", context.reporter,
-                          timeout=context.timeouts.agent, machines=machines)
+                          timeout=context.timeouts.agent, machines=machines,
+                          settings=prepared.settings)
         sessions_file = home / "sessions.json"
         sessions: list[int] = _read_sessions(sessions_file)
 
@@ -257,23 +275,30 @@ def plan(topology: Topology) -> list[dict[str, t.Any]]:
         for interface, operation in (("Standard", "create"), ("Standard", "configure"),
                                      ("Standard", "start"), ("CheckRunning", "check_running")):
             op = node.interfaces.get(interface, {}).get(operation)
-            if op is None or op.primary is None:
+            if op is None or _implementation(op) is None:
                 continue
             steps.append({"kind": "operation", "node": name, "instances": node.instances,
                           "interface": interface, "operation": operation,
-                          "implementation": str(op.primary),
+                          "implementation": _implementation(op),
                           "inputs": _json(op.inputs), "after": after,
                           "waits_for": [w for w in waits if w]})
         for requirement in node.requirements:
             for op_name, op in requirement.operations.items():
-                if op.primary is None:
+                if _implementation(op) is None:
                     continue
                 steps.append({"kind": "operation", "node": name, "instances": node.instances,
                               "interface": op.interface, "operation": op_name,
                               "relationship": f"{requirement.name} -> {requirement.target}",
-                              "implementation": str(op.primary), "inputs": _json(op.inputs),
+                              "implementation": _implementation(op),
+                              "inputs": _json(op.inputs),
                               "after": after, "waits_for": []})
     return steps
+
+
+def _implementation(op: Operation) -> str | None:
+    """What an operation runs: its script, or the name of AMP's built-in implementation
+    (NoOp, BlockUntilRunning) it is."""
+    return str(op.primary) if op.primary is not None else op.builtin
 
 
 def _all_ops(node: t.Any) -> list[t.Any]:

@@ -21,6 +21,8 @@ class Operation:
     inputs: dict[str, t.Any] = dataclasses.field(default_factory=dict)
     #: exported variable -> [SELF|SOURCE|TARGET, attribute]
     outputs: dict[str, t.Any] = dataclasses.field(default_factory=dict)
+    #: AMP's built-in implementation it is (blocking.NOOP, blocking.BLOCK_UNTIL_RUNNING)
+    builtin: str | None = None
 
 
 @dataclasses.dataclass
@@ -36,6 +38,11 @@ class Requirement:
     properties: dict[str, t.Any] = dataclasses.field(default_factory=dict)
     #: Configure operations by name
     operations: dict[str, Operation] = dataclasses.field(default_factory=dict)
+
+    @property
+    def requires_running(self) -> bool:
+        """AMP's RequiresRunning: the source waits for the target to be started."""
+        return "brooklyn.tosca.relationships.RequiresRunning" in self.relationship_types
 
 
 @dataclasses.dataclass
@@ -66,8 +73,7 @@ class Node:
 
     @property
     def needs_running(self) -> list[str]:
-        return [r.target for r in self.requirements
-                if "brooklyn.tosca.relationships.RequiresRunning" in r.relationship_types]
+        return [r.target for r in self.requirements if r.requires_running]
 
 
 @dataclasses.dataclass
@@ -87,6 +93,8 @@ class Topology:
     substitution: dict[str, t.Any] | None
     description: str | None = None
     csar: bool = False
+    #: the service template's metadata (it may hold the wait settings of blocking.py)
+    metadata: dict[str, t.Any] = dataclasses.field(default_factory=dict)
 
     def summary(self) -> dict[str, t.Any]:
         """What ``laguna validate`` shows of a valid topology."""
