@@ -479,11 +479,14 @@ class Checker(SectionChecks):
             "tosca.relationships.DependsOn"
         properties: dict[str, t.Any] = {}
         interfaces: object = None
+        #: the assignment's own properties, with their positions for the problems
+        assigned: object = None
         if isinstance(relationship, dict):
             self.registry.check_keys(relationship, "relationship_assignment",
                                      f"{entity}: requirement {req_name}", "")
             interfaces = relationship.get("interfaces")
-            properties = dict(relationship.get("properties") or {})
+            assigned = relationship.get("properties")
+            properties = dict(assigned) if isinstance(assigned, dict) else {}
             relationship = relationship.get("type") or (
                 definition.get("relationship") if isinstance(definition.get("relationship"),
                                                              str) else
@@ -504,7 +507,8 @@ class Checker(SectionChecks):
         rel_types = [d.name for d in reg.chain("relationship_types", rel_type)]
         prop_defs = reg.definitions("relationship_types", rel_type, "properties")
         if not isinstance(template, dict):
-            properties = self._assign(properties, prop_defs, given, "properties",
+            properties = self._assign(assigned if assigned is not None else properties,
+                                      prop_defs, given, "properties",
                                       f"{entity}: requirement {req_name}")
         self._functions(properties, name, given, "relationship", entity,
                        relationship=True)

@@ -11,6 +11,7 @@ import typing as t
 from pathlib import Path
 
 import pytest
+import yaml
 
 from laguna.frontends.tosca import blocking
 from laguna.frontends.tosca.runtime import DeployFailed, Runtime
@@ -60,3 +61,272 @@ def deploy_fails(run: Runtime) -> DeployFailed:
 
 def states(run: Runtime) -> dict[str, str]:
     return {name: run.node_state(name) for name in run.instances}
+
+
+def tosca_threads() -> list[str]:
+    return sorted(t.name for t in threading.enumerate() if t.name.startswith("tosca-"))
+
+
+# -- validation ----------------------------------------------------------------------------
+FORMS = """\
+topology_template:
+  node_templates:
+    a:
+      type: tosca.nodes.SoftwareComponent
+    b:
+      type: tosca.nodes.SoftwareComponent
+      artifacts:
+        waiter:
+          type: brooklyn.tosca.artifacts.Implementation.BlockUntilRunning
+      interfaces:
+        Standard:
+          create:
+            implementation: brooklyn.tosca.artifacts.Implementation.NoOp
+          configure:
+            implementation:
+              primary: {type: brooklyn.tosca.artifacts.Implementation.BlockUntilRunning}
+            inputs: {target: a, timeout: 30 s, abort_if_on_fire: true}
+          start:
+            implementation: waiter
+            inputs: {target: a}
+      requirements:
+        - dependency:
+            node: a
+            relationship:
+              type: tosca.relationships.DependsOn
+              interfaces:
+                Configure:
+                  pre_configure_source:
+                    implementation:
+                      primary: brooklyn.tosca.artifacts.Implementation.BlockUntilRunning
+"""
+
+
+def test_every_way_of_naming_a_built_in_implementation(tmp_path: Path) -> None:
+    topology, problems = load_topology(write(tmp_path, FORMS))
+    assert topology is not None, [p.line() for p in problems.sorted()]
+    standard = topology.nodes["b"].interfaces["Standard"]
+    assert {name: (op.builtin, op.primary) for name, op in standard.items()} == {
+        "create": (blocking.NOOP, None),
+        "configure": (blocking.BLOCK_UNTIL_RUNNING, None),
+        "start": (blocking.BLOCK_UNTIL_RUNNING, None)}
+    assert standard["configure"].inputs == {"target": "a", "timeout": "30 s",
+                                            "abort_if_on_fire": True}
+    configure = topology.nodes["b"].requirements[0].operations["pre_configure_source"]
+    # in a relationship operation the target defaults to the relationship's target
+    assert (configure.builtin, configure.inputs) == (blocking.BLOCK_UNTIL_RUNNING, {})
+    # a built-in type is known to the registry and needs no file
+    assert blocking.builtin_type(_registry(tmp_path), "brooklyn.tosca.artifacts."
+                                 "Implementation.NoOp") == blocking.NOOP
+
+
+def _registry(tmp_path: Path) -> t.Any:
+    from laguna.frontends.tosca.problems import Problems
+    from laguna.frontends.tosca.types import Registry
+    return Registry(Problems())
+
+
+def test_a_block_until_running_needs_a_known_target_and_good_values(tmp_path: Path) -> None:
+    assert problems_of(tmp_path, """\
+        topology_template:
+          inputs:
+            who: {type: string, default: nobody}
+          node_templates:
+            a:
+              type: tosca.nodes.SoftwareComponent
+              interfaces:
+                Standard:
+                  create:
+                    implementation: brooklyn.tosca.artifacts.Implementation.BlockUntilRunning
+                  configure:
+                    implementation: brooklyn.tosca.artifacts.Implementation.BlockUntilRunning
+                    inputs: {target: ghost}
+                  start:
+                    implementation: brooklyn.tosca.artifacts.Implementation.BlockUntilRunning
+                    inputs:
+                      target: {get_input: who}
+                      timeout: 3 parsecs
+                      abort_if_on_fire: maybe
+        """) == [
+        "invalid_template: service.yaml:11:13: node a: operation Standard.create: "
+        "BlockUntilRunning needs a target input (the node to wait for) outside a "
+        "relationship operation",
+        "bad_function: service.yaml:14:22: node a: operation Standard.configure: "
+        "BlockUntilRunning target: unknown node template 'ghost'",
+        "bad_function: service.yaml:18:15: node a: operation Standard.start: "
+        "BlockUntilRunning target: unknown node template 'nobody'",
+        "type_mismatch: service.yaml:19:15: node a: operation Standard.start: "
+        "BlockUntilRunning timeout: '3 parsecs' is not a time (such as 30 s)",
+        "type_mismatch: service.yaml:20:15: node a: operation Standard.start: "
+        "BlockUntilRunning abort_if_on_fire: 'maybe' is not true or false"]
+
+
+def test_requires_running_properties_are_typed(tmp_path: Path) -> None:
+    assert problems_of(tmp_path, """\
+        topology_template:
+          node_templates:
+            a: {type: tosca.nodes.SoftwareComponent}
+            b:
+              type: tosca.nodes.SoftwareComponent
+              requirements:
+                - dependency:
+                    node: a
+                    relationship:
+                      type: brooklyn.tosca.relationships.RequiresRunning
+                      properties: {timeout: soon, abort_if_on_fire: 3}
+        """) == [
+        "type_mismatch: service.yaml:12:28: node b: requirement dependency: property "
+        "timeout: 'soon' is not a scalar-unit.time",
+        "type_mismatch: service.yaml:12:43: node b: requirement dependency: property "
+        "abort_if_on_fire: 3 is not a boolean"]
+
+
+def test_the_wait_mode_in_metadata_is_checked(tmp_path: Path) -> None:
+    assert problems_of(tmp_path, """\
+        metadata:
+          brooklyn.tosca.get_attribute_mode: wait_a_bit
+          laguna.tosca.get_attribute_down_wait: 5 apples
+        topology_template:
+          node_templates:
+            a: {type: tosca.nodes.SoftwareComponent}
+        """) == [
+        "invalid_template: service.yaml:3:3: metadata: brooklyn.tosca.get_attribute_mode: "
+        "'wait_a_bit' is not one of wait_always, wait_unless_down, wait_unless_on_fire, "
+        "no_wait",
+        "invalid_template: service.yaml:4:3: metadata: laguna.tosca.get_attribute_down_wait"
+        ": '5 apples' is not a time (such as 1 min)"]
+
+
+# -- BlockUntilRunning and NoOp at run time --------------------------------------------------
+def two_nodes(b_create: t.Any, a_start: str = "start_a.sh") -> str:
+    """a starts with ``a_start``; b is created by ``b_create`` then configured."""
+    b: dict[str, t.Any] = {"type": "tosca.nodes.SoftwareComponent", "interfaces": {
+        "Standard": {"create": b_create, "configure": "configure_b.sh"}}}
+    return yaml.safe_dump({"topology_template": {"node_templates": {
+        "a": {"type": "tosca.nodes.SoftwareComponent",
+              "interfaces": {"Standard": {"start": a_start}}},
+        "b": b}}}, sort_keys=False)
+
+
+BLOCK = "brooklyn.tosca.artifacts.Implementation.BlockUntilRunning"
+
+
+SLOW_A = {"start_a.sh": "sleep 0.4; echo a started >> order\n",
+          "configure_b.sh": "echo b configured >> order\n"}
+
+
+def test_block_until_running_holds_the_node_until_its_target_is_started(
+        tmp_path: Path) -> None:
+    run = runtime(tmp_path, two_nodes(
+        {"implementation": BLOCK, "inputs": {"target": "a"}}), SLOW_A)
+    run.deploy()
+    assert (tmp_path / "order").read_text() == "a started\nb configured\n"
+    assert states(run) == {"a": "started", "b": "started"}
+    assert "b: Standard.create (BlockUntilRunning): waits for a to be started" in \
+        t.cast(Recorder, run.reporter).lines
+
+
+def test_block_until_running_times_out(tmp_path: Path) -> None:
+    run = runtime(tmp_path, two_nodes(
+        {"implementation": {"primary": {"type": BLOCK}},
+         "inputs": {"target": "a", "timeout": "200 ms"}}), SLOW_A)
+    failure = deploy_fails(run)
+    assert failure.message == ("node b: Standard.create (BlockUntilRunning): waiting for a "
+                               "to be started: gave up after 0.2 s")
+    assert failure.details == {"node": "b", "target": "a"}
+    assert states(run)["b"] == "error"
+    assert not (tmp_path / "order").read_text().count("b configured")
+
+
+def failing_a(abort: bool) -> str:
+    return two_nodes({"implementation": BLOCK,
+                      "inputs": {"target": "a", "abort_if_on_fire": abort}}, "fail_a.sh")
+
+
+FAIL_A = {"fail_a.sh": "sleep 0.2; echo a fails; exit 3\n", "configure_b.sh": "true\n"}
+
+
+def test_abort_if_on_fire_fails_the_waiting_node_too(tmp_path: Path) -> None:
+    run = runtime(tmp_path, failing_a(True), FAIL_A)
+    failure = deploy_fails(run)
+    # the deploy's error is the first failure, the target's own
+    assert failure.message.startswith("node a: Standard.start failed: sh ")
+    assert failure.details["exit_code"] == 3
+    assert states(run) == {"a": "error", "b": "error"}
+
+
+def test_without_abort_if_on_fire_the_waiting_node_only_stops(tmp_path: Path) -> None:
+    run = runtime(tmp_path, failing_a(False), FAIL_A)
+    failure = deploy_fails(run)
+    assert failure.details["node"] == "a"
+    assert states(run) == {"a": "error", "b": "creating"}
+
+
+def test_in_a_relationship_the_target_is_the_relationships(tmp_path: Path) -> None:
+    run = runtime(tmp_path, """\
+        topology_template:
+          node_templates:
+            a:
+              type: tosca.nodes.SoftwareComponent
+              interfaces: {Standard: {start: start_a.sh}}
+            b:
+              type: tosca.nodes.SoftwareComponent
+              interfaces: {Standard: {configure: configure_b.sh}}
+              requirements:
+                - dependency:
+                    node: a
+                    relationship:
+                      type: tosca.relationships.DependsOn
+                      interfaces:
+                        Configure:
+                          pre_configure_source:
+                            implementation: brooklyn.tosca.artifacts.Implementation.BlockUntilRunning
+        """, SLOW_A)
+    run.deploy()
+    assert (tmp_path / "order").read_text() == "a started\nb configured\n"
+
+
+def test_a_target_given_by_a_function_is_evaluated(tmp_path: Path) -> None:
+    run = runtime(tmp_path, two_nodes(
+        {"implementation": BLOCK,
+         "inputs": {"target": {"concat": ["", "a"]}}}), SLOW_A)
+    run.deploy()
+    assert (tmp_path / "order").read_text() == "a started\nb configured\n"
+
+
+def test_a_target_that_is_no_node_fails_the_operation(tmp_path: Path) -> None:
+    run = runtime(tmp_path, two_nodes(
+        {"implementation": BLOCK,
+         "inputs": {"target": {"concat": ["no", "body"]}}}), SLOW_A)
+    failure = deploy_fails(run)
+    assert failure.message == ("node b: Standard.create (BlockUntilRunning): unknown node "
+                               "'nobody'")
+    assert failure.details == {"node": "b", "operation": "Standard.create"}
+
+
+def test_a_noop_runs_nothing_but_its_get_attribute_inputs_wait(tmp_path: Path) -> None:
+    run = runtime(tmp_path, """\
+        topology_template:
+          node_templates:
+            a:
+              type: tosca.nodes.SoftwareComponent
+              interfaces:
+                Standard:
+                  start:
+                    implementation: start_a.sh
+                    outputs: {TOKEN: [SELF, token]}
+            b:
+              type: tosca.nodes.SoftwareComponent
+              interfaces:
+                Standard:
+                  create:
+                    implementation: brooklyn.tosca.artifacts.Implementation.NoOp
+                    inputs: {ready: {get_attribute: [a, token]}}
+                  configure: configure_b.sh
+        """, {"start_a.sh": "sleep 0.4; echo a started >> order; export TOKEN=t1\n",
+              "configure_b.sh": "echo b configured >> order\n"})
+    run.deploy()
+    assert (tmp_path / "order").read_text() == "a started\nb configured\n"
+    assert "b: Standard.create: no-op" in t.cast(Recorder, run.reporter).lines
+    assert sorted(p.name for p in (tmp_path / "logs").iterdir()) == [
+        "a.Standard.start.log", "b.Standard.configure.log"]
