@@ -330,3 +330,162 @@ def test_a_noop_runs_nothing_but_its_get_attribute_inputs_wait(tmp_path: Path) -
     assert "b: Standard.create: no-op" in t.cast(Recorder, run.reporter).lines
     assert sorted(p.name for p in (tmp_path / "logs").iterdir()) == [
         "a.Standard.start.log", "b.Standard.configure.log"]
+
+
+# -- RequiresRunning -----------------------------------------------------------------------
+def requires_running(properties: t.Mapping[str, t.Any], a_start: str = "start_a.sh",
+                     template: bool = False) -> str:
+    relationship: t.Any = {"type": "brooklyn.tosca.relationships.RequiresRunning",
+                           "properties": dict(properties)}
+    topology: dict[str, t.Any] = {"node_templates": {
+        "a": {"type": "tosca.nodes.SoftwareComponent",
+              "interfaces": {"Standard": {"start": a_start}}},
+        "b": {"type": "tosca.nodes.SoftwareComponent",
+              "interfaces": {"Standard": {"configure": "configure_b.sh"}},
+              "requirements": [{"dependency": {"node": "a", "relationship": "needs_a"
+                                               if template else relationship}}]}}}
+    if template:
+        topology["relationship_templates"] = {"needs_a": relationship}
+    return yaml.safe_dump({"topology_template": topology}, sort_keys=False)
+
+
+def test_requires_running_times_out_as_its_property_says(tmp_path: Path) -> None:
+    started = time.monotonic()
+    failure = deploy_fails(runtime(tmp_path, requires_running({"timeout": "100 ms"}),
+                                   SLOW_A))
+    assert failure.message == ("node b: requirement dependency (RequiresRunning): waiting "
+                               "for a to be started: gave up after 0.1 s")
+    assert failure.details == {"node": "b", "target": "a"}
+    assert time.monotonic() - started < 5
+
+
+def test_a_relationship_templates_timeout_counts_too(tmp_path: Path) -> None:
+    failure = deploy_fails(runtime(tmp_path, requires_running({"timeout": "100 ms"},
+                                                              template=True), SLOW_A))
+    assert failure.message.endswith("waiting for a to be started: gave up after 0.1 s")
+
+
+def test_requires_running_waits_without_a_timeout(tmp_path: Path) -> None:
+    run = runtime(tmp_path, requires_running({}), SLOW_A)
+    run.deploy()
+    assert (tmp_path / "order").read_text() == "a started\nb configured\n"
+
+
+@pytest.mark.parametrize("abort, b_state", [(True, "error"), (False, "initial")])
+def test_requires_running_abort_if_on_fire(tmp_path: Path, abort: bool, b_state: str
+                                           ) -> None:
+    run = runtime(tmp_path, requires_running({"abort_if_on_fire": abort}, "fail_a.sh"),
+                  FAIL_A)
+    failure = deploy_fails(run)
+    assert failure.details["node"] == "a"
+    assert states(run) == {"a": "error", "b": b_state}
+
+
+# -- get_attribute modes -------------------------------------------------------------------
+def reads_token(a_start: str) -> str:
+    return yaml.safe_dump({"topology_template": {"node_templates": {
+        "a": {"type": "tosca.nodes.SoftwareComponent", "interfaces": {"Standard": {
+            "start": {"implementation": a_start, "outputs": {"TOKEN": ["SELF", "token"]}}}}},
+        "b": {"type": "tosca.nodes.SoftwareComponent", "interfaces": {"Standard": {
+            "create": {"implementation": "read.sh",
+                       "inputs": {"t": {"get_attribute": ["a", "token"]}},
+                       "outputs": {"GOT": ["SELF", "got"]}}}}}}}}, sort_keys=False)
+
+
+READ = {"read.sh": "export GOT=\"[$t]\"\n", "no_token.sh": "true\n",
+        "fail_a.sh": "sleep 0.2; exit 3\n", "late_token.sh": "sleep 0.3; export TOKEN=t1\n"}
+
+
+def test_wait_always_waits_for_a_started_node_that_never_sets_it(tmp_path: Path) -> None:
+    failure = deploy_fails(runtime(tmp_path, reads_token("no_token.sh"), READ, timeout=0.5))
+    assert failure.message == "node b: get_attribute a token: gave up after 0.5 s"
+
+
+def test_wait_always_is_the_default_and_gets_a_late_value(tmp_path: Path) -> None:
+    run = runtime(tmp_path, reads_token("late_token.sh"), READ)
+    run.deploy()
+    assert run.instances["b"][0].attributes["got"] == "[t1]"
+
+
+def test_no_wait_reads_null_when_unset(tmp_path: Path) -> None:
+    run = runtime(tmp_path, reads_token("late_token.sh"), READ,
+                  settings={blocking.MODE_KEY: "no_wait"})
+    run.deploy()
+    assert run.instances["b"][0].attributes["got"] == "[]"
+
+
+def test_wait_unless_down_gives_up_on_a_started_node(tmp_path: Path) -> None:
+    run = runtime(tmp_path, reads_token("no_token.sh"), READ, timeout=20, settings={
+        blocking.MODE_KEY: "wait_unless_down", blocking.DOWN_WAIT_KEY: "300 ms"})
+    started = time.monotonic()
+    failure = deploy_fails(run)
+    assert failure.message == ("node b: get_attribute a token: a is started, not starting, "
+                               "and the value stayed unset for 0.3 s (wait_unless_down)")
+    assert failure.details == {"node": "b"}
+    assert 0.3 <= time.monotonic() - started < 5
+
+
+def test_wait_unless_down_waits_while_the_node_is_starting(tmp_path: Path) -> None:
+    run = runtime(tmp_path, reads_token("late_token.sh"), READ, settings={
+        blocking.MODE_KEY: "wait_unless_down", blocking.DOWN_WAIT_KEY: "100 ms"})
+    run.deploy()
+    assert run.instances["b"][0].attributes["got"] == "[t1]"
+
+
+def test_wait_unless_on_fire_fails_the_reader_at_once(tmp_path: Path) -> None:
+    run = runtime(tmp_path, reads_token("fail_a.sh"), READ,
+                  settings={blocking.MODE_KEY: "wait_unless_on_fire"})
+    failure = deploy_fails(run)
+    assert failure.details["node"] == "a"
+    assert states(run) == {"a": "error", "b": "error"}
+
+
+def test_the_mode_comes_from_metadata_and_set_overrides_it() -> None:
+    from laguna.frontends.tosca.runtime import blocking_settings
+    metadata = {blocking.MODE_KEY: "no_wait", blocking.DOWN_WAIT_KEY: "2 s", "other": 1}
+    assert blocking_settings({}, {}) == blocking.WaitSettings("wait_always", 60.0)
+    assert blocking_settings(metadata, {}) == blocking.WaitSettings("no_wait", 2.0)
+    assert blocking_settings(metadata, {blocking.MODE_KEY: "wait_unless_down"}) == \
+        blocking.WaitSettings("wait_unless_down", 2.0)
+
+
+def test_a_wrong_set_is_rejected() -> None:
+    from laguna.deploy.errors import Rejected
+    from laguna.deploy.frontend import PrepareOptions
+    from laguna.frontends.tosca.frontend import read_inputs, wait_settings
+    options = PrepareOptions(settings={blocking.MODE_KEY: "sometimes", "port": "80"})
+    with pytest.raises(Rejected) as caught:
+        wait_settings(options)
+    assert (caught.value.kind, caught.value.message) == (
+        "invalid_template", "--set brooklyn.tosca.get_attribute_mode: 'sometimes' is "
+        "not one of wait_always, wait_unless_down, wait_unless_on_fire, no_wait")
+    # a wait setting is no input
+    assert read_inputs(options) == {"port": 80}
+
+
+# -- a failed deploy leaves nothing waiting ------------------------------------------------
+def test_every_wait_ends_when_the_deploy_fails(tmp_path: Path) -> None:
+    """a fails; b..e wait for it in every way there is, none with a limit of its own:
+    the deploy ends at once and no thread is left."""
+    run = runtime(tmp_path, yaml.safe_dump({"topology_template": {"node_templates": {
+        "a": {"type": "tosca.nodes.Compute",
+              "interfaces": {"Standard": {"configure": "fail_a.sh"}}},
+        "b": {"type": "tosca.nodes.SoftwareComponent", "interfaces": {"Standard": {
+            "create": {"implementation": "read.sh",
+                       "inputs": {"t": {"get_attribute": ["a", "token"]}}}}}},
+        "c": {"type": "tosca.nodes.SoftwareComponent", "interfaces": {"Standard": {
+            "create": {"implementation": BLOCK, "inputs": {"target": "a"}}}}},
+        "d": {"type": "tosca.nodes.SoftwareComponent", "requirements": [{"dependency": {
+            "node": "a", "relationship": "brooklyn.tosca.relationships.RequiresRunning"}}]},
+        "e": {"type": "tosca.nodes.SoftwareComponent", "requirements": [{"host": "a"}]},
+        "f": {"type": "tosca.nodes.SoftwareComponent", "interfaces": {"Standard": {
+            "create": {"implementation": "read.sh", "inputs": {
+                "t": {"get_operation_output": ["a", "Standard", "configure", "X"]}}}}}},
+    }}}), READ, timeout=60)
+    started = time.monotonic()
+    failure = deploy_fails(run)
+    assert time.monotonic() - started < 10
+    assert failure.details["node"] == "a"
+    assert tosca_threads() == []
+    assert states(run) == {"a": "error", "b": "creating", "c": "creating", "d": "initial",
+                           "e": "initial", "f": "creating"}
