@@ -1,0 +1,1 @@
+sleep 0.3; export TOKEN=late
