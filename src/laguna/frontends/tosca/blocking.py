@@ -150,7 +150,7 @@ def _seconds(value: object) -> float | None:
 
 
 def _flag(value: object) -> bool | None:
-    """A boolean, also as the text the environment variables of --set give."""
+    """A boolean, also written as the text true or false (an input given as text)."""
     if isinstance(value, bool):
         return value
     if isinstance(value, str) and value.strip().lower() in ("true", "false"):
@@ -184,5 +184,5 @@ def setting_problems(given: t.Mapping[str, t.Any]) -> list[tuple[str, str]]:
     down = given.get(DOWN_WAIT_KEY)
     if down is not None and _seconds(down) is None:
         found.append((DOWN_WAIT_KEY, f"{DOWN_WAIT_KEY}: {down!r} is not a time (such as "
-                                     "1 min)"))
+                                     "90 s)"))
     return found

@@ -194,7 +194,7 @@ def test_the_wait_mode_in_metadata_is_checked(tmp_path: Path) -> None:
         "'wait_a_bit' is not one of wait_always, wait_unless_down, wait_unless_on_fire, "
         "no_wait",
         "invalid_template: service.yaml:4:3: metadata: laguna.tosca.get_attribute_down_wait"
-        ": '5 apples' is not a time (such as 1 min)"]
+        ": '5 apples' is not a time (such as 90 s)"]
 
 
 # -- BlockUntilRunning and NoOp at run time --------------------------------------------------
@@ -489,3 +489,16 @@ def test_every_wait_ends_when_the_deploy_fails(tmp_path: Path) -> None:
     assert tosca_threads() == []
     assert states(run) == {"a": "error", "b": "creating", "c": "creating", "d": "initial",
                            "e": "initial", "f": "creating"}
+
+
+def test_the_dry_run_plan_shows_built_in_implementations(tmp_path: Path) -> None:
+    from laguna.frontends.tosca.frontend import plan
+    topology, _ = load_topology(write(tmp_path, FORMS))
+    assert topology is not None
+    assert [(s["node"], s["operation"], s["implementation"], s["inputs"])
+            for s in plan(topology) if s["node"] == "b"] == [
+        ("b", "create", blocking.NOOP, {}),
+        ("b", "configure", blocking.BLOCK_UNTIL_RUNNING,
+         {"target": "a", "timeout": "30 s", "abort_if_on_fire": True}),
+        ("b", "start", blocking.BLOCK_UNTIL_RUNNING, {"target": "a"}),
+        ("b", "pre_configure_source", blocking.BLOCK_UNTIL_RUNNING, {})]
