@@ -284,10 +284,9 @@ class Runtime:
             self._execute(instance, operation, where or Where(instance), label=label)
 
     def _inputs(self, operation: Operation, where: Where) -> dict[str, t.Any]:
-        """The operation's inputs, evaluated (get_attribute ones wait)."""
-        with self.cond:
-            if self.failure is not None:
-                raise Stopped()
+        """The operation's inputs, evaluated (get_attribute ones wait; such a wait, not
+        a check made beforehand, is what notices another failure, so that a reader told
+        to abort when its target is in error always does)."""
         return {key: functions.evaluate(value, Resolve(self, where))
                 for key, value in operation.inputs.items()}
 
@@ -320,6 +319,9 @@ class Runtime:
     def _execute(self, instance: Instance, operation: Operation, where: Where,
                  check: bool = True, label: str = "") -> tuple[int, dict[str, str]]:
         inputs = self._inputs(operation, where)
+        with self.cond:
+            if self.failure is not None:
+                raise Stopped()     # no new operation starts
         assert operation.primary is not None
         what = f"{operation.interface}.{operation.name}" + (f" ({label})" if label else "")
         self.reporter.report("info", f"{what}: sh {operation.primary}", instance.node.name)

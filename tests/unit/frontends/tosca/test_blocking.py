@@ -502,3 +502,22 @@ def test_the_dry_run_plan_shows_built_in_implementations(tmp_path: Path) -> None
          {"target": "a", "timeout": "30 s", "abort_if_on_fire": True}),
         ("b", "start", blocking.BLOCK_UNTIL_RUNNING, {"target": "a"}),
         ("b", "pre_configure_source", blocking.BLOCK_UNTIL_RUNNING, {})]
+
+
+@pytest.mark.parametrize("configure, settings", [
+    ({"implementation": BLOCK, "inputs": {"target": "a", "abort_if_on_fire": True}}, {}),
+    ({"implementation": "configure_b.sh", "inputs": {"x": {"get_attribute": ["a", "x"]}}},
+     {blocking.MODE_KEY: "wait_unless_on_fire"})])
+def test_aborting_waits_see_a_target_that_failed_before_they_began(
+        tmp_path: Path, configure: t.Any, settings: dict[str, str]) -> None:
+    run = runtime(tmp_path, yaml.safe_dump({"topology_template": {"node_templates": {
+        "a": {"type": "tosca.nodes.SoftwareComponent",
+              "interfaces": {"Standard": {"create": "fail_now.sh"}}},
+        "b": {"type": "tosca.nodes.SoftwareComponent", "interfaces": {"Standard": {
+            "create": "slow_b.sh", "configure": configure}}}}}}),
+        {"fail_now.sh": "exit 3\n", "slow_b.sh": "sleep 0.4\n",
+         "configure_b.sh": "touch configured\n"}, settings=settings)
+    failure = deploy_fails(run)
+    assert failure.details["node"] == "a"
+    assert states(run) == {"a": "error", "b": "error"}
+    assert not (tmp_path / "configured").exists()
