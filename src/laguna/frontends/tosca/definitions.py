@@ -261,6 +261,10 @@ class CheckerBase:
                      entity)
             return
         merged = self.registry.definitions(definition.kind, definition.name, "interfaces")
+        # an operation may name one of the type's artifacts of AMP's built-in types
+        self.artifact_definitions = dict(self.registry.definitions(
+            definition.kind, definition.name, "artifacts")) \
+            if definition.kind == "node_types" else {}
         for name, body in own.items():
             if not isinstance(body, dict):
                 self.add(INVALID_TEMPLATE, f"interface {name} is a map", own, name, entity)
@@ -283,6 +287,7 @@ class CheckerBase:
                     pass
                 self._check_operation(op, body, op_name, f"{entity}: interface {name}",
                                       definition.folder, None)
+        self.artifact_definitions = {}
 
     def _interface_operations(self, type_name: str) -> set[str]:
         found: set[str] = set()

@@ -39,8 +39,9 @@ def write(tmp_path: Path, body: str, scripts: t.Mapping[str, str] | None = None)
     return path
 
 
-def problems_of(tmp_path: Path, body: str) -> list[str]:
-    topology, problems = load_topology(write(tmp_path, body))
+def problems_of(tmp_path: Path, body: str, scripts: t.Mapping[str, str] | None = None
+                ) -> list[str]:
+    topology, problems = load_topology(write(tmp_path, body, scripts))
     assert topology is None
     return [f"{p.kind}: {p.line()}" for p in problems.sorted()]
 
@@ -521,3 +522,39 @@ def test_aborting_waits_see_a_target_that_failed_before_they_began(
     assert failure.details["node"] == "a"
     assert states(run) == {"a": "error", "b": "error"}
     assert not (tmp_path / "configured").exists()
+
+
+WAITER_TYPE = """\
+node_types:
+  my.Waiter:
+    derived_from: tosca.nodes.SoftwareComponent
+    artifacts:
+      wait_for: {type: brooklyn.tosca.artifacts.Implementation.BlockUntilRunning}
+    interfaces:
+      Standard:
+        create:
+          implementation: wait_for
+          inputs: {target: a}
+        configure: configure_b.sh
+topology_template:
+  node_templates:
+    a:
+      type: tosca.nodes.SoftwareComponent
+      interfaces: {Standard: {start: start_a.sh}}
+    b: {type: my.Waiter}
+"""
+
+
+def test_a_node_type_may_block_through_its_own_artifact(tmp_path: Path) -> None:
+    run = runtime(tmp_path, WAITER_TYPE, SLOW_A)
+    run.deploy()
+    assert (tmp_path / "order").read_text() == "a started\nb configured\n"
+
+
+def test_a_template_overriding_the_types_target_is_checked(tmp_path: Path) -> None:
+    assert problems_of(tmp_path, WAITER_TYPE + """\
+    c:
+      type: my.Waiter
+      interfaces: {Standard: {create: {inputs: {target: ghost}}}}
+""", SLOW_A) == ["bad_function: service.yaml:21:49: node c: operation Standard.create: "
+         "BlockUntilRunning target: unknown node template 'ghost'"]
