@@ -37,6 +37,7 @@ STARTING_STATES = frozenset({"initial", "creating", "created", "configuring", "c
 class Types(t.Protocol):
     """The part of the type registry the rules need."""
 
+    def resolve(self, kind: str, name: object) -> object: ...
     def derives(self, kind: str, name: object, ancestor: object) -> bool: ...
 
 
@@ -47,6 +48,8 @@ Finding = tuple[t.Optional[str], str, str]
 # -- built-in implementations ------------------------------------------------------------
 def builtin_type(types: Types, type_name: object) -> str | None:
     """Which of AMP's built-in implementation types ``type_name`` is or derives from."""
+    if types.resolve("artifact_types", type_name) is None:
+        return None     # most often a script's file name: no type at all
     for builtin in BUILTINS:
         if types.derives("artifact_types", type_name, builtin):
             return builtin
