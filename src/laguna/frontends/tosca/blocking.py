@@ -73,13 +73,18 @@ def builtin_of(types: Types, implementation: object,
     return builtin_type(types, primary)
 
 
+#: a node template's assigned property values, by node name (SELF resolved)
+Properties = t.Callable[[object], t.Mapping[str, t.Any]]
+
+
 def check_block_inputs(inputs: t.Mapping[str, t.Any], relationship: bool,
-                       nodes: t.Collection[str], input_values: t.Mapping[str, t.Any]
-                       ) -> list[Finding]:
+                       nodes: t.Collection[str], input_values: t.Mapping[str, t.Any],
+                       properties: Properties) -> list[Finding]:
     """What is statically wrong with the inputs of a BlockUntilRunning operation:
     ``target`` (a node name, or a function giving one; optional in a relationship
     operation, where it is the relationship's target), ``timeout`` and
-    ``abort_if_on_fire``."""
+    ``abort_if_on_fire``. A target given by get_input, or by get_property of a value
+    the template assigns, is checked here; any other function when it runs."""
     found: list[Finding] = []
     target = inputs.get("target")
     if target is None:
@@ -87,7 +92,7 @@ def check_block_inputs(inputs: t.Mapping[str, t.Any], relationship: bool,
             found.append((None, INVALID_TEMPLATE, "BlockUntilRunning needs a target input "
                           "(the node to wait for) outside a relationship operation"))
     else:
-        named = _static_target(target, input_values)
+        named = _static_target(target, input_values, properties)
         if isinstance(named, str) and named not in nodes and \
                 named not in ("SELF", "SOURCE", "TARGET", "HOST"):
             found.append(("target", BAD_FUNCTION,
@@ -100,15 +105,19 @@ def check_block_inputs(inputs: t.Mapping[str, t.Any], relationship: bool,
     return found
 
 
-def _static_target(target: object, input_values: t.Mapping[str, t.Any]) -> object:
+def _static_target(target: object, input_values: t.Mapping[str, t.Any],
+                   properties: Properties) -> object:
     """The target as far as it is known before the deploy (None: known only then)."""
-    if is_function(target):
-        ((name, args),) = t.cast(dict[str, t.Any], target).items()
-        if name == "get_input":
-            key = args[0] if isinstance(args, list) and args else args
-            return input_values.get(key) if isinstance(key, str) else None
-        return None
-    return target
+    if not is_function(target):
+        return target
+    ((name, args),) = t.cast(dict[str, t.Any], target).items()
+    if name == "get_input":
+        key = args[0] if isinstance(args, list) and args else args
+        return input_values.get(key) if isinstance(key, str) else None
+    if name == "get_property" and isinstance(args, list) and len(args) == 2:
+        value = properties(args[0]).get(args[1])
+        return None if is_function(value) else value
+    return None
 
 
 # -- timeout and abort_if_on_fire --------------------------------------------------------

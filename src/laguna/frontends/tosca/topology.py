@@ -315,13 +315,13 @@ class Checker(SectionChecks):
                     if op_name not in operations(given):
                         op.inputs = {**given_inputs, **op.inputs}
             for op_name, op in ops.items():
-                self._check_builtin(op, [operations(given or {}).get(op_name), given,
-                                         assigned if iface_name in assigned else body],
+                self._check_builtin(name, op, [operations(given or {}).get(op_name), given,
+                                               assigned if iface_name in assigned else body],
                                     entity, relationship=False)
             result[iface_name] = ops
         return result
 
-    def _check_builtin(self, op: Operation, places: list[object], entity: str,
+    def _check_builtin(self, node: str, op: Operation, places: list[object], entity: str,
                        relationship: bool) -> None:
         """The static problems of a BlockUntilRunning operation, reported at its
         input when it has it, else at the innermost of ``places`` that is a map."""
@@ -329,8 +329,13 @@ class Checker(SectionChecks):
             return
         first = next((p for p in places if isinstance(p, dict)), self.main.data)
         inputs = first.get("inputs")
+        def properties(ref: object) -> t.Mapping[str, t.Any]:
+            body = self.templates.get(node if ref == "SELF" else str(ref))
+            found = body.get("properties") if isinstance(body, dict) else None
+            return found if isinstance(found, dict) else {}
+
         for key, kind, message in blocking.check_block_inputs(
-                op.inputs, relationship, self.templates, self.inputs):
+                op.inputs, relationship, self.templates, self.inputs, properties):
             data, at = (inputs, key) if isinstance(inputs, dict) and key in inputs else \
                 (first, op.name if op.name in first else None)
             self.add(kind, f"operation {op.interface}.{op.name}: {message}", data, at,
@@ -536,7 +541,7 @@ class Checker(SectionChecks):
                                                self.main.path.parent, {}, inputs)
                 given_iface = interfaces.get(iface_name) if isinstance(interfaces, dict) \
                     else None
-                self._check_builtin(ops[op_name], [op, given_iface, given], entity,
+                self._check_builtin(name, ops[op_name], [op, given_iface, given], entity,
                                     relationship=True)
         return Requirement(req_name, target, capability, rel_type, rel_types, properties, ops)
 

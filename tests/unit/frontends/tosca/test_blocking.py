@@ -558,3 +558,37 @@ def test_a_template_overriding_the_types_target_is_checked(tmp_path: Path) -> No
       interfaces: {Standard: {create: {inputs: {target: ghost}}}}
 """, SLOW_A) == ["bad_function: service.yaml:21:49: node c: operation Standard.create: "
          "BlockUntilRunning target: unknown node template 'ghost'"]
+
+
+def test_a_target_from_an_assigned_property_is_checked(tmp_path: Path) -> None:
+    assert problems_of(tmp_path, """\
+        node_types:
+          my.Client:
+            derived_from: tosca.nodes.SoftwareComponent
+            properties:
+              server: {type: string}
+        topology_template:
+          node_templates:
+            a: {type: tosca.nodes.SoftwareComponent}
+            good:
+              type: my.Client
+              properties: {server: a}
+              interfaces:
+                Standard:
+                  create:
+                    implementation: brooklyn.tosca.artifacts.Implementation.BlockUntilRunning
+                    inputs: {target: {get_property: [SELF, server]}}
+            bad:
+              type: my.Client
+              properties: {server: nowhere}
+              interfaces:
+                Standard:
+                  create:
+                    implementation: brooklyn.tosca.artifacts.Implementation.BlockUntilRunning
+                    inputs: {target: {get_property: [good, server]}}
+                  configure:
+                    implementation: brooklyn.tosca.artifacts.Implementation.BlockUntilRunning
+                    inputs: {target: {get_property: [SELF, server]}}
+        """) == [
+        "bad_function: service.yaml:28:22: node bad: operation Standard.configure: "
+        "BlockUntilRunning target: unknown node template 'nowhere'"]
