@@ -214,6 +214,8 @@ BLOCK = "brooklyn.tosca.artifacts.Implementation.BlockUntilRunning"
 
 SLOW_A = {"start_a.sh": "sleep 0.4; echo a started >> order\n",
           "configure_b.sh": "echo b configured >> order\n"}
+#: for timeouts: a is far from started when the waiter gives up, however loaded the machine
+SLOWER_A = {**SLOW_A, "start_a.sh": "sleep 1.5; echo a started >> order\n"}
 
 
 def test_block_until_running_holds_the_node_until_its_target_is_started(
@@ -230,7 +232,7 @@ def test_block_until_running_holds_the_node_until_its_target_is_started(
 def test_block_until_running_times_out(tmp_path: Path) -> None:
     run = runtime(tmp_path, two_nodes(
         {"implementation": {"primary": {"type": BLOCK}},
-         "inputs": {"target": "a", "timeout": "200 ms"}}), SLOW_A)
+         "inputs": {"target": "a", "timeout": "200 ms"}}), SLOWER_A)
     failure = deploy_fails(run)
     assert failure.message == ("node b: Standard.create (BlockUntilRunning): waiting for a "
                                "to be started: gave up after 0.2 s")
@@ -353,7 +355,7 @@ def requires_running(properties: t.Mapping[str, t.Any], a_start: str = "start_a.
 def test_requires_running_times_out_as_its_property_says(tmp_path: Path) -> None:
     started = time.monotonic()
     failure = deploy_fails(runtime(tmp_path, requires_running({"timeout": "100 ms"}),
-                                   SLOW_A))
+                                   SLOWER_A))
     assert failure.message == ("node b: requirement dependency (RequiresRunning): waiting "
                                "for a to be started: gave up after 0.1 s")
     assert failure.details == {"node": "b", "target": "a"}
@@ -362,7 +364,7 @@ def test_requires_running_times_out_as_its_property_says(tmp_path: Path) -> None
 
 def test_a_relationship_templates_timeout_counts_too(tmp_path: Path) -> None:
     failure = deploy_fails(runtime(tmp_path, requires_running({"timeout": "100 ms"},
-                                                              template=True), SLOW_A))
+                                                              template=True), SLOWER_A))
     assert failure.message.endswith("waiting for a to be started: gave up after 0.1 s")
 
 
@@ -409,7 +411,8 @@ def test_wait_always_is_the_default_and_gets_a_late_value(tmp_path: Path) -> Non
 
 
 def test_no_wait_reads_null_when_unset(tmp_path: Path) -> None:
-    run = runtime(tmp_path, reads_token("late_token.sh"), READ,
+    # wait_always would wait for ever here (test_wait_always_waits_for_a_started_node...)
+    run = runtime(tmp_path, reads_token("no_token.sh"), READ,
                   settings={blocking.MODE_KEY: "no_wait"})
     run.deploy()
     assert run.instances["b"][0].attributes["got"] == "[]"

@@ -1,1 +1,1 @@
-sleep 1
+sleep 1.5

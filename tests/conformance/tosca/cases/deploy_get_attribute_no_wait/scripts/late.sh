@@ -1,1 +1,1 @@
-sleep 0.3; export TOKEN=late
+sleep 1; export TOKEN=late
