@@ -10,7 +10,7 @@ import typing as t
 import urllib.parse
 from pathlib import Path
 
-from laguna.frontends.tosca import filters, functions, values
+from laguna.frontends.tosca import blocking, filters, functions, values
 from laguna.frontends.tosca.documents import Document, Location
 from laguna.frontends.tosca.grammar import KEYNAMES, VERSIONS
 from laguna.frontends.tosca.problems import (
@@ -53,6 +53,9 @@ class CheckerBase:
         self._files: dict[tuple[str, Path], Path | None] = {}
         #: (node, requirement) pairs substitution mappings export
         self._substituted: set[tuple[str, str]] = set()
+        #: the artifact definitions of the node template being checked (an operation's
+        #: implementation may name one of AMP's built-in type)
+        self.artifact_definitions: dict[str, object] = {}
 
     def _resolve(self, file: str, folder: Path) -> Path | None:
         """:func:`resolve_file` (a URL: its fetched copy), once per file and folder in a
@@ -300,6 +303,10 @@ class CheckerBase:
                      entity)
             return
         merged = self.registry.definitions(definition.kind, definition.name, "interfaces")
+        # an operation may name one of the type's artifacts of AMP's built-in types
+        self.artifact_definitions = dict(self.registry.definitions(
+            definition.kind, definition.name, "artifacts")) \
+            if definition.kind == "node_types" else {}
         for name, body in own.items():
             if not isinstance(body, dict):
                 self.add(INVALID_TEMPLATE, f"interface {name} is a map", own, name, entity)
@@ -322,6 +329,7 @@ class CheckerBase:
                     pass
                 self._check_operation(op, body, op_name, f"{entity}: interface {name}",
                                       definition.folder, None)
+        self.artifact_definitions = {}
 
     def _interface_operations(self, type_name: str) -> set[str]:
         found: set[str] = set()
@@ -361,7 +369,8 @@ class CheckerBase:
             self.add(INVALID_TEMPLATE, f"operation {name}: implementation is a file or a map",
                      body, "implementation", entity)
             return
-        if declared_only:
+        if declared_only or blocking.builtin_of(self.registry, implementation,
+                                                self.artifact_definitions) is not None:
             return
         for file, data, key in files:
             if isinstance(file, dict):
@@ -384,6 +393,8 @@ class CheckerBase:
         if type_name is not None and self.registry.resolve("artifact_types", type_name) is None:
             self.add(UNKNOWN_TYPE, f"artifact {key}: unknown artifact type {type_name!r}",
                      body, "type", entity)
+        if blocking.builtin_type(self.registry, type_name) is not None:
+            return None     # AMP's NoOp and BlockUntilRunning: no file to run
         file = body.get("file")
         if not isinstance(file, str):
             self.add(MISSING_REQUIRED, f"artifact {key} needs a file", data, key, entity)

@@ -26,10 +26,10 @@ from laguna.deploy.errors import NOT_DEPLOYED, Rejected
 from laguna.deploy.frontend import Blueprint, Outcome, PrepareOptions
 from laguna.deploy.result import Component, ErrorInfo
 from laguna.deploy.workdir import STATE_DIR
-from laguna.frontends.tosca import actions, functions
+from laguna.frontends.tosca import actions, blocking, functions
 from laguna.frontends.tosca.deployed import kept_instances, restore
 from laguna.frontends.tosca.documents import META, CsarError, locate
-from laguna.frontends.tosca.model import Topology
+from laguna.frontends.tosca.model import Operation, Topology
 from laguna.frontends.tosca.placement import is_machine, placements
 from laguna.frontends.tosca.remote import Fetcher
 from laguna.frontends.tosca.problems import INVALID_TEMPLATE, OPERATION_FAILED, Problems
@@ -52,6 +52,8 @@ class Prepared:
     cloud: str | None = None
     #: what fetched its URLs (its cache serves the deploy's second reading)
     fetcher: Fetcher | None = None
+    #: ``--set`` wait settings (blocking.SETTING_KEYS)
+    settings: dict[str, str] = dataclasses.field(default_factory=dict)
 
 
 def recognises(path: Path) -> bool:
@@ -83,7 +85,8 @@ def _marked(data: bytes) -> bool:
 
 
 def read_inputs(options: PrepareOptions) -> dict[str, t.Any]:
-    """Input values: ``--inputs FILE`` (a YAML map), then ``--set`` pairs (YAML scalars)."""
+    """Input values: ``--inputs FILE`` (a YAML map), then ``--set`` pairs (YAML scalars)
+    other than the wait settings (:func:`wait_settings`)."""
     inputs: dict[str, t.Any] = {}
     if options.inputs is not None:
         try:
@@ -95,11 +98,23 @@ def read_inputs(options: PrepareOptions) -> dict[str, t.Any]:
                            "input names to values")
         inputs.update(loaded or {})
     for key, text in options.settings.items():
+        if key in blocking.SETTING_KEYS:
+            continue
         try:
             inputs[key] = yaml.safe_load(text) if text else ""
         except yaml.YAMLError:
             inputs[key] = text
     return inputs
+
+
+def wait_settings(options: PrepareOptions) -> dict[str, str]:
+    """The ``--set`` pairs that are wait settings (AMP's global
+    ``brooklyn.tosca.get_attribute_mode``); Rejected when one is wrong."""
+    found = {key: text for key, text in options.settings.items()
+             if key in blocking.SETTING_KEYS}
+    for _key, message in blocking.setting_problems(found):
+        raise Rejected(INVALID_TEMPLATE, f"--set {message}")
+    return found
 
 
 def validate(path: Path, options: PrepareOptions) -> tuple[Topology | None, Problems]:
@@ -146,6 +161,7 @@ class ToscaFrontend:
     def _prepare(self, path: Path, options: PrepareOptions, fetcher: Fetcher,
                  confined: bool = False) -> Blueprint:
         inputs = read_inputs(options)
+        settings = wait_settings(options)
         topology, problems = load_topology(path, inputs, fetcher=fetcher, confined=confined)
         if problems or topology is None:
             raise rejection(problems)
@@ -157,7 +173,7 @@ class ToscaFrontend:
                            "cloud": options.cloud or "here"}}
         return Blueprint(language=LANGUAGE, source=str(path), model=model, name=topology.name,
                          payload=Prepared(topology, path.resolve(), inputs, options.cloud,
-                                          fetcher))
+                                          fetcher=fetcher, settings=settings))
 
     def prepare_data(self, data: t.Mapping[str, t.Any], options: PrepareOptions) -> Blueprint:
         folder = Path(tempfile.mkdtemp(prefix="laguna-tosca-"))
@@ -192,7 +208,8 @@ class ToscaFrontend:
             topology = reloaded
         machines = _machines(context) if prepared.cloud == "local" else None
         runtime = Runtime(topology, _workdir(context), home / "logs", context.reporter,
-                          timeout=context.timeouts.agent, machines=machines)
+                          timeout=context.timeouts.agent, machines=machines,
+                          settings=prepared.settings)
         runtime.on_session = _session_keeper(home)
         error: ErrorInfo | None = None
         try:
@@ -332,23 +349,30 @@ def plan(topology: Topology, cloud: str | None = None) -> list[dict[str, t.Any]]
         for interface, operation in (("Standard", "create"), ("Standard", "configure"),
                                      ("Standard", "start"), ("CheckRunning", "check_running")):
             op = node.interfaces.get(interface, {}).get(operation)
-            if op is None or op.primary is None:
+            if op is None or _implementation(op) is None:
                 continue
             steps.append({"kind": "operation", "node": name, "instances": node.instances,
                           "interface": interface, "operation": operation,
-                          "implementation": str(op.primary),
+                          "implementation": _implementation(op),
                           "inputs": _json(op.inputs), "after": after,
                           "waits_for": [w for w in waits if w], "runs_on": runs_on})
         for requirement in node.requirements:
             for op_name, op in requirement.operations.items():
-                if op.primary is None:
+                if _implementation(op) is None:
                     continue
                 steps.append({"kind": "operation", "node": name, "instances": node.instances,
                               "interface": op.interface, "operation": op_name,
                               "relationship": f"{requirement.name} -> {requirement.target}",
-                              "implementation": str(op.primary), "inputs": _json(op.inputs),
+                              "implementation": _implementation(op),
+                              "inputs": _json(op.inputs),
                               "after": after, "waits_for": [], "runs_on": runs_on})
     return steps
+
+
+def _implementation(op: Operation) -> str | None:
+    """What an operation runs: its script, or the name of AMP's built-in implementation
+    (NoOp, BlockUntilRunning) it is."""
+    return str(op.primary) if op.primary is not None else op.builtin
 
 
 def _all_ops(node: t.Any) -> list[t.Any]:

@@ -21,6 +21,8 @@ class Operation:
     inputs: dict[str, t.Any] = dataclasses.field(default_factory=dict)
     #: exported variable -> [SELF|SOURCE|TARGET, attribute]
     outputs: dict[str, t.Any] = dataclasses.field(default_factory=dict)
+    #: AMP's built-in implementation it is (blocking.NOOP, blocking.BLOCK_UNTIL_RUNNING)
+    builtin: str | None = None
 
 
 def find_operation(operations: t.Mapping[str, dict[str, Operation]],
@@ -57,6 +59,11 @@ class Requirement:
         for name, op in self.operations.items():
             by_interface.setdefault(op.interface, {})[name] = op
         return find_operation(by_interface, reference)
+
+    @property
+    def requires_running(self) -> bool:
+        """AMP's RequiresRunning: the source waits for the target to be started."""
+        return "brooklyn.tosca.relationships.RequiresRunning" in self.relationship_types
 
 
 @dataclasses.dataclass
@@ -96,8 +103,7 @@ class Node:
 
     @property
     def needs_running(self) -> list[str]:
-        return [r.target for r in self.requirements
-                if "brooklyn.tosca.relationships.RequiresRunning" in r.relationship_types]
+        return [r.target for r in self.requirements if r.requires_running]
 
 
 @dataclasses.dataclass
@@ -117,6 +123,8 @@ class Topology:
     substitution: dict[str, t.Any] | None
     description: str | None = None
     csar: bool = False
+    #: the service template's metadata (it may hold the wait settings of blocking.py)
+    metadata: dict[str, t.Any] = dataclasses.field(default_factory=dict)
 
     def summary(self) -> dict[str, t.Any]:
         """What ``laguna validate`` shows of a valid topology."""

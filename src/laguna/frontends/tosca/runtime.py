@@ -4,12 +4,14 @@ Cloudsoft AMP runs TOSCA).
 - Every node instance runs in its own thread, so nodes deploy in parallel.
   ``DependsOn`` orders nothing; ``HostedOn`` holds a node back until its host
   is started; AMP's ``RequiresRunning`` holds it back until the target is
-  started; get_attribute and get_operation_output wait until the value is
-  truthy.
+  started, and a ``BlockUntilRunning`` operation until its target is;
+  get_attribute and get_operation_output wait until the value is truthy, as
+  the get_attribute mode says (:mod:`.blocking`).
 - An operation is ``sh <primary>`` with its inputs exported, run in the
   working directory, in a session of its own (so that undeploy can end every
   process it left behind); the variables it exported are its outputs.
-- The first failure fails the deploy: waits end, no new operation starts.
+- The first failure fails the deploy: waits end, no new operation starts. A
+  wait told to abort when its target is on fire fails its own node as well.
 """
 
 from __future__ import annotations
@@ -25,7 +27,7 @@ import typing as t
 import uuid
 from pathlib import Path
 
-from laguna.frontends.tosca import functions, values
+from laguna.frontends.tosca import blocking, functions, values
 from laguna.frontends.tosca.machines import CloudMachines, Executor
 from laguna.frontends.tosca.placement import is_machine
 from laguna.frontends.tosca.model import Node, Operation, Requirement, Topology
@@ -91,7 +93,8 @@ class Runtime:
     def __init__(self, topology: Topology, workdir: Path, logs: Path, reporter: Reporter,
                  timeout: float = 600.0, blocking: bool = True,
                  environ: t.Mapping[str, str] | None = None,
-                 machines: CloudMachines | None = None) -> None:
+                 machines: CloudMachines | None = None,
+                 settings: t.Mapping[str, t.Any] | None = None) -> None:
         self.topology = topology
         self.workdir = workdir
         self.logs = logs
@@ -101,6 +104,9 @@ class Runtime:
         self.cond = threading.Condition()
         self.failure: DeployFailed | None = None
         self.blocking = blocking
+        #: the get_attribute mode: the topology's metadata, overridden by ``settings``
+        #: (``--set``, checked by the front end)
+        self.waits = blocking_settings(topology.metadata, settings or {})
         #: called with each new process session (to keep them where undeploy finds them)
         self.on_session: t.Callable[[int], None] | None = None
         #: --cloud local: Compute instances are hosts of the local cloud
@@ -171,22 +177,19 @@ class Runtime:
         except Stopped:
             pass
         except DeployFailed as failure:
-            self._set_state(instance, "error")
-            with self.cond:
-                if self.failure is None:
-                    self.failure = failure
-                self.cond.notify_all()
+            self._set_state(instance, "error", failure)
         except Exception as exc:  # a bug must not leave the others waiting
-            self._set_state(instance, "error")
-            with self.cond:
-                if self.failure is None:
-                    self.failure = DeployFailed(f"{instance.id}: {type(exc).__name__}: {exc}")
-                self.cond.notify_all()
+            self._set_state(instance, "error", DeployFailed(
+                f"{instance.id}: {type(exc).__name__}: {exc}"))
 
     def _lifecycle(self, instance: Instance) -> None:
         node = instance.node
-        for blocker in [*node.hosts, *node.needs_running]:
-            self._wait_started(instance, self.peer(instance, blocker))
+        for host in node.hosts:
+            self._wait_started(instance, self.peer(instance, host), blocking.Hold(),
+                               f"node {instance.id}: hosted on {host}")
+        for requirement in node.requirements:
+            if requirement.requires_running:
+                self._requires_running(instance, requirement)
         if self._is_machine(node) and instance.id not in self.hosts:
             # AMP's localhost location: a Compute without its own create is this machine
             self._set_attributes(instance, {"private_address": LOCAL_ADDRESS,
@@ -213,9 +216,29 @@ class Runtime:
                 self._relationship_op(instance, peer, requirement, name)
         self._set_state(instance, "started")
 
-    def _wait_started(self, instance: Instance, peer: Instance) -> None:
+    def _requires_running(self, instance: Instance, requirement: Requirement) -> None:
+        peer = self.peer(instance, requirement.target)
+        what = f"node {instance.id}: requirement {requirement.name} (RequiresRunning)"
+        properties = {key: functions.evaluate(value, Resolve(self, Where(instance, instance,
+                                                                          peer)))
+                      for key, value in requirement.properties.items()}
+        try:
+            hold = blocking.hold_of(properties)
+        except ValueError as exc:
+            raise DeployFailed(f"{what}: {exc}", {"node": instance.node.name}) from None
+        self._wait_started(instance, peer, hold, what)
+
+    def _wait_started(self, instance: Instance, peer: Instance, hold: blocking.Hold,
+                      what: str) -> None:
+        """Until ``peer`` is started, as ``hold`` says."""
+        def on_fire() -> str | None:
+            if hold.abort_if_on_fire and peer.state == "error":
+                return f"{peer.id} is in error (abort_if_on_fire)"
+            return None
+
         self.wait(lambda: peer.state == "started",
-                  f"{instance.id} waits for {peer.id} to be started")
+                  f"{what}: waiting for {peer.id} to be started", hold.timeout, on_fire,
+                  {"node": instance.node.name, "target": peer.node.name})
 
     def _step(self, instance: Instance, during: str, operation: str, after: str) -> None:
         self._set_state(instance, during)
@@ -227,14 +250,14 @@ class Runtime:
 
     def _relationship_op(self, source: Instance, target: Instance, requirement: Requirement,
                          name: str) -> None:
-        operation = requirement.operations.get(name)
-        if operation is not None and operation.primary is not None:
-            self._run(source, operation, Where(source, source, target),
-                      label=f"{requirement.name}->{target.id}")
+        self._run(source, requirement.operations.get(name), Where(source, source, target),
+                  label=f"{requirement.name}->{target.id}")
 
     def _check_running(self, instance: Instance) -> None:
         operation = self._op(instance.node, "CheckRunning", "check_running")
         if operation is None or operation.primary is None:
+            # a built-in implementation is done once it returns
+            self._run(instance, operation)
             return
         period = values.scalar("scalar-unit.time", str(operation.inputs.get("period", "1m")))
         period = period if period is not None else 60.0
@@ -273,18 +296,53 @@ class Runtime:
     # -- operations ------------------------------------------------------------------------
     def _run(self, instance: Instance, operation: Operation | None,
              where: Where | None = None, label: str = "") -> None:
-        if operation is None or operation.primary is None:
+        if operation is None:
             return
-        self._execute(instance, operation, where or Where(instance), label=label)
+        if operation.builtin is not None:
+            self._builtin(instance, operation, where or Where(instance), label)
+        elif operation.primary is not None:
+            self._execute(instance, operation, where or Where(instance), label=label)
+
+    def _inputs(self, operation: Operation, where: Where) -> dict[str, t.Any]:
+        """The operation's inputs, evaluated (get_attribute ones wait; such a wait, not
+        a check made beforehand, is what notices another failure, so that a reader told
+        to abort when its target is in error always does)."""
+        return {key: functions.evaluate(value, Resolve(self, where))
+                for key, value in operation.inputs.items()}
+
+    def _builtin(self, instance: Instance, operation: Operation, where: Where,
+                 label: str) -> None:
+        """AMP's NoOp (only its inputs are evaluated, so that get_attribute inputs hold
+        the node back) and BlockUntilRunning (wait for the target input, else the
+        relationship's target, to be started)."""
+        inputs = self._inputs(operation, where)
+        what = f"{operation.interface}.{operation.name}" + (f" ({label})" if label else "")
+        if operation.builtin == blocking.NOOP:
+            self.reporter.report("info", f"{what}: no-op", instance.node.name)
+            return
+        what = f"{what} (BlockUntilRunning)"
+        details = {"node": instance.node.name, "operation": f"{operation.interface}."
+                                                            f"{operation.name}"}
+        target = inputs.get("target")
+        try:
+            peer = Resolve(self, where).instance(target) if target is not None else \
+                where.target
+            hold = blocking.hold_of(inputs)
+        except (LookupError, ValueError) as exc:
+            raise DeployFailed(f"node {instance.id}: {what}: {exc}", details) from None
+        if peer is None:
+            raise DeployFailed(f"node {instance.id}: {what}: no target input", details)
+        self.reporter.report("info", f"{what}: waits for {peer.id} to be started",
+                             instance.node.name)
+        self._wait_started(instance, peer, hold, f"node {instance.id}: {what}")
 
     def _execute(self, instance: Instance, operation: Operation, where: Where,
                  check: bool = True, label: str = "") -> tuple[int, dict[str, str]]:
+        inputs = self._inputs(operation, where)
         with self.cond:
             if self.failure is not None:
-                raise Stopped()
+                raise Stopped()     # no new operation starts
         assert operation.primary is not None
-        inputs = {key: functions.evaluate(value, Resolve(self, where))
-                  for key, value in operation.inputs.items()}
         what = f"{operation.interface}.{operation.name}" + (f" ({label})" if label else "")
         self.reporter.report("info", f"{what}: sh {operation.primary}", instance.node.name)
         log = self.logs / f"{instance.id}.{operation.interface}.{operation.name}.log"
@@ -334,8 +392,14 @@ class Runtime:
             self.cond.notify_all()
 
     # -- state -----------------------------------------------------------------------------
-    def _set_state(self, instance: Instance, state: str) -> None:
+    def _set_state(self, instance: Instance, state: str,
+                   failure: DeployFailed | None = None) -> None:
+        """``instance`` is in ``state``; with ``failure``, that is the deploy's failure
+        unless there is one already (in one step, so that a wait that aborts when its
+        target is in error never fails the deploy before its target does)."""
         with self.cond:
+            if failure is not None and self.failure is None:
+                self.failure = failure
             instance.state = state
             instance.attributes["state"] = state
             node_state = self.node_state(instance.node.name)
@@ -363,18 +427,27 @@ class Runtime:
         group = self.instances[node]
         return group[instance.index % len(group)]
 
-    def wait(self, ready: t.Callable[[], bool], what: str) -> None:
-        """Until ``ready()``; Stopped when another instance failed, DeployFailed at the
-        timeout."""
-        deadline = time.monotonic() + self.timeout
+    def wait(self, ready: t.Callable[[], bool], what: str, limit: float | None = None,
+             gives_up: t.Callable[[], str | None] | None = None,
+             details: t.Mapping[str, t.Any] | None = None) -> None:
+        """Until ``ready()``. DeployFailed when ``gives_up()`` gives a reason (asked
+        before another failure stops this wait) or after ``limit`` seconds (no limit of
+        its own: the deploy's timeout); Stopped when another instance failed."""
+        bound = self.timeout if limit is None else min(limit, self.timeout)
+        deadline = time.monotonic() + bound
+        # a reason to give up may come with time alone (wait_unless_down): look often
+        poll = 1.0 if gives_up is None else 0.05
         with self.cond:
             while not ready():
+                reason = gives_up() if gives_up is not None else None
+                if reason is not None:
+                    raise DeployFailed(f"{what}: {reason}", details)
                 if self.failure is not None:
                     raise Stopped()
                 left = deadline - time.monotonic()
                 if left <= 0:
-                    raise DeployFailed(f"{what}: gave up after {self.timeout:g} s")
-                self.cond.wait(min(left, 1.0))
+                    raise DeployFailed(f"{what}: gave up after {bound:g} s", details)
+                self.cond.wait(min(left, poll))
 
     # -- results ---------------------------------------------------------------------------
     def outputs(self) -> dict[str, t.Any]:
@@ -414,7 +487,8 @@ class Resolve:
         self.runtime = runtime
         self.where = where
 
-    def _instance(self, ref: str) -> Instance:
+    def instance(self, ref: object) -> Instance:
+        """The instance ``ref`` (SELF, SOURCE, TARGET, HOST or a node name) means here."""
         where, runtime = self.where, self.runtime
         if ref == "SELF" and where.self is not None:
             return where.self
@@ -431,13 +505,13 @@ class Resolve:
             if where.self is not None:
                 return runtime.peer(where.self, ref)
             return runtime.instances[ref][0]
-        raise LookupError(f"unknown node {ref}")
+        raise LookupError(f"unknown node {ref!r}")
 
     def input(self, name: str) -> t.Any:
         return self.runtime.topology.inputs[name]
 
     def property(self, ref: str, path: list[t.Any]) -> t.Any:
-        instance = self._instance(ref)
+        instance = self.instance(ref)
         node = instance.node
         first = path[0]
         if first in node.capabilities and len(path) > 1:
@@ -450,7 +524,7 @@ class Resolve:
         return _dig(value, rest)
 
     def attribute(self, ref: str, path: list[t.Any]) -> t.Any:
-        instance = self._instance(ref)
+        instance = self.instance(ref)
         runtime = self.runtime
 
         def read() -> t.Any:
@@ -471,7 +545,7 @@ class Resolve:
                                                Resolve(runtime, Where(instance))), path[1:])
             return None
 
-        if not runtime.blocking:
+        if not runtime.blocking or runtime.waits.mode == "no_wait":
             return read()
         found: list[t.Any] = []
 
@@ -479,27 +553,59 @@ class Resolve:
             found[:] = [read()]
             return functions.truthy(found[0])
 
-        runtime.wait(ready, f"get_attribute {ref} {'.'.join(map(str, path))}")
+        self._wait(ready, f"get_attribute {ref} {'.'.join(map(str, path))}", instance)
         return found[0]
 
+    def _wait(self, ready: t.Callable[[], bool], what: str, holder: Instance) -> None:
+        """Wait for a value of ``holder`` as the get_attribute mode says."""
+        settings, where = self.runtime.waits, self.where
+        down_since: list[float] = []
+
+        def gives_up() -> str | None:
+            if settings.mode == "wait_unless_on_fire" and holder.state == "error":
+                return f"{holder.id} is in error (wait_unless_on_fire)"
+            if settings.mode != "wait_unless_down" or \
+                    holder.state in blocking.STARTING_STATES:
+                down_since.clear()
+                return None
+            now = time.monotonic()
+            if not down_since:
+                down_since.append(now)
+            if now - down_since[0] >= settings.down_wait:
+                return (f"{holder.id} is {holder.state}, not starting, and the value stayed "
+                        f"unset for {settings.down_wait:g} s (wait_unless_down)")
+            return None
+
+        who = f"node {where.self.id}: " if where.self is not None else ""
+        self.runtime.wait(ready, who + what, gives_up=None if settings.mode == "wait_always"
+                          else gives_up, details={"node": where.self.node.name}
+                          if where.self is not None else None)
+
     def operation_output(self, ref: str, interface: str, operation: str, name: str) -> t.Any:
-        instance = self._instance(ref)
+        instance = self.instance(ref)
 
         def read() -> t.Any:
             return instance.outputs.get((interface, operation), {}).get(name)
 
-        if not self.runtime.blocking:
+        if not self.runtime.blocking or self.runtime.waits.mode == "no_wait":
             return read()
-        self.runtime.wait(lambda: functions.truthy(read()),
-                          f"get_operation_output {ref} {interface}.{operation}.{name}")
+        self._wait(lambda: functions.truthy(read()),
+                   f"get_operation_output {ref} {interface}.{operation}.{name}", instance)
         return read()
 
     def artifact(self, ref: str, name: str) -> t.Any:
-        return str(self._instance(ref).node.artifacts[name])
+        return str(self.instance(ref).node.artifacts[name])
 
     def nodes_of_type(self, type_name: str) -> list[str]:
         return [n.name for n in self.runtime.topology.nodes.values()
                 if n.is_a(type_name) or n.type == type_name]
+
+
+def blocking_settings(metadata: t.Mapping[str, t.Any], given: t.Mapping[str, t.Any]
+                      ) -> blocking.WaitSettings:
+    """The wait settings of a deploy: AMP's default, the blueprint's metadata, then the
+    deploy's own settings."""
+    return blocking.WaitSettings().merged(metadata).merged(given)
 
 
 def _dig(value: t.Any, path: list[t.Any]) -> t.Any:

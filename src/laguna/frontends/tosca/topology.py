@@ -10,7 +10,7 @@ import datetime
 import typing as t
 from pathlib import Path
 
-from laguna.frontends.tosca import filters, values
+from laguna.frontends.tosca import blocking, filters, values
 from laguna.frontends.tosca.copies import apply_copies
 from laguna.frontends.tosca.definitions import (
     IMPLICIT_INTERFACES,
@@ -154,7 +154,15 @@ class Checker(SectionChecks):
                         nodes, outputs, groups, policies, workflows,
                         data.get("substitution_mappings"),
                         description=str(description) if description else None,
-                        csar=self.location.csar)
+                        csar=self.location.csar, metadata=self._metadata())
+
+    def _metadata(self) -> dict[str, t.Any]:
+        metadata = self.main.data.get("metadata")
+        if not isinstance(metadata, dict):
+            return {}
+        for key, message in blocking.setting_problems(metadata):
+            self.add(INVALID_TEMPLATE, message, metadata, key, "metadata")
+        return dict(metadata)
 
     def _inputs(self, defs: object, data: t.Mapping[str, t.Any],
                 supplied: dict[str, t.Any]) -> None:
@@ -210,10 +218,14 @@ class Checker(SectionChecks):
                 found = self._artifact_file(art, owner.folder)
                 if isinstance(found, Path):
                     artifacts[art_name] = found
-        artifacts.update(self._check_artifacts(body.get("artifacts"), body, entity,
+        given_artifacts = body.get("artifacts")
+        self.artifact_definitions = {**artifact_defs, **(
+            given_artifacts if isinstance(given_artifacts, dict) else {})}
+        artifacts.update(self._check_artifacts(given_artifacts, body, entity,
                                                 self.main.path.parent))
         interfaces = self._interfaces(name, type_name, body, entity, artifacts)
         requirements = self._requirements(name, type_name, body, entity)
+        self.artifact_definitions = {}
         for section in ("properties", "attributes"):
             self._functions(body.get(section), name, body, section, entity)
         types = [d.name for d in reg.chain("node_types", type_name)]
@@ -326,14 +338,40 @@ class Checker(SectionChecks):
                     merged = self._operation(iface_name, iface_type, op_name, op,
                                              self.main.path.parent, artifacts, given_inputs)
                     before = ops.get(op_name)
-                    if before is not None and merged.primary is None:
+                    if before is not None and merged.primary is None and \
+                            merged.builtin is None:
                         merged.primary, merged.dependencies = before.primary, before.dependencies
+                        merged.builtin = before.builtin
                     ops[op_name] = merged
                 for op_name, op in list(ops.items()):
                     if op_name not in operations(given):
                         op.inputs = {**given_inputs, **op.inputs}
+            for op_name, op in ops.items():
+                self._check_builtin(name, op, [operations(given or {}).get(op_name), given,
+                                               assigned if iface_name in assigned else body],
+                                    entity, relationship=False)
             result[iface_name] = ops
         return result
+
+    def _check_builtin(self, node: str, op: Operation, places: list[object], entity: str,
+                       relationship: bool) -> None:
+        """The static problems of a BlockUntilRunning operation, reported at its
+        input when it has it, else at the innermost of ``places`` that is a map."""
+        if op.builtin != blocking.BLOCK_UNTIL_RUNNING:
+            return
+        first = next((p for p in places if isinstance(p, dict)), self.main.data)
+        inputs = first.get("inputs")
+        def properties(ref: object) -> t.Mapping[str, t.Any]:
+            body = self.templates.get(node if ref == "SELF" else str(ref))
+            found = body.get("properties") if isinstance(body, dict) else None
+            return found if isinstance(found, dict) else {}
+
+        for key, kind, message in blocking.check_block_inputs(
+                op.inputs, relationship, self.templates, self.inputs, properties):
+            data, at = (inputs, key) if isinstance(inputs, dict) and key in inputs else \
+                (first, op.name if op.name in first else None)
+            self.add(kind, f"operation {op.interface}.{op.name}: {message}", data, at,
+                     entity)
 
     def _type_inputs(self, iface_type: str) -> object:
         merged: dict[str, t.Any] = {}
@@ -366,13 +404,18 @@ class Checker(SectionChecks):
                 return artifacts[ref]
             return self._resolve(ref, folder)
 
-        if isinstance(implementation, dict):
+        builtin = blocking.builtin_of(self.registry, implementation,
+                                      self.artifact_definitions)
+        if builtin is not None:
+            pass    # AMP's NoOp or BlockUntilRunning: the runtime acts, no script
+        elif isinstance(implementation, dict):
             primary = file_of(implementation.get("primary"))
             dependencies = [p for p in map(file_of, implementation.get("dependencies") or [])
                             if p is not None]
         else:
             primary = file_of(implementation)
-        return Operation(iface, iface_type, name, primary, dependencies, inputs, outputs)
+        return Operation(iface, iface_type, name, primary, dependencies, inputs, outputs,
+                         builtin)
 
     def _requirements(self, name: str, type_name: str, body: t.Mapping[str, t.Any],
                       entity: str) -> list[Requirement]:
@@ -480,11 +523,14 @@ class Checker(SectionChecks):
             "tosca.relationships.DependsOn"
         properties: dict[str, t.Any] = {}
         interfaces: object = None
+        #: the assignment's own properties, with their positions for the problems
+        assigned: object = None
         if isinstance(relationship, dict):
             self.registry.check_keys(relationship, "relationship_assignment",
                                      f"{entity}: requirement {req_name}", "")
             interfaces = relationship.get("interfaces")
-            properties = dict(relationship.get("properties") or {})
+            assigned = relationship.get("properties")
+            properties = dict(assigned) if isinstance(assigned, dict) else {}
             relationship = relationship.get("type") or (
                 definition.get("relationship") if isinstance(definition.get("relationship"),
                                                              str) else
@@ -505,7 +551,8 @@ class Checker(SectionChecks):
         rel_types = [d.name for d in reg.chain("relationship_types", rel_type)]
         prop_defs = reg.definitions("relationship_types", rel_type, "properties")
         if not isinstance(template, dict):
-            properties = self._assign(properties, prop_defs, given, "properties",
+            properties = self._assign(assigned if assigned is not None else properties,
+                                      prop_defs, given, "properties",
                                       f"{entity}: requirement {req_name}")
         self._functions(properties, name, given, "relationship", entity,
                        relationship=True)
@@ -531,6 +578,10 @@ class Checker(SectionChecks):
             for op_name, op in operations(body).items():
                 ops[op_name] = self._operation(iface_name, iface_type, op_name, op,
                                                self.main.path.parent, {}, inputs)
+                given_iface = interfaces.get(iface_name) if isinstance(interfaces, dict) \
+                    else None
+                self._check_builtin(name, ops[op_name], [op, given_iface, given], entity,
+                                    relationship=True)
         return Requirement(req_name, target, capability, rel_type, rel_types, properties, ops)
 
     def _requirement_filter(self, given: t.Mapping[str, t.Any],

@@ -1,0 +1,1 @@
+export GOT="[$t]"

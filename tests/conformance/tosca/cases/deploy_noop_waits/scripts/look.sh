@@ -1,0 +1,1 @@
+if [ -f token ]; then export SAW=yes; else export SAW=no; fi

@@ -1,0 +1,1 @@
+sleep 0.3; echo t1 > token; export TOKEN=t1
