@@ -13,6 +13,7 @@ import dataclasses
 import graphlib
 import json
 import re
+import hashlib
 import shutil
 import tempfile
 import typing as t
@@ -135,6 +136,23 @@ def fetcher_for(options: PrepareOptions) -> Fetcher:
     return Fetcher(None, temporary=True)
 
 
+def _data_entry(data: t.Mapping[str, t.Any], options: PrepareOptions) -> Path:
+    """The file a template given as data is read from. It is kept under the working
+    directory by the hash of its text, since actions and undeploy read the deployed
+    blueprint again from its path; the same template is written once."""
+    text = yaml.safe_dump(dict(data), sort_keys=False)
+    if options.workdir is None:
+        folder = Path(tempfile.mkdtemp(prefix="laguna-tosca-"))
+    else:
+        digest = hashlib.sha256(text.encode("utf-8")).hexdigest()
+        folder = options.workdir / STATE_DIR / "tosca-data" / digest
+        folder.mkdir(parents=True, exist_ok=True)
+    entry = folder / "service.yaml"
+    if not entry.exists():
+        entry.write_text(text, encoding="utf-8")
+    return entry
+
+
 def rejection(problems: Problems) -> Rejected:
     """One Rejected for every problem: the first one's kind, every one in the message
     (one a line) and under ``problems``."""
@@ -176,9 +194,7 @@ class ToscaFrontend:
                                           fetcher=fetcher, settings=settings))
 
     def prepare_data(self, data: t.Mapping[str, t.Any], options: PrepareOptions) -> Blueprint:
-        folder = Path(tempfile.mkdtemp(prefix="laguna-tosca-"))
-        entry = folder / "service.yaml"
-        entry.write_text(yaml.safe_dump(dict(data), sort_keys=False), encoding="utf-8")
+        entry = _data_entry(data, options)
         if self.fetch_for_data:
             return self._prepare(entry, options, fetcher_for(options))
         # a request names no file of this machine, and no URL: it has no folder of its own

@@ -7,6 +7,7 @@ import typing as t
 from pathlib import Path
 
 import pytest
+import yaml
 
 from laguna.deploy.frontend import PrepareOptions
 from laguna.deploy.errors import Rejected
@@ -223,3 +224,16 @@ def test_a_template_given_as_data_reads_no_file_outside_its_folder(tmp_path: Pat
     topology, problems = load_topology(path)
     assert [p.line() for p in problems.sorted()] == []
     assert topology is not None and topology.nodes["app"].artifacts == {"it": secret}
+
+
+def test_a_template_given_as_data_is_kept_once_in_the_working_directory(
+        tmp_path: Path) -> None:
+    data = {"tosca_definitions_version": "tosca_simple_yaml_1_3",
+            "topology_template": {"node_templates": {"app": {
+                "type": "tosca.nodes.SoftwareComponent"}}}}
+    first = ToscaFrontend().prepare_data(data, PrepareOptions(workdir=tmp_path))
+    again = ToscaFrontend().prepare_data(data, PrepareOptions(workdir=tmp_path))
+    kept = sorted((tmp_path / ".laguna" / "tosca-data").glob("*/service.yaml"))
+    assert len(kept) == 1
+    assert first.source == again.source == str(kept[0])
+    assert yaml.safe_load(kept[0].read_text()) == data
