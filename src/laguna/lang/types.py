@@ -146,6 +146,11 @@ class Method:
         self.kwargs = next((a.name for a in self.arguments
                             if a.usage is ArgumentUsage.KwArgs), None)
         self.standard = [a.name for a in self.arguments if a.usage is ArgumentUsage.Standard]
+        # each argument's variable name ('$n') when all are standard: the
+        # arguments of a call by position bind straight into the method's scope
+        self.locals: tuple[tuple[str, Argument], ...] | None = (
+            tuple(("$" + a.name, a) for a in self.arguments)
+            if len(self.standard) == len(self.arguments) else None)
 
     def __repr__(self) -> str:
         return f"<method {self.declaring_type.name}::{self.name}>"
