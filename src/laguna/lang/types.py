@@ -65,6 +65,9 @@ class RuntimePackage:
         self.version = (version if isinstance(version, semantic_version.Version)
                         else parse_version(str(version)))
         self.format_version = format_version
+        #: Formats 1.0 and 1.1 run yaql in its legacy (0.2-compatible) mode
+        #: (an attribute, not a property: every call reads it)
+        self.legacy: bool = format_version <= (1, 1)
         #: required packages in lookup order: io.murano (implicitly "0") first
         self.requirements = _requirements(name, requirements or {})
         self._own_requirement = same_major_requirement(self.version)
@@ -79,10 +82,6 @@ class RuntimePackage:
             return self._own_requirement
         return self.requirements.get(package_name)
 
-    @property
-    def legacy(self) -> bool:
-        """Formats 1.0 and 1.1 run yaql in its legacy (0.2-compatible) mode."""
-        return self.format_version <= (1, 1)
 
     def __repr__(self) -> str:
         return f"<package {self.name}/{self.version}>"
