@@ -106,7 +106,9 @@ class Contract:
             return value
         walk = _Walk(self, executor, this, owner, mode, caller)
         if value is NO_VALUE:
-            value = executor.evaluate_data(default, walk.frame)
+            # (a scalar default is its own value: no frame made for it)
+            value = default if default is None or isinstance(default, (int, float, str)) \
+                else executor.evaluate_data(default, walk.frame)
         return self.shape.conform(value, "", walk)
 
     def check(self, value: t.Any, *, executor: Executor, this: t.Any,

@@ -30,7 +30,7 @@ from laguna.lang.dispatch import freeze
 from laguna.lang.functions import FunctionTable
 from laguna.lang.lifecycle import Lifecycle
 from laguna.lang.loading import ObjectLoader
-from laguna.lang.macros import compiled_data
+from laguna.lang.macros import ConstantData, compiled_data
 from laguna.lang.objects import MuranoObject, ObjectStore
 from laguna.lang.resolution import instance_class
 from laguna.lang.scope import Frame, Scope, child_scope, method_scope
@@ -183,10 +183,14 @@ class Executor:
         ``frame`` (meta values, defaults of contracts)."""
         if value is None or isinstance(value, (int, float, str)):
             return value
+        legacy = frame.cls.package.legacy
+        fn = compiled_data(value, legacy, self.functions)
+        if type(fn) is ConstantData:
+            return fn.value
         this = frame.this
-        scope = child_scope(self._roots[frame.cls.package.legacy], {"$1": this, "$this": this})
+        scope = child_scope(self._roots[legacy], {"$1": this, "$this": this})
         scope.frame = frame
-        return compiled_data(value, frame.cls.package.legacy, self.functions)(scope)
+        return fn(scope)
 
     # -- properties (lang/properties.py) ----------------------------------------------
     set_property = properties.set_property

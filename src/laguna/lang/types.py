@@ -245,6 +245,7 @@ class MuranoClass:
         self._property_cache: dict[str, list[Property]] = {}
         self._specs_cache: dict[str, list[Property]] = {}
         self._property_names: list[str] | None = None
+        self._declarations: dict[str, tuple[Property, list[Property]]] | None = None
         self._extensions: dict[str, list[Method]] | None = None
         self.mro = self._linearize()
         self.ancestry = frozenset(self.mro)
@@ -331,6 +332,23 @@ class MuranoClass:
             cached = [c.properties[name] for c in self.mro if name in c.properties]
             self._specs_cache[name] = cached
         return cached
+
+    def property_declarations(self) -> dict[str, tuple[Property, list[Property]]] | None:
+        """Each property (in :meth:`property_names` order) with its ultimate
+        declaration and all of them (:meth:`all_property_specs`): what
+        creating an object writes its properties through, looked up once.
+        None while a name is ambiguous (then each lookup raises in turn)."""
+        if self._declarations is None:
+            declarations = {}
+            for name in self.property_names():
+                try:
+                    ultimate = self.find_property(name)
+                except errors.AmbiguousPropertyNameError:
+                    return None
+                assert ultimate is not None
+                declarations[name] = (ultimate, self.all_property_specs(name))
+            self._declarations = declarations
+        return self._declarations
 
     def property_names(self) -> list[str]:
         if self._property_names is None:
