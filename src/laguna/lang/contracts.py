@@ -235,7 +235,7 @@ class _Steps(_Expression):
         unchanged = _PLAIN
         for step in steps:
             unchanged = unchanged & _UNCHANGED[step] if not isinstance(step, int) else frozenset()
-        self.unchanged: frozenset[type] = unchanged
+        self.unchanged = unchanged
 
     def conform(self, value: t.Any, path: str, walk: _Walk) -> t.Any:
         data = value
@@ -403,7 +403,7 @@ def _compile(spec: t.Any, fast: bool = True) -> _Shape:
 
 
 # the results a contract expression gives back as they are (no freezing)
-_PLAIN = frozenset((int, str, bool, float, type(None)))
+_PLAIN: frozenset[type] = frozenset((int, str, bool, float, type(None)))
 # operators a check's predicate may use on the fast path: they read no
 # variable but `$`, call no MuranoPL method and no contract method
 _IMPURE_OPERATORS = frozenset((".", "?.", ":", "is"))
@@ -530,7 +530,7 @@ _SIMPLE_METHODS: dict[str, _Step] = {"int": c_int, "string": c_string, "bool": c
 # (exact types: bool is no int here, and int(True) would change it)
 _UNCHANGED: dict[_Step, frozenset[type]] = {
     c_int: frozenset((int, type(None))), c_string: frozenset((str, type(None))),
-    c_bool: frozenset((bool, type(None))), c_not_null: _PLAIN - {type(None)}}
+    c_bool: frozenset((bool, type(None))), c_not_null: _PLAIN - frozenset((type(None),))}
 
 
 def c_owned(state: ContractState, value: t.Any, owned: bool) -> t.Any:
