@@ -80,7 +80,9 @@ def bind_locals(executor: Executor, method: Method, this: t.Any, args: t.Sequenc
     their variable names ('$n'): a method call's scope, made in one step."""
     assert method.locals is not None
     for (key, argument), value in zip(method.locals, args):
-        data[key] = _apply(executor, method, argument, value, this, caller)
+        # (Contract.apply's first test, without its call and _apply's)
+        data[key] = value if type(value) in argument.contract.unchanged else _apply(
+            executor, method, argument, value, this, caller)
 
 
 def _apply(executor: Executor, method: Method, argument: Argument, value: t.Any, this: t.Any,

@@ -111,8 +111,9 @@ class Executor:
                kwargs: dict[str, t.Any], caller: Frame | None) -> t.Any:
         if caller is not None and caller.depth >= self.limits.call_depth:
             raise limits.exceeded(self.limits, "call_depth")
-        if self._deadline is not None:
-            self.tick()
+        deadline = self._deadline
+        if deadline is not None and time.monotonic() > deadline:   # tick(), inlined
+            raise limits.exceeded(self.limits, "execution_seconds")
         if isinstance(this, MuranoObject):
             this = this.real_this
             if this.destroyed:
