@@ -12,9 +12,9 @@ A file is used only if its key is the key of the grammar at hand: yaql's
 version and a digest of the grammar (ply's signature of the rules'
 docstrings, precedence and tokens, and every production). Anything else (a
 missing, unreadable, malformed or stale file) is ignored and the tables are
-computed and written again; the file is JSON of integers and names, never
-code or pickles, so a tampered one can at worst make expressions fail to
-parse, never run anything.
+computed and written again. The file is JSON of integers and names, never
+code or pickles: one tampered with (in the user's own folder) can make the
+parser misread or reject expressions, never run code.
 """
 
 from __future__ import annotations
