@@ -1,14 +1,8 @@
-"""Live progress views: of a deployment and of a test run.
+"""Live progress views of a deployment (a test run's: :mod:`laguna.cli.testprogress`).
 
 On a terminal, a rich ``Live`` display: a table of components and their
 states over the latest reports. Otherwise (pipes, files, CI) one plain line
 per report and per component change, as they arrive.
-
-A test run shows the running test on a terminal as a spinner line (gone
-when the test ends); elsewhere a test running longer than
-:data:`STILL_RUNNING_AFTER` seconds gets a plain ``... NAME still running``
-line, repeated at that interval, so a log shows what a long run is doing
-and a short run prints nothing more.
 """
 
 from __future__ import annotations
@@ -89,41 +83,6 @@ class LiveProgress:
 
 
 Progress = t.Union[PlainProgress, LiveProgress]
-
-#: seconds a test runs before a plain output says it is still running
-STILL_RUNNING_AFTER = 10.0
-
-
-class TestProgress:
-    """Which test is running: a spinner on a terminal, late plain lines elsewhere."""
-
-    def __init__(self, console: Console, interval: float = STILL_RUNNING_AFTER) -> None:
-        self.console = console
-        self.interval = interval
-
-    @contextlib.contextmanager
-    def running(self, name: str) -> t.Iterator[None]:
-        if self.console.is_terminal:
-            spinner = Spinner("dots", text=f"running {name}")
-            with Live(spinner, console=self.console, transient=True,
-                      refresh_per_second=8) as live:
-                live.refresh()   # shown at once, not at the first tick
-                yield
-            return
-        done = threading.Event()
-        started = time.monotonic()
-
-        def remind() -> None:
-            while not done.wait(self.interval):
-                click.echo(f"... {name} still running ({time.monotonic() - started:.0f}s)")
-        reminder = threading.Thread(target=remind, name="test-progress", daemon=True)
-        reminder.start()
-        try:
-            yield
-        finally:
-            done.set()
-            reminder.join()
-
 
 def progress_view(console: Console, title: str) -> Progress:
     """The live view on a terminal, plain lines elsewhere."""

@@ -8,14 +8,22 @@ import typing as t
 from pathlib import Path
 
 import click
-import sqlalchemy as sa
-from sqlalchemy import exc as sa_exc
 
 from laguna.cli.errors import CatalogError
 from laguna.config import DATABASE_URL_VAR, Config, default_data_dir, sqlite_url
 from laguna.packages.source import DirectorySource, PackageSource
-from laguna.store.db import Database, open_database
-from laguna.store.source import StoreSource
+from laguna.packages.versions import Version
+
+if t.TYPE_CHECKING:
+    import sqlalchemy as sa
+
+    from laguna.packages.package import Package
+    from laguna.store.db import Database
+    from laguna.store.source import StoreSource
+
+# SQLAlchemy and the store (with Alembic) are imported where a catalog URL is
+# read or a catalog opened, not with this module: `laguna test` of a package
+# that needs nothing from the catalog never pays their ~1.2 s of imports.
 
 F = t.TypeVar("F", bound=t.Callable[..., t.Any])
 
@@ -49,6 +57,9 @@ def catalog_url(value: str, origin: str) -> str:
     SQLite file must exist: a mistyped path is not silently made into a new,
     empty catalog.
     """
+    import sqlalchemy as sa
+    from sqlalchemy import exc as sa_exc
+
     if "://" not in value:
         value = sqlite_url(Path(value).expanduser())
     try:
@@ -78,19 +89,30 @@ def configured_url(db_url: str | None) -> str:
     """The catalog URL: the option, else the configuration of this invocation
     (checked as the option is, unless it is the default file in the user's
     data folder, whose folder is created on first use)."""
+    url, origin = _unchecked_url(db_url)
+    return url if origin is None else catalog_url(url, origin)
+
+
+def _unchecked_url(db_url: str | None) -> tuple[str, str | None]:
+    """The catalog URL, and where it comes from if it still needs checking."""
     if db_url is not None:
-        return db_url
+        return db_url, None   # checked as the option was read
     context = click.get_current_context(silent=True)
     config = context.find_object(Config) if context is not None else None
     url = (config or Config.from_environ(os.environ)).database_url
     if url == sqlite_url(default_data_dir(os.environ) / "catalog.sqlite"):
-        return url
-    return catalog_url(url, f"${DATABASE_URL_VAR}")
+        return url, None
+    return url, f"${DATABASE_URL_VAR}"
 
 
 def open_catalog(url: str) -> Database:
     """The catalog at ``url``, migrated; a database that cannot be reached or
     is not a catalog is a :class:`CatalogError`."""
+    import sqlalchemy as sa
+    from sqlalchemy import exc as sa_exc
+
+    from laguna.store.db import open_database
+
     try:
         return open_database(url)
     except sa_exc.SQLAlchemyError as exc:
@@ -100,6 +122,8 @@ def open_catalog(url: str) -> Database:
 
 
 def _missing_sqlite_file(url: str) -> bool:
+    import sqlalchemy as sa
+
     parsed = sa.make_url(url)
     return (parsed.get_backend_name() == "sqlite" and parsed.database not in (None, "", ":memory:")
             and not Path(str(parsed.database)).exists())
@@ -112,19 +136,76 @@ def warn_skipped(libraries: DirectorySource) -> None:
         click.echo(f"warning: {skipped.path} is not a usable package: {reason}", err=True)
 
 
+class DeferredCatalog:
+    """The catalog store as a package source, opened (and SQLAlchemy imported)
+    at the first question asked of it: a run that finds every package in the
+    ``-l`` entries or the core library never opens it. A catalog that cannot
+    be opened then is a :class:`CatalogError` where the package was needed,
+    and a catalog file that does not exist is no package at all (it is not
+    created just to be read)."""
+
+    def __init__(self, url: str, origin: str | None = None) -> None:
+        self.url = url
+        self._origin = origin   # where an unchecked URL came from, for its error
+        self._source: StoreSource | None = None
+        self._database: Database | None = None
+        self._absent = False
+
+    def _store(self) -> StoreSource | None:
+        if self._source is None and not self._absent:
+            if self._origin is not None:
+                self.url = catalog_url(self.url, self._origin)
+                self._origin = None
+            if _missing_sqlite_file(self.url):
+                self._absent = True
+                return None
+            from laguna.store.source import StoreSource
+
+            self._database = open_catalog(self.url)
+            self._source = StoreSource(self._database)
+        return self._source
+
+    def names(self) -> list[str]:
+        store = self._store()
+        return [] if store is None else store.names()
+
+    def versions(self, name: str) -> list[Version]:
+        store = self._store()
+        return [] if store is None else store.versions(name)
+
+    def packages_with_class(self, class_name: str) -> list[tuple[str, Version]]:
+        store = self._store()
+        return [] if store is None else store.packages_with_class(class_name)
+
+    def get(self, name: str, version: Version) -> Package:
+        store = self._store()
+        if store is None:
+            from laguna.packages.errors import PackageNotFoundError
+
+            raise PackageNotFoundError(name, str(version))
+        return store.get(name, version)
+
+    @property
+    def opened(self) -> bool:
+        """Whether the catalog was needed (and so opened)."""
+        return self._database is not None
+
+    def close(self) -> None:
+        if self._database is not None:
+            self._database.dispose()
+            self._database = None
+            self._source = None
+
+
 @contextlib.contextmanager
 def catalog_sources(db_url: str | None) -> t.Iterator[list[PackageSource]]:
-    """The catalog store as a package source, when there is a catalog (a catalog
-    file that does not exist yet is not created just to be read)."""
-    url = configured_url(db_url)
-    if _missing_sqlite_file(url):
-        yield []
-        return
-    database = open_catalog(url)
+    """The catalog store as a package source, opened when first asked
+    (:class:`DeferredCatalog`)."""
+    catalog = DeferredCatalog(*_unchecked_url(db_url))
     try:
-        yield [StoreSource(database)]
+        yield [catalog]
     finally:
-        database.dispose()
+        catalog.close()
 
 
 @contextlib.contextmanager

@@ -10,13 +10,15 @@ from __future__ import annotations
 import dataclasses
 import json
 import os
-import sys
 import typing as t
 from pathlib import Path
 
 import click
-from rich.console import Console
 
+# (re-exported: every deployment command imports its options from here)
+from laguna.cli.shared import WORKDIR_KEY
+from laguna.cli.shared import stdout_console as stdout_console
+from laguna.cli.shared import workdir_option as workdir_option
 from laguna.deploy.context import ResourcesFactory, no_resources
 from laguna.deploy.errors import DeployError
 from laguna.deploy.frontend import FrontendRegistry
@@ -26,8 +28,6 @@ from laguna.deploy.workdir import Workdir, resolve_workdir
 from laguna.packages.source import PackageSource
 
 F = t.TypeVar("F", bound=t.Callable[..., t.Any])
-
-_WORKDIR_KEY = "laguna.workdir"
 
 
 @dataclasses.dataclass
@@ -50,20 +50,6 @@ def default_wiring() -> Wiring:
     return Wiring(registry, resources=muranopl_resources)
 
 
-def _remember_workdir(ctx: click.Context, _param: click.Parameter,
-                      value: str | None) -> None:
-    if value is not None:
-        ctx.meta[_WORKDIR_KEY] = value
-
-
-def workdir_option(function: F) -> F:
-    """``--workdir DIR``, on the root group and on every deployment command."""
-    return click.option(
-        "--workdir", metavar="DIR", expose_value=False, callback=_remember_workdir,
-        help="The working directory holding the deployment store (DIR/.laguna/); "
-             "default: $LAGUNA_WORKDIR, else the current directory.")(function)
-
-
 def catalog_option(function: F) -> F:
     """``-l CATALOG``, accepted (and not needed) by commands that read only the store,
     so that every assembly command line can carry the same options."""
@@ -79,7 +65,7 @@ def json_option(function: F) -> F:
 
 def current_workdir() -> Workdir:
     ctx = click.get_current_context()
-    return Workdir(resolve_workdir(ctx.meta.get(_WORKDIR_KEY), os.environ, Path.cwd()))
+    return Workdir(resolve_workdir(ctx.meta.get(WORKDIR_KEY), os.environ, Path.cwd()))
 
 
 def make_service(catalog: PackageSource | None = None) -> Service:
@@ -91,13 +77,6 @@ def make_service(catalog: PackageSource | None = None) -> Service:
         wiring = default_wiring()
     return Service(current_workdir(), wiring.frontends, resources=wiring.resources,
                    clock=wiring.clock, catalog=catalog)
-
-
-def stdout_console() -> Console:
-    terminal = sys.stdout.isatty()
-    return Console(file=sys.stdout, highlight=False, soft_wrap=True,
-                   width=None if terminal else 200,
-                   color_system="auto" if terminal else None)
 
 
 def print_json(data: object) -> None:

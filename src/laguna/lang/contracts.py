@@ -88,19 +88,27 @@ class Contract:
     or the compiled expression (:class:`_Steps`); False keeps every
     expression on the general path (the tests compare both)."""
 
-    __slots__ = ("declaring_type", "text", "shape")
+    __slots__ = ("declaring_type", "text", "shape", "unchanged")
 
     def __init__(self, spec: t.Any, declaring_type: MuranoClass, *, fast: bool = True) -> None:
         self.declaring_type = declaring_type
         self.text = _spec_text(spec)
         self.shape = _compile(spec, fast)
+        # the types of the values the contract gives back as they are, in
+        # every mode, without looking at anything else (`$.int().notNull()`:
+        # int): an argument or property of one of them is checked by its type
+        self.unchanged = self.shape.unchanged if type(self.shape) is _Steps else frozenset()
 
     def apply(self, value: t.Any, *, executor: Executor, this: t.Any, owner: t.Any = None,
               mode: str = TRANSFORM, default: t.Any = None,
               caller: Frame | None = None) -> t.Any:
+        if type(value) in self.unchanged:
+            return value
         walk = _Walk(self, executor, this, owner, mode, caller)
         if value is NO_VALUE:
-            value = executor.evaluate_data(default, walk.frame)
+            # (a scalar default is its own value: no frame made for it)
+            value = default if default is None or isinstance(default, (int, float, str)) \
+                else executor.evaluate_data(default, walk.frame)
         return self.shape.conform(value, "", walk)
 
     def check(self, value: t.Any, *, executor: Executor, this: t.Any,
@@ -211,7 +219,7 @@ class _Steps(_Expression):
     (once per function table). What it returns and raises is what the
     general path (:class:`_Expression`) does."""
 
-    __slots__ = ("steps", "check_nodes", "checks")
+    __slots__ = ("steps", "check_nodes", "checks", "unchanged")
 
     def __init__(self, expression: YaqlExpression, steps: tuple[_Step | int, ...],
                  check_nodes: tuple[tuple[t.Any, t.Any], ...]) -> None:
@@ -222,6 +230,12 @@ class _Steps(_Expression):
         self.check_nodes = check_nodes
         # function table -> each check's predicate and message compiled
         self.checks: dict[t.Any, tuple[tuple[t.Any, t.Any], ...]] = {}
+        # what every step gives back as it is, whatever the mode (a check
+        # must run its predicate: none)
+        unchanged = _PLAIN
+        for step in steps:
+            unchanged = unchanged & _UNCHANGED[step] if not isinstance(step, int) else frozenset()
+        self.unchanged = unchanged
 
     def conform(self, value: t.Any, path: str, walk: _Walk) -> t.Any:
         data = value
@@ -389,7 +403,7 @@ def _compile(spec: t.Any, fast: bool = True) -> _Shape:
 
 
 # the results a contract expression gives back as they are (no freezing)
-_PLAIN = frozenset((int, str, bool, float, type(None)))
+_PLAIN: frozenset[type] = frozenset((int, str, bool, float, type(None)))
 # operators a check's predicate may use on the fast path: they read no
 # variable but `$`, call no MuranoPL method and no contract method
 _IMPURE_OPERATORS = frozenset((".", "?.", ":", "is"))
@@ -512,6 +526,11 @@ _Step = t.Callable[[HasMode, t.Any], t.Any]
 # the contract methods without arguments a fast expression calls directly
 _SIMPLE_METHODS: dict[str, _Step] = {"int": c_int, "string": c_string, "bool": c_bool,
                                      "notNull": c_not_null}
+# the types of the values each of them gives back as they are, in every mode
+# (exact types: bool is no int here, and int(True) would change it)
+_UNCHANGED: dict[_Step, frozenset[type]] = {
+    c_int: frozenset((int, type(None))), c_string: frozenset((str, type(None))),
+    c_bool: frozenset((bool, type(None))), c_not_null: _PLAIN - frozenset((type(None),))}
 
 
 def c_owned(state: ContractState, value: t.Any, owned: bool) -> t.Any:

@@ -152,8 +152,14 @@ def call_method(scope: t.Any, receiver: t.Any, name: str, positional: list[Fn],
             if len(found) > 1:
                 raise errors.AmbiguousMethodName(name)
             if not method.is_extension:
-                args = [p(scope) for p in positional]
-                kwargs = {k: f(scope) for k, f in named}
+                # (without comprehensions: each is a call of its own, and this
+                # is the path of every method call on an object)
+                args = []
+                for p in positional:
+                    args.append(p(scope))
+                kwargs = {}
+                for k, f in named:
+                    kwargs[k] = f(scope)
                 this = receiver.type.ref if method.is_static else receiver
                 return frame.executor.invoke(method, this, args, kwargs, frame)
     elif isinstance(receiver, TypeRef):

@@ -24,16 +24,16 @@ from laguna.lang import errors, functions, limits, properties, serializer
 from laguna.lang.actions import (
     ActionResult, check_action, find_action, find_action_class, invoke_action,
 )
-from laguna.lang.arguments import bind_arguments
+from laguna.lang.arguments import bind_arguments, bind_locals
 from laguna.lang.classconfig import ClassConfigs
 from laguna.lang.dispatch import freeze
 from laguna.lang.functions import FunctionTable
 from laguna.lang.lifecycle import Lifecycle
 from laguna.lang.loading import ObjectLoader
-from laguna.lang.macros import compiled_data
+from laguna.lang.macros import ConstantData, compiled_data
 from laguna.lang.objects import MuranoObject, ObjectStore
 from laguna.lang.resolution import instance_class
-from laguna.lang.scope import Frame, Scope, child_scope
+from laguna.lang.scope import Frame, Scope, child_scope, method_scope
 from laguna.lang.tracebacks import stack_frames, to_murano_error
 from laguna.lang.types import Method, MuranoClass
 from laguna.yaql import engine as yaql_engine
@@ -111,14 +111,22 @@ class Executor:
                kwargs: dict[str, t.Any], caller: Frame | None) -> t.Any:
         if caller is not None and caller.depth >= self.limits.call_depth:
             raise limits.exceeded(self.limits, "call_depth")
-        if self._deadline is not None:
-            self.tick()
+        deadline = self._deadline
+        if deadline is not None and time.monotonic() > deadline:   # tick(), inlined
+            raise limits.exceeded(self.limits, "execution_seconds")
         if isinstance(this, MuranoObject):
             this = this.real_this
             if this.destroyed:
                 raise errors.ObjectDestroyedError(this)
+        method_locals = method.locals
+        simple = (method.native is None and not kwargs and method_locals is not None
+                  and len(args) == len(method_locals))
+        data = {"$1": this, "$this": this}
         try:
-            values = bind_arguments(self, method, this, args, kwargs, caller)
+            if simple:
+                bind_locals(self, method, this, args, caller, data)
+            else:
+                values = bind_arguments(self, method, this, args, kwargs, caller)
         except (LagunaError, errors.FlowSignal):
             raise   # the engine's own errors get their MuranoPL stack where they are caught
         except Exception as exc:
@@ -140,14 +148,13 @@ class Executor:
                 # no MuranoPL location
                 raise to_murano_error(exc, caller) from exc
         frame = Frame(self, this, method, method.declaring_type, caller)
-        data = {"$1": this, "$this": this}
-        for name, value in values.items():
-            data["$" + name] = value
-        scope = child_scope(self._roots[method.declaring_type.package.legacy], data)
-        scope.frame = frame
-        frame.locals = scope
+        if not simple:
+            for name, value in values.items():
+                data["$" + name] = value
+        frame.locals = method_scope(self._roots[method.declaring_type.package.legacy], data,
+                                    frame)
         body = method.body
-        return None if body is None else body.run(scope)
+        return None if body is None else body.run(frame.locals)
 
     def call(self, obj: MuranoObject | MuranoClass, method_name: str, *args: t.Any,
              **kwargs: t.Any) -> t.Any:
@@ -177,10 +184,14 @@ class Executor:
         ``frame`` (meta values, defaults of contracts)."""
         if value is None or isinstance(value, (int, float, str)):
             return value
+        legacy = frame.cls.package.legacy
+        fn = compiled_data(value, legacy, self.functions)
+        if type(fn) is ConstantData:
+            return fn.value
         this = frame.this
-        scope = child_scope(self._roots[frame.cls.package.legacy], {"$1": this, "$this": this})
+        scope = child_scope(self._roots[legacy], {"$1": this, "$this": this})
         scope.frame = frame
-        return compiled_data(value, frame.cls.package.legacy, self.functions)(scope)
+        return fn(scope)
 
     # -- properties (lang/properties.py) ----------------------------------------------
     set_property = properties.set_property

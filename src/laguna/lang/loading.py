@@ -22,7 +22,7 @@ import weakref
 
 from yaql.language import utils
 
-from laguna.lang import errors
+from laguna.lang import errors, properties
 from laguna.lang.contracts import ObjRef
 from laguna.lang.dispatch import thaw
 from laguna.lang.objects import MuranoObject
@@ -241,12 +241,19 @@ class ObjectLoader:
         cls = obj.type
         frame = Frame(self.executor, obj, None, cls, None, allow_writes=True)
         pending = [n for n in cls.property_names()]
+        # a new object is its own root, of class cls: set_property would find
+        # each property's declarations again and grant the write (allow_writes)
+        declarations = cls.property_declarations() if obj.real_this is obj else None
         last_errors = len(pending) + 1
         while pending:
             failed = []
             for name in pending:
-                spec = cls.find_property(name)
-                assert spec is not None
+                if declarations is not None:
+                    spec, specs = declarations[name]
+                else:
+                    found = cls.find_property(name)
+                    assert found is not None
+                    spec = found
                 if spec.usage is PropertyUsage.Static:
                     continue
                 if spec.usage is PropertyUsage.Config:
@@ -260,7 +267,11 @@ class ObjectLoader:
                 else:
                     value = params.get(name, NO_VALUE)
                 try:
-                    self.executor.set_property(obj, name, value, frame, owner_check=False)
+                    if declarations is not None:
+                        properties.write_declared(self.executor, obj, name, value, frame,
+                                                  spec, specs)
+                    else:
+                        self.executor.set_property(obj, name, value, frame, owner_check=False)
                 except errors.UninitializedPropertyAccessError:
                     failed.append(name)
                 except errors.ContractViolationException:

@@ -44,25 +44,35 @@ class ParseContext(t.NamedTuple):
 
 
 # -- data with embedded expressions ---------------------------------------------------
+class ConstantData:
+    """The compiled form of a structure without expressions: its frozen value,
+    which a caller may take without making a scope to evaluate it in."""
+
+    __slots__ = ("value",)
+
+    def __init__(self, value: t.Any) -> None:
+        self.value = value
+
+    def __call__(self, scope: t.Any) -> t.Any:
+        return self.value
+
+
 def compile_data(value: t.Any, legacy: bool, functions: FunctionTable) -> Fn:
     """A closure evaluating a YAML structure whose leaves may be expressions."""
     if isinstance(value, YaqlExpression):
         return compile_statement(value.parsed, legacy, functions=functions)
     if isinstance(value, dict):
         if not any(_has_expression(v) or isinstance(k, YaqlExpression) for k, v in value.items()):
-            frozen = freeze(plain(value))
-            return lambda scope: frozen
+            return ConstantData(freeze(plain(value)))
         items = [(compile_data(k, legacy, functions), compile_data(v, legacy, functions))
                  for k, v in value.items()]
         return lambda scope: utils.FrozenDict((k(scope), v(scope)) for k, v in items)
     if isinstance(value, list):
         if not any(_has_expression(v) for v in value):
-            frozen = freeze(plain(value))
-            return lambda scope: frozen
+            return ConstantData(freeze(plain(value)))
         fns = [compile_data(v, legacy, functions) for v in value]
         return lambda scope: tuple(f(scope) for f in fns)
-    constant = plain(value)
-    return lambda scope: constant
+    return ConstantData(plain(value))
 
 
 # id of a YAML structure -> (the structure, legacy, function table, its closure):

@@ -36,32 +36,40 @@ def set_property(executor: Executor, obj: MuranoObject, name: str, value: t.Any,
             for spec in specs:
                 if spec.usage not in WRITABLE_USAGES or not derived:
                     raise errors.NoWriteAccessError(name)
-        try:
-            value = ultimate.contract.apply(value, executor=executor, this=root, owner=root,
-                                            default=property_default(executor, ultimate),
-                                            caller=frame)
-            # the other declarations check what the ultimate one made of the
-            # value (objects, not their model dicts)
-            for spec in specs:
-                if spec is ultimate:
-                    continue
-                spec.contract.apply(value, executor=executor, this=root, owner=root,
-                                    mode="validate", default=property_default(executor, spec),
-                                    caller=frame)
-        except errors.ContractViolationException as exc:
-            if exc.target is None:   # else a property of an object in the value failed
-                exc.target = f"property {ultimate.declaring_type.name}.{name}"
-                exc.contract = ultimate.contract.text
-                exc.declared_at = ultimate.span
-            raise
-        if ultimate.usage is PropertyUsage.Static:
-            executor.statics[ultimate] = value
-        else:
-            root.values[name] = value
+        write_declared(executor, root, name, value, frame, ultimate, specs)
     elif derived:
         root.cast(start).private[name] = value
     else:
         raise errors.PropertyWriteError(name, start.name)
+
+
+def write_declared(executor: Executor, root: MuranoObject, name: str, value: t.Any,
+                   frame: Frame | None, ultimate: Property, specs: list[Property]) -> None:
+    """Write property ``name`` of ``root`` (a root object) whose declarations
+    are ``specs`` (``ultimate`` the one that converts), access already
+    granted: what :func:`set_property` does once it has found them."""
+    try:
+        value = ultimate.contract.apply(value, executor=executor, this=root, owner=root,
+                                        default=property_default(executor, ultimate),
+                                        caller=frame)
+        # the other declarations check what the ultimate one made of the
+        # value (objects, not their model dicts)
+        for spec in specs:
+            if spec is ultimate:
+                continue
+            spec.contract.apply(value, executor=executor, this=root, owner=root,
+                                mode="validate", default=property_default(executor, spec),
+                                caller=frame)
+    except errors.ContractViolationException as exc:
+        if exc.target is None:   # else a property of an object in the value failed
+            exc.target = f"property {ultimate.declaring_type.name}.{name}"
+            exc.contract = ultimate.contract.text
+            exc.declared_at = ultimate.span
+        raise
+    if ultimate.usage is PropertyUsage.Static:
+        executor.statics[ultimate] = value
+    else:
+        root.values[name] = value
 
 
 def property_default(executor: Executor, spec: Property) -> t.Any:

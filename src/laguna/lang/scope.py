@@ -123,6 +123,20 @@ def child_scope(parent: t.Any, data: dict[str, t.Any]) -> Scope:
     return child
 
 
+def method_scope(root: t.Any, data: dict[str, t.Any], frame: Frame) -> Scope:
+    """The scope of one method activation: ``child_scope(root, data)`` running
+    ``frame``, for a root scope of the executor (no contract), in one call."""
+    child = _new_scope(Scope)
+    child._parent_context = root
+    child._convention = root._convention
+    child._functions = {}
+    child._data = data
+    child._exclusive_funcs = set()
+    child.frame = frame
+    child.contract = None
+    return child
+
+
 def lookup(scope: t.Any, name: str) -> t.Any:
     """Read variable ``name`` (already normalised: '$x', '$1') up the scope chain."""
     ctx = scope

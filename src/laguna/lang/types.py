@@ -65,6 +65,9 @@ class RuntimePackage:
         self.version = (version if isinstance(version, semantic_version.Version)
                         else parse_version(str(version)))
         self.format_version = format_version
+        #: Formats 1.0 and 1.1 run yaql in its legacy (0.2-compatible) mode
+        #: (an attribute, not a property: every call reads it)
+        self.legacy: bool = format_version <= (1, 1)
         #: required packages in lookup order: io.murano (implicitly "0") first
         self.requirements = _requirements(name, requirements or {})
         self._own_requirement = same_major_requirement(self.version)
@@ -79,10 +82,6 @@ class RuntimePackage:
             return self._own_requirement
         return self.requirements.get(package_name)
 
-    @property
-    def legacy(self) -> bool:
-        """Formats 1.0 and 1.1 run yaql in its legacy (0.2-compatible) mode."""
-        return self.format_version <= (1, 1)
 
     def __repr__(self) -> str:
         return f"<package {self.name}/{self.version}>"
@@ -146,6 +145,11 @@ class Method:
         self.kwargs = next((a.name for a in self.arguments
                             if a.usage is ArgumentUsage.KwArgs), None)
         self.standard = [a.name for a in self.arguments if a.usage is ArgumentUsage.Standard]
+        # each argument's variable name ('$n') when all are standard: the
+        # arguments of a call by position bind straight into the method's scope
+        self.locals: tuple[tuple[str, Argument], ...] | None = (
+            tuple(("$" + a.name, a) for a in self.arguments)
+            if len(self.standard) == len(self.arguments) else None)
 
     def __repr__(self) -> str:
         return f"<method {self.declaring_type.name}::{self.name}>"
@@ -241,6 +245,7 @@ class MuranoClass:
         self._property_cache: dict[str, list[Property]] = {}
         self._specs_cache: dict[str, list[Property]] = {}
         self._property_names: list[str] | None = None
+        self._declarations: dict[str, tuple[Property, list[Property]]] | None = None
         self._extensions: dict[str, list[Method]] | None = None
         self.mro = self._linearize()
         self.ancestry = frozenset(self.mro)
@@ -327,6 +332,23 @@ class MuranoClass:
             cached = [c.properties[name] for c in self.mro if name in c.properties]
             self._specs_cache[name] = cached
         return cached
+
+    def property_declarations(self) -> dict[str, tuple[Property, list[Property]]] | None:
+        """Each property (in :meth:`property_names` order) with its ultimate
+        declaration and all of them (:meth:`all_property_specs`): what
+        creating an object writes its properties through, looked up once.
+        None while a name is ambiguous (then each lookup raises in turn)."""
+        if self._declarations is None:
+            declarations = {}
+            for name in self.property_names():
+                try:
+                    ultimate = self.find_property(name)
+                except errors.AmbiguousPropertyNameError:
+                    return None
+                assert ultimate is not None
+                declarations[name] = (ultimate, self.all_property_specs(name))
+            self._declarations = declarations
+        return self._declarations
 
     def property_names(self) -> list[str]:
         if self._property_names is None:

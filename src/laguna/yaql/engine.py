@@ -10,15 +10,20 @@ from __future__ import annotations
 
 import dataclasses
 import functools
+import pathlib
+import re
 import typing as t
 
 import collections.abc  # noqa: F401
 
 import yaql
 from yaql import legacy
+from yaql._ply import lex
 from yaql.language import conventions, factory
 from yaql.language import exceptions as yaql_exceptions
 from yaql.language import expressions as yaql_expressions
+
+from laguna.yaql import parsetables
 
 CONVENTION = conventions.CamelCaseConvention()
 
@@ -132,10 +137,23 @@ def operator_table() -> list[tuple[t.Any, ...]]:
 def _parsing_engine() -> t.Any:
     """The one engine whose lexer and LALR parser every engine shares: ply
     builds the parser's tables anew each time (about half a second), and
-    the tables depend only on the operators, never on the options."""
+    the tables depend only on the operators, never on the options. Built
+    as yaql's ``YaqlFactory.create`` builds it, but with the parser's tables
+    kept in the user's cache folder (:mod:`laguna.yaql.parsetables`)."""
+    return build_parsing_engine(parsetables.cache_dir())
+
+
+def build_parsing_engine(tables_folder: pathlib.Path | None) -> t.Any:
+    """A new engine (no options) whose parser's tables come from, or go to,
+    ``tables_folder`` (none: computed by ply)."""
     engine_factory = factory.YaqlFactory(keyword_operator=NAME_VALUE_OPERATOR)
     engine_factory.operators = operator_table()
-    return engine_factory.create()
+    operators = engine_factory._build_operator_table(engine_factory._name_generator())
+    lexer_rules = engine_factory._create_lexer(operators)
+    ply_lexer = lex.lex(object=lexer_rules, reflags=re.UNICODE | re.VERBOSE)
+    ply_parser = parsetables.build_parser(
+        engine_factory._create_parser(lexer_rules, operators), tables_folder)
+    return factory.YaqlEngine(ply_lexer, ply_parser, None, engine_factory)
 
 
 def create_engine(legacy_mode: bool, limits: Limits = DEFAULT_LIMITS) -> t.Any:

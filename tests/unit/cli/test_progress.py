@@ -38,7 +38,7 @@ def test_view_is_live_only_on_a_terminal() -> None:
 
 
 def test_test_progress_shows_the_running_test_on_a_terminal() -> None:
-    from laguna.cli.progress import TestProgress
+    from laguna.cli.testprogress import TestProgress
     console = Console(file=io.StringIO(), force_terminal=True, width=80, color_system=None)
     with TestProgress(console).running("t.Cases.testSlow"):
         console.file.flush()
@@ -49,7 +49,7 @@ def test_test_progress_shows_the_running_test_on_a_terminal() -> None:
 def test_test_progress_prints_late_lines_elsewhere(capsys) -> None:
     import threading
 
-    from laguna.cli.progress import TestProgress
+    from laguna.cli.testprogress import TestProgress
     console = Console(file=io.StringIO(), width=80, color_system=None)
     assert not console.is_terminal
     printed = ""

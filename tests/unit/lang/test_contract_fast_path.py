@@ -134,3 +134,21 @@ def test_fast_path_equals_general_path(holder: t.Any, text: str, value: t.Any,
 
 
 
+
+
+@pytest.mark.parametrize(("text", "unchanged"), [
+    ("$.int().notNull()", {int}),
+    ("$.int()", {int, type(None)}),
+    ("$.string().notNull()", {str}),
+    ("$.bool()", {bool, type(None)}),
+    ("$", {int, str, bool, float, type(None)}),
+    ("$.notNull()", {int, str, bool, float}),
+    ("$.int().string()", {type(None)}),
+    ("$.int().check($ >= 0)", set()),
+    ("$.class(Holder)", set()),
+])
+def test_values_a_contract_gives_back_as_they_are_are_checked_by_type(
+        holder: t.Any, text: str, unchanged: set[type]) -> None:
+    # (the hypothesis test above compares this shortcut with the general path too)
+    assert contract_of(text, holder[1]).unchanged == unchanged
+    assert contract_of(text, holder[1], fast=False).unchanged == frozenset()

@@ -3,7 +3,10 @@ folders and from the catalog store."""
 
 from __future__ import annotations
 
+import os
 import pathlib
+import subprocess
+import sys
 import textwrap
 
 import pytest
@@ -245,3 +248,41 @@ def test_check_warns_of_usage_action_from_format_1_4(env: dict[str, str],
         f"{package}/Classes/A.yaml:4:5: warning[LAG-W0235]: method legacyAction: "
         "Usage: Action is deprecated since Format 1.4; use Scope: Public",
         "t.old 0.0.0: 1 warning(s)"]
+
+
+def self_contained(tmp_path: pathlib.Path) -> pathlib.Path:
+    """A tested package that requires nothing but the core library."""
+    return write(tmp_path / "alone", TESTED_MANIFEST.replace("Require:\n      t.lib: 1\n", ""),
+                 {"Cases.yaml": TESTED_CASES.replace("new(l:Thing).says()", "'1.1.0'")})
+
+
+def test_the_catalog_is_opened_only_when_a_package_is_needed_from_it(
+        tested: pathlib.Path, tmp_path: pathlib.Path) -> None:
+    junk = tmp_path / "junk.sqlite"
+    junk.write_text("not a database " * 100)
+    env = {"LAGUNA_DATABASE_URL": sqlite_url(junk)}
+    code, output = run(env, "test", str(self_contained(tmp_path)))
+    assert (code, output.splitlines()[-1]) == (0, "1 passed, 0 failed")
+    code, output = run(env, "test", str(tested))
+    assert code == 1
+    # the test that needed it fails at the place, with the reason
+    assert output.splitlines()[1:4] == [
+        f"  laguna.cli.errors.CatalogError: error[LAG-E1302]: cannot open the catalog "
+        f"sqlite:///{junk}: file is not a database",
+        "  Traceback (most recent call last):",
+        '    File "Classes/Cases.yaml", line 7:9 in method testThing of type t.tested.Cases']
+
+
+def test_laguna_test_imports_no_catalog_store_it_does_not_need(tmp_path: pathlib.Path) -> None:
+    catalog = {"LAGUNA_DATABASE_URL": sqlite_url(tmp_path / "catalog.sqlite")}
+    assert run(catalog, "package", "import", str(lib(tmp_path / "src", "1.0.0")))[0] == 0
+    script = (
+        "import sys\n"
+        "from click.testing import CliRunner\n"
+        "from laguna.cli.main import cli\n"
+        f"result = CliRunner().invoke(cli, ['test', {str(self_contained(tmp_path))!r}])\n"
+        "print(result.exit_code, sorted(m for m in ('sqlalchemy', 'alembic', 'laguna.store',"
+        " 'laguna.deploy') if m in sys.modules))\n")
+    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True,
+                          timeout=60, env={**os.environ, **catalog})
+    assert done.stdout == "0 []\n", done.stderr

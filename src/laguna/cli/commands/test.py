@@ -11,9 +11,9 @@ import click
 import yaml
 
 from laguna.cli.errors import NO_TEST_MATCHES, CommandError, described
-from laguna.cli.progress import TestProgress
+from laguna.cli.testprogress import TestProgress
 from laguna.cli.sources import catalog_sources, db_url_option, warn_skipped
-from laguna.cli.workdirs import stdout_console
+from laguna.cli.shared import stdout_console
 from laguna.config import Config
 from laguna.corelib.services import RecordingServices
 from laguna.errors import LagunaError

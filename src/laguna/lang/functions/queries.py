@@ -35,7 +35,8 @@ from yaql.language import runner, utils
 from yaql.standard_library import queries as yaql_queries
 
 from laguna.lang import limits
-from laguna.lang.scope import NO_VALUE, engine_of, item_scope
+from laguna.lang.functions.itemlambdas import compile_lambda, item_lambda
+from laguna.lang.scope import NO_VALUE, engine_of
 
 if t.TYPE_CHECKING:
     from laguna.lang.compiler import Compiler, Fn
@@ -76,10 +77,9 @@ def _stop(error: StopIteration) -> yaql_exceptions.WrappedException:
     return yaql_exceptions.WrappedException(error)
 
 
-def _lambda(fn: Fn, scope: t.Any) -> Key:
-    def call(item: t.Any) -> t.Any:
-        return fn(item_scope(scope, item))
-    return call
+# a lambda over the items, on a child scope per item or one per call when it
+# keeps nothing of its scope (lang/functions/itemlambdas.py)
+_lambda = item_lambda
 
 
 def _values_call(name: str) -> t.Callable[..., t.Any]:
@@ -106,7 +106,7 @@ def _factory(arities: t.Collection[int]) -> t.Callable[[t.Callable[..., t.Any]],
         def factory(compiler: Compiler, arg_nodes: t.Sequence[t.Any]) -> Method | None:
             if compiler.legacy or len(arg_nodes) not in arities or not _plain(arg_nodes):
                 return None
-            args = [compiler.node(a) for a in arg_nodes]
+            args = [compile_lambda(compiler, a) for a in arg_nodes]
 
             def fast(scope: t.Any, receiver: t.Any) -> t.Any:
                 engine = _engine(scope)
@@ -192,7 +192,7 @@ def _append(compiler: Compiler, arg_nodes: t.Sequence[t.Any]) -> Method | None:
 def _distinct(compiler: Compiler, arg_nodes: t.Sequence[t.Any]) -> Method | None:
     if compiler.legacy or len(arg_nodes) > 1 or not _plain(arg_nodes):
         return None
-    key_fn = compiler.node(arg_nodes[0]) if arg_nodes else None
+    key_fn = compile_lambda(compiler, arg_nodes[0]) if arg_nodes else None
 
     def fast(scope: t.Any, receiver: t.Any) -> t.Any:
         engine = _engine(scope)
@@ -302,7 +302,7 @@ def _any_or_all(every: bool) -> MethodFactory:
     def factory(compiler: Compiler, arg_nodes: t.Sequence[t.Any]) -> Method | None:
         if compiler.legacy or len(arg_nodes) > 1 or not _plain(arg_nodes):
             return None
-        predicate_fn = compiler.node(arg_nodes[0]) if arg_nodes else None
+        predicate_fn = compile_lambda(compiler, arg_nodes[0]) if arg_nodes else None
 
         def fast(scope: t.Any, receiver: t.Any) -> t.Any:
             engine = _engine(scope)
@@ -371,7 +371,7 @@ def _fast_len(*args: t.Any) -> t.Any:
 def _group_by(compiler: Compiler, arg_nodes: t.Sequence[t.Any]) -> Method | None:
     if compiler.legacy or not 1 <= len(arg_nodes) <= 3 or not _plain(arg_nodes):
         return None
-    fns = [compiler.node(a) for a in arg_nodes]
+    fns = [compile_lambda(compiler, a) for a in arg_nodes]
     key_fn = fns[0]
     value_fn = fns[1] if len(fns) > 1 else None
     aggregator_fn = fns[2] if len(fns) > 2 else None
@@ -474,7 +474,7 @@ def _then_by(ascending: bool) -> MethodFactory:
     def factory(compiler: Compiler, arg_nodes: t.Sequence[t.Any]) -> Method | None:
         if compiler.legacy or len(arg_nodes) != 1 or not _plain(arg_nodes):
             return None
-        selector = compiler.node(arg_nodes[0])
+        selector = compile_lambda(compiler, arg_nodes[0])
 
         def fast(scope: t.Any, receiver: t.Any) -> t.Any:
             if not isinstance(receiver, yaql_queries.OrderingIterable):

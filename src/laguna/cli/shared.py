@@ -1,0 +1,39 @@
+"""What every command shares and the root group needs: ``--workdir`` and the
+console. Kept apart from :mod:`laguna.cli.workdirs` because that one brings the
+deployment layer (SQLAlchemy, Alembic), which `laguna test` and `laguna
+--help` must not pay for.
+"""
+
+from __future__ import annotations
+
+import sys
+import typing as t
+
+import click
+from rich.console import Console
+
+F = t.TypeVar("F", bound=t.Callable[..., t.Any])
+
+# where the root group's or a command's --workdir is kept for the command
+WORKDIR_KEY = "laguna.workdir"
+
+
+def _remember_workdir(ctx: click.Context, _param: click.Parameter,
+                      value: str | None) -> None:
+    if value is not None:
+        ctx.meta[WORKDIR_KEY] = value
+
+
+def workdir_option(function: F) -> F:
+    """``--workdir DIR``, on the root group and on every deployment command."""
+    return click.option(
+        "--workdir", metavar="DIR", expose_value=False, callback=_remember_workdir,
+        help="The working directory holding the deployment store (DIR/.laguna/); "
+             "default: $LAGUNA_WORKDIR, else the current directory.")(function)
+
+
+def stdout_console() -> Console:
+    terminal = sys.stdout.isatty()
+    return Console(file=sys.stdout, highlight=False, soft_wrap=True,
+                   width=None if terminal else 200,
+                   color_system="auto" if terminal else None)
