@@ -185,6 +185,19 @@ class DeferredCatalog:
             raise PackageNotFoundError(name, str(version))
         return store.get(name, version)
 
+    def descriptors(self) -> list[tuple[str, str]]:
+        """The store's descriptor packages (assembly and resource descriptors)."""
+        store = self._store()
+        return [] if store is None else store.descriptors()
+
+    def descriptor_archive(self, package_id: str) -> bytes:
+        store = self._store()
+        if store is None:
+            from laguna.packages.errors import PackageNotFoundError
+
+            raise PackageNotFoundError(package_id)
+        return store.descriptor_archive(package_id)
+
     @property
     def opened(self) -> bool:
         """Whether the catalog was needed (and so opened)."""
