@@ -105,8 +105,10 @@ class Stack:
             return copy.deepcopy(self.held())
 
     def set_template(self, template: dict[str, t.Any]) -> None:
+        """Hold ``template`` itself: the caller gives it up (the MuranoPL method
+        passes its argument thawed, i.e. freshly built)."""
         with self.lock:
-            self.template = copy.deepcopy(template)
+            self.template = template
             self.parameters = {}
             self.applied = False
 

@@ -13,7 +13,9 @@ from __future__ import annotations
 import functools
 import json
 import posixpath
+import threading
 import typing as t
+import weakref
 
 import yaml  # type: ignore[import-untyped,unused-ignore]
 
@@ -89,13 +91,32 @@ def _parsed_yaml(text: str) -> t.Any:
     return yaml.load(text, Loader=_PlainLoader)  # noqa: S506 (safe loader)
 
 
+#: the files read from each loaded package, by path: a package is read-only
+#: for as long as it is loaded, and every instance of an application reads the
+#: same scripts and templates (from disk, for a package folder)
+_READ: weakref.WeakKeyDictionary[t.Any, dict[str, bytes]] = weakref.WeakKeyDictionary()
+_READ_LOCK = threading.Lock()
+
+
+def _remembering(source: t.Any) -> t.Callable[[str], bytes]:
+    with _READ_LOCK:
+        read = _READ.setdefault(source, {})
+
+    def remembered(path: str) -> bytes:
+        data = read.get(path)
+        if data is None:
+            data = read[path] = source.read(path)
+        return data
+    return remembered
+
+
 def package_files(executor: t.Any, cls: MuranoClass) -> PackageFiles:
     """The files of the package ``cls`` comes from."""
     holder = executor.classes.package_of(cls.package)
     source = getattr(holder, "source", None)
     if source is None:
         raise ResourceNotFound(f"package {cls.package.name} has no files")
-    return PackageFiles(source.read, cls.package.name)
+    return PackageFiles(_remembering(source), cls.package.name)
 
 
 def _files(executor: t.Any, frame: t.Any, owner: t.Any) -> PackageFiles:

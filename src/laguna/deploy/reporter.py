@@ -1,8 +1,8 @@
 """Reporters: where a front end's reports and component states go.
 
-:class:`StoreReporter` commits each report in its own transaction before
-passing it on as an event, so a process killed mid-deployment loses nothing
-it already reported. :class:`MemoryReporter` keeps them in memory, for dry
+:class:`StoreReporter` keeps them in the store, committed in batches at most
+:data:`FLUSH_AFTER` seconds late (a process killed mid-deployment loses the
+reports of that last moment, which its events already showed). :class:`MemoryReporter` keeps them in memory, for dry
 runs (which keep nothing).
 """
 
@@ -12,8 +12,11 @@ import datetime
 import threading
 import typing as t
 
+from sqlalchemy.orm import Session
+
 from laguna.deploy.events import ComponentChanged, EventSink, ReportEmitted
 from laguna.deploy.result import LEVELS, Component, Report
+from laguna.deploy.writebehind import WriteBehind
 from laguna.store import environments as repo
 from laguna.store import instances as usage
 from laguna.store.db import Database
@@ -22,6 +25,11 @@ Clock = t.Callable[[], datetime.datetime]
 
 #: what a tracked object counts as in the usage statistics, with the original's codes
 USAGE_KINDS = {"application": usage.APPLICATION, "server": usage.INSTANCE}
+#: seconds a report or state may wait before it is committed: how late another
+#: process's ``status`` or ``deployments`` can see it during a run
+FLUSH_AFTER = 0.1
+#: a batch this large is committed without waiting
+FLUSH_AT = 500
 
 
 def _check_level(level: str) -> str:
@@ -72,41 +80,60 @@ class MemoryReporter:
 
 
 class StoreReporter(MemoryReporter):
-    """Commits every report and component state to the store as it arrives."""
+    """Keeps reports, component states and usage in the store, written behind.
+
+    The writes of a run are committed in batches (:mod:`laguna.deploy.writebehind`):
+    other processes see them within :data:`FLUSH_AFTER` seconds, and
+    :meth:`close`, which the service calls when the run ends, commits the rest.
+    """
 
     def __init__(self, database: Database, environment_id: str, project: str,
                  deployment_id: str, environment: str, sink: EventSink, clock: Clock) -> None:
         super().__init__(environment, sink, clock)
-        self.database = database
         self.environment_id = environment_id
         self.project = project
         self.deployment_id = deployment_id
-        # the environment's stored components, read at the first change: the
-        # run holds the environment, so nothing else writes them meanwhile
+        self._writes = WriteBehind(database, FLUSH_AFTER, FLUSH_AT)
+        # The environment's stored components, read at the first write: the run
+        # holds the environment, so nothing else writes them meanwhile. Changes
+        # wait in ``_changed`` until a batch writes the map once for all of them.
         self._stored: dict[str, t.Any] | None = None
+        self._changed: dict[str, t.Any] = {}
+        # not the reporter's lock, which is held while a full batch commits
+        self._changed_lock = threading.Lock()
+
+    def close(self) -> None:
+        """Commit every write still waiting (and raise a failed commit)."""
+        self._writes.close()
 
     def _keep_report(self, report: Report) -> None:
-        with self.database.session() as session:
-            repo.append_report(session, self.deployment_id, report.level, report.text,
-                               report.object, report.time)
+        self._writes.add(lambda session: repo.append_report(
+            session, self.deployment_id, report.level, report.text, report.object, report.time))
 
     def track(self, object_id: str, kind: str, type_name: str, title: str | None = None,
               unit_count: int | None = None) -> None:
         super().track(object_id, kind, type_name, title, unit_count)
-        with self.database.session() as session:
-            usage.track_instance(session, self.environment_id, self.project, object_id,
-                                 USAGE_KINDS[kind], type_name, title, unit_count,
-                                 self.clock())
+        now = self.clock()
+        self._writes.add(lambda session: usage.track_instance(
+            session, self.environment_id, self.project, object_id, USAGE_KINDS[kind],
+            type_name, title, unit_count, now))
 
     def untrack(self, object_id: str) -> None:
-        with self.database.session() as session:
-            usage.destroy_instance(session, self.environment_id, object_id, self.clock())
+        now = self.clock()
+        self._writes.add(lambda session: usage.destroy_instance(
+            session, self.environment_id, object_id, now))
 
     def _keep_component(self, object_id: str, component: Component) -> None:
-        with self.database.session() as session:
+        with self._changed_lock:
+            self._changed[object_id] = component.to_json()
+        self._writes.add(self._write_components, once="components")
+
+    def _write_components(self, session: Session) -> None:
+        with self._changed_lock:
+            changed, self._changed = self._changed, {}
+        if self._stored is None:
+            self._stored = repo.get_components(session, self.environment_id)
             if self._stored is None:
-                self._stored = repo.get_components(session, self.environment_id)
-                if self._stored is None:
-                    return      # the environment is gone
-            self._stored[object_id] = component.to_json()
-            repo.write_components(session, self.environment_id, self._stored)
+                return      # the environment is gone
+        self._stored.update(changed)
+        repo.write_components(session, self.environment_id, self._stored)

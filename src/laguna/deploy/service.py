@@ -261,6 +261,7 @@ class Service:
                                     dry_run=False)
             outcome, rejected = self._run(started.frontend, operation, context,
                                           blueprint, action)
+            outcome = self._close_reporter(reporter, outcome)
             with database.session() as session:
                 record = self._finish(session, started, operation, outcome, rejected,
                                       blueprint, reporter.components)
@@ -272,6 +273,19 @@ class Service:
             return result
         finally:
             self._close(database)
+
+    @staticmethod
+    def _close_reporter(reporter: StoreReporter, outcome: Outcome) -> Outcome:
+        """Commit the reports still waiting, before the end is recorded; a store
+        that failed to keep them fails the run, whose record would be incomplete."""
+        try:
+            reporter.close()
+        except Exception as exc:
+            log.exception("the store failed to keep the run's reports")
+            return dataclasses.replace(outcome, ok=False, error=ErrorInfo(
+                errors.INTERNAL_ERROR,
+                f"the store failed to keep the run's reports: {type(exc).__name__}: {exc}"))
+        return outcome
 
     def _begin(self, database: Database, name: str, operation: Operation,
                blueprint: Blueprint | None, frontend: Frontend | None,

@@ -29,32 +29,47 @@ def epoch_seconds(moment: datetime.datetime) -> int:
     return int(moment.timestamp())
 
 
+# Built once, on the table rather than the mapped class (no ORM bookkeeping): a
+# running deployment tracks and untracks each of its components, and building a
+# statement, or the ORM's unit of work, costs more than running it.
+_STATS = t.cast(sa.Table, InstanceStatRecord.__table__)
+# (an UPDATE's own bind names may not be column names)
+_THIS_INSTANCE = sa.and_(_STATS.c.environment_id == sa.bindparam("the_environment"),
+                         _STATS.c.instance_id == sa.bindparam("the_instance"))
+_SET_UNIT_COUNT = sa.update(_STATS).where(_THIS_INSTANCE).values(
+    unit_count=sa.bindparam("new_unit_count"))
+_ADD = sa.insert(_STATS)
+_DESTROY = sa.update(_STATS).where(_THIS_INSTANCE, _STATS.c.destroyed.is_(None)).values(
+    destroyed=sa.bindparam("destroyed_at"))
+
+
 def track_instance(session: Session, environment_id: str, project_id: str, instance_id: str,
                    instance_type: int, type_name: str, type_title: str | None,
                    unit_count: int | None, now: datetime.datetime) -> None:
     """Count ``instance_id`` as living from ``now``; one tracked before keeps its
     start and takes the new ``unit_count``, as the original did."""
-    record = InstanceStatRecord(
-        environment_id=environment_id, instance_id=instance_id, project_id=project_id,
-        instance_type=instance_type, type_name=type_name, type_title=type_title,
-        unit_count=unit_count, created=epoch_seconds(now), destroyed=None)
+    key = {"the_environment": environment_id, "the_instance": instance_id,
+           "new_unit_count": unit_count}
+    updated = session.execute(_SET_UNIT_COUNT, key)
+    if t.cast(sa.CursorResult[t.Any], updated).rowcount:
+        return
+    row = {"environment_id": environment_id, "instance_id": instance_id,
+           "project_id": project_id, "instance_type": instance_type,
+           "type_name": type_name, "type_title": type_title, "unit_count": unit_count,
+           "created": epoch_seconds(now), "destroyed": None}
     try:
         with session.begin_nested():
-            session.add(record)
-            session.flush()
+            session.execute(_ADD, row)
     except IntegrityError:
-        session.execute(sa.update(InstanceStatRecord).where(
-            InstanceStatRecord.environment_id == environment_id,
-            InstanceStatRecord.instance_id == instance_id).values(unit_count=unit_count))
+        # another writer added it since the update: it keeps its start
+        session.execute(_SET_UNIT_COUNT, key)
 
 
 def destroy_instance(session: Session, environment_id: str, instance_id: str,
                      now: datetime.datetime) -> None:
     """Mark ``instance_id`` destroyed at ``now`` (once: a later call changes nothing)."""
-    session.execute(sa.update(InstanceStatRecord).where(
-        InstanceStatRecord.environment_id == environment_id,
-        InstanceStatRecord.instance_id == instance_id,
-        InstanceStatRecord.destroyed.is_(None)).values(destroyed=epoch_seconds(now)))
+    session.execute(_DESTROY, {"the_environment": environment_id, "the_instance": instance_id,
+                               "destroyed_at": epoch_seconds(now)})
 
 
 def raw_stats(session: Session, environment_id: str, now: datetime.datetime,

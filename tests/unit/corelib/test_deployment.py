@@ -8,7 +8,7 @@ import typing as t
 import pytest
 
 from laguna.corelib.services import NoServices, RecordingServices, attach, host_key
-from laguna.lang.dispatch import thaw
+from laguna.lang.dispatch import freeze, thaw
 from laguna.lang.errors import MuranoPlError
 from laguna.lang.executor import Executor
 from laguna.testing.packages import core_registry
@@ -176,3 +176,30 @@ def test_without_services_a_push_names_what_needs_a_cloud() -> None:
         executor.call(vm, "deploy")
     assert "io.murano.system.ServiceUnavailable" in caught.value.names
     assert "needs a cloud; run it through `laguna deploy`" in caught.value.message
+
+
+def test_metadata_is_the_objects_own_over_its_owners_nearest_first() -> None:
+    """Owners without metadata are passed over; with applicability checked, the
+    region's definitions (none here) keep only the object's own entries."""
+    executor, env = environment(RecordingServices())
+    cls = executor.classes.find("io.murano.resources.LinuxInstance")
+
+    def instance(owner: t.Any, name: str, check: bool = False) -> t.Any:
+        values = {"name": name, "flavor": "m1.small", "image": "ubuntu",
+                  "checkApplicability": check}
+        return executor.run(lambda: executor.new_object(cls, owner, values, object_id=name))
+
+    mid = instance(env, "mid")
+    blank = instance(mid, "blank")
+    vm = instance(blank, "vm")
+    checked = instance(blank, "checked", check=True)
+    env.metadata = freeze({"a": "env", "b": "env"})
+    mid.metadata = freeze({"b": "mid", "c": "mid"})
+    for own in (vm, checked):
+        own.metadata = freeze({"c": "own", "d": "own"})
+    region = executor.call(vm, "getRegion")
+    assert thaw(executor.call(vm, "getMetadata", region)) == {
+        "a": "env", "b": "mid", "c": "own", "d": "own"}
+    assert thaw(executor.call(blank, "getMetadata", region)) == {
+        "a": "env", "b": "mid", "c": "mid"}
+    assert thaw(executor.call(checked, "getMetadata", region)) == {"c": "own", "d": "own"}

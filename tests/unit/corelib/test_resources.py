@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from laguna.corelib.resources import PackageFiles, ResourceNotFound
+from laguna.corelib.resources import PackageFiles, ResourceNotFound, package_files
 
 FILES = {
     "Resources/a.txt": b"one\r\ntwo\n",
@@ -44,3 +44,41 @@ def test_missing_file() -> None:
 def test_paths_stay_inside_resources() -> None:
     with pytest.raises(ResourceNotFound, match="outside the Resources folder"):
         files().string("../manifest.yaml")
+
+
+class CountingSource:
+    """A loaded package's files, counting the reads that reach it."""
+
+    def __init__(self) -> None:
+        self.reads: list[str] = []
+
+    def read(self, path: str) -> bytes:
+        self.reads.append(path)
+        return FILES[path]
+
+
+def test_a_package_file_is_read_once_for_every_call() -> None:
+    source = CountingSource()
+
+    class Holder:
+        pass
+    holder = Holder()
+    holder.source = source  # type: ignore[attr-defined]
+
+    class Executor:
+        class classes:
+            @staticmethod
+            def package_of(package: object) -> Holder:
+                return holder
+
+    class Class:
+        class package:
+            name = "p"
+
+    for _ in range(3):
+        assert package_files(Executor(), Class()).string("a.txt") == "one\ntwo\n"  # type: ignore[arg-type]
+    assert package_files(Executor(), Class()).json("j.json") == {"a": [1, None]}  # type: ignore[arg-type]
+    assert source.reads == ["Resources/a.txt", "Resources/j.json"]
+    with pytest.raises(ResourceNotFound, match="package p has no resource 'x.txt'"):
+        package_files(Executor(), Class()).string("x.txt")  # type: ignore[arg-type]
+    assert source.reads == ["Resources/a.txt", "Resources/j.json", "Resources/x.txt"]

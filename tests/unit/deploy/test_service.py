@@ -17,6 +17,7 @@ from laguna.deploy.events import (
 from laguna.deploy.context import RunContext
 from laguna.deploy.frontend import FrontendRegistry, Outcome, PrepareOptions
 from laguna.deploy.owner import ProcessOwner
+from laguna.deploy.reporter import StoreReporter
 from laguna.deploy.service import Service
 from laguna.deploy.workdir import Workdir
 from laguna.store import environments as repo
@@ -335,3 +336,21 @@ def test_forget_deletes_an_environment_with_nothing_deployed(service: Service,
     # the name is free again: a new deploy starts a new history
     assert service.deploy(path).status == "ok"
     assert len(service.deployments("shop").deployments) == 1
+
+
+def test_a_store_that_fails_to_keep_the_reports_fails_the_run(
+        service: Service, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    def refuse(reporter: StoreReporter) -> None:
+        raise OSError("disk full")
+
+    path = write_blueprint(tmp_path, "shop", components=[WEB])
+    with monkeypatch.context() as patched:
+        patched.setattr(StoreReporter, "close", refuse)
+        result = service.deploy(path)
+    assert (result.status, result.state) == ("failed", "deploy failure")
+    assert result.error is not None
+    assert (result.error.kind, result.error.message) == (
+        "internal_error", "the store failed to keep the run's reports: OSError: disk full")
+    # the environment was released: the next deploy runs
+    retry = service.deploy(path)
+    assert (retry.status, retry.state) == ("ok", "ready")

@@ -43,6 +43,11 @@ def no_match(function: str) -> Err:
     return Err(NO_MATCH, f'No function "{function}" matches supplied arguments')
 
 
+def no_method(method: str, receiver: t.Any) -> Err:
+    return Err("NoMatchingMethodException",
+               f'No method "{method}" for receiver {receiver} matches supplied arguments')
+
+
 VARIABLES = {"i": 7, "j": -2, "k": 0, "f": 1.5, "s": "ab", "t": True, "n": None,
              "lst": [10, 20, 30], "d": {"a": {"b": 1}, "k": "v"}}
 
@@ -121,6 +126,19 @@ ROWS: list[tuple[str, t.Any]] = [
     ("list(1, 'a')", (1, "a")), ("list()", ()), ("str(1)", "1"), ("str(true)", "true"),
     ("str(null)", "null"), ("str(1.5)", "1.5"), ("str($s)", "ab"),
     ("str([1])", "(1,)"),  # yaql 3 prints its frozen lists as tuples
+    # replace with a mapping: strings direct, in the mapping's order; the rest yaql's
+    ("'%a% %b% %a%'.replace({'%a%' => 'x', '%b%' => 'y'})", "x y x"),
+    ("'aaa'.replace({a => b, b => c})", "ccc"), ("'aaa'.replace({b => c, a => b})", "bbb"),
+    ("'aaa'.replace({a => b}, 2)", "bba"), ("'aaa'.replace({a => b}, 0)", "aaa"),
+    ("'aaa'.replace({a => b}, -1)", "bbb"), ("$s.replace({})", "ab"),
+    ("'ab'.replace({'' => '-'})", "-a-b-"), ("$s.replace({a => $s})", "abb"),
+    ("'a1'.replace({1 => 2, a => true})", "true2"), ("'a-'.replace({'-' => null})", "anull"),
+    ("'aaa'.replace({a => b}, true)", "baa"),     # yaql takes the boolean as 1
+    ("'aaa'.replace({a => b}, null)", no_method("replace", "aaa")),
+    ("'abc'.replace(b, x)", "axc"), ("'aaa'.replace(a, b, 1)", "baa"),
+    ("$i.replace({a => b})", no_method("replace", 7)),
+    ("$n.replace({a => b})", no_method("replace", None)),
+    ("$s.replace([a])", no_method("replace", "ab")),
 ]
 
 # Where laguna deliberately differs from yaql 3 (docs/LANGUAGE.md): only pinned.
