@@ -253,8 +253,9 @@ class ToscaFrontend:
             # a node template called "workflow" is reached when METHOD is no workflow
             if object_id == WORKFLOW_OBJECT and (method in runtime.topology.workflows or
                                                  object_id not in runtime.instances):
-                result = {"workflow": method,
-                          "steps": WorkflowRun(runtime).run(method, arguments)}
+                run = WorkflowRun(runtime)
+                steps = run.run(method, arguments)
+                result = {"workflow": method, "steps": steps, "outputs": run.outputs}
             else:
                 result = {"instances": actions.run(runtime, object_id, method, arguments)}
         except actions.ActionRefused as refused:
@@ -403,7 +404,7 @@ def _blocks(op: Operation, topology: Topology, peer: str | None = None) -> list[
     if op.builtin != blocking.BLOCK_UNTIL_RUNNING:
         return []
     target = op.inputs.get("target", peer)
-    if is_function(target) and "get_input" in target:
+    if isinstance(target, dict) and is_function(target) and "get_input" in target:
         name = target["get_input"]
         target = topology.inputs.get(name[0] if isinstance(name, list) else name, target)
     shown = yaml.safe_dump(target, default_flow_style=True).strip() \
