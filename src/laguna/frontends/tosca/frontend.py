@@ -249,6 +249,8 @@ class ToscaFrontend:
         runtime = self._reopen(context)
         result: t.Any = None
         error: ErrorInfo | None = None
+        stored = context.stored.model or {}
+        flows: dict[str, t.Any] = dict(stored["tosca"].get("workflow_outputs") or {})
         try:
             # a node template called "workflow" is reached when METHOD is no workflow
             if object_id == WORKFLOW_OBJECT and (method in runtime.topology.workflows or
@@ -256,6 +258,7 @@ class ToscaFrontend:
                 run = WorkflowRun(runtime)
                 steps = run.run(method, arguments)
                 result = {"workflow": method, "steps": steps, "outputs": run.outputs}
+                flows[method] = run.outputs
             else:
                 result = {"instances": actions.run(runtime, object_id, method, arguments)}
         except actions.ActionRefused as refused:
@@ -263,9 +266,14 @@ class ToscaFrontend:
         except actions.ActionFailed as failure:
             error = ErrorInfo(failure.kind, failure.message, failure.details)
             context.reporter.report("error", failure.message, failure.details.get("node"))
-        stored = context.stored.model or {}
-        model = {**stored, "tosca": {**stored["tosca"], "instances": kept_instances(runtime)}}
-        return Outcome(ok=error is None, model=model, outputs=runtime.outputs(),
+        model = {**stored, "tosca": {**stored["tosca"], "instances": kept_instances(runtime),
+                                     "workflow_outputs": flows}}
+        # each workflow's outputs of its last successful run, beside the topology's
+        # (which win a clash of names): laguna status and outputs show them
+        outputs = {f"workflow.{flow}.{key}": value for flow, found in flows.items()
+                   for key, value in found.items()}
+        return Outcome(ok=error is None, model=model,
+                       outputs={**outputs, **runtime.outputs()},
                        components=components(runtime), error=error, result=result)
 
     def _reopen(self, context: RunContext) -> Runtime:
