@@ -25,6 +25,12 @@
   ``on_failure`` steps; a step without ``on_failure`` fails the workflow: no new
   step starts, waits end, and the error names the workflow, step, node and
   operation.
+- ``operation_host`` says where a step's call_operation runs (SELF, SOURCE, TARGET,
+  HOST: where that instance runs; ORCHESTRATOR: this machine).
+- A workflow given by an ``implementation`` instead of steps runs it as an
+  operation: ``sh <primary>`` on this machine, the workflow's inputs exported.
+- Once it succeeded, each of its ``outputs`` is the variable of that name its
+  operations exported, set on the node template's attribute it maps to.
 """
 
 from __future__ import annotations
