@@ -179,11 +179,13 @@ class Checker(SectionChecks):
             primary = implementation.get("primary") if isinstance(implementation, dict) \
                 else implementation
             given = primary.get("type") if isinstance(primary, dict) else None
-            kind = self.registry.full_name("artifact_types", str(given)) if given \
-                else self._type_by_extension(operation.primary)
-            found[str(name)] = ExternalWorkflow(operation, kind, kind is None or
-                                                self.registry.derives("artifact_types", kind,
-                                                                      SHELL_SCRIPT))
+            kind = operation.builtin or (
+                self.registry.full_name("artifact_types", str(given)) if given
+                else self._type_by_extension(operation.primary))
+            # AMP's NoOp and BlockUntilRunning have no script: they are no workflow
+            shell = operation.primary is not None and (
+                kind is None or self.registry.derives("artifact_types", kind, SHELL_SCRIPT))
+            found[str(name)] = ExternalWorkflow(operation, kind, shell)
         return found
 
     def _type_by_extension(self, file: Path | None) -> str | None:

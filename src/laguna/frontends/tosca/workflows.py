@@ -161,10 +161,10 @@ class WorkflowRun:
                                 f"has no workflow {name!r} (workflows: {known})")
         external = self.runtime.topology.external_workflows.get(name)
         if external is not None and not external.shell:
+            named = external.operation.primary or external.artifact_type
             raise ActionRefused(UNSUPPORTED_WORKFLOW, f"workflow {name}: implementation "
-                                f"{external.operation.primary} is a "
-                                f"{external.artifact_type} artifact; laguna runs only shell "
-                                f"scripts ({SHELL_SCRIPT})")
+                                f"{named} is a {external.artifact_type} artifact; laguna "
+                                f"runs only shell scripts ({SHELL_SCRIPT})")
         inputs = bind_inputs(name, body.get("inputs"), arguments)
         why = self.precondition_unmet(name, body)
         if why is not None:

@@ -57,6 +57,8 @@ topology_template:
       implementation: {primary: {file: m.py, type: tosca.artifacts.Implementation.Python}}
     python_named:
       implementation: m.py
+    no_script:
+      implementation: brooklyn.tosca.artifacts.Implementation.NoOp
 """
 
 
@@ -120,6 +122,19 @@ def test_an_implementation_other_than_a_shell_script_is_refused(tmp_path: Path,
         "tosca.artifacts.Implementation.Python artifact; laguna runs only shell scripts "
         "(tosca.artifacts.Implementation.Bash)")
     assert not (tmp_path / "trace").exists()
+
+
+def test_an_implementation_with_no_script_is_refused(tmp_path: Path) -> None:
+    runtime, run = flow(tmp_path)
+    try:
+        with pytest.raises(ActionRefused) as refused:
+            run.run("no_script", {})
+    finally:
+        cleanup(runtime)
+    noop = "brooklyn.tosca.artifacts.Implementation.NoOp"
+    assert (refused.value.kind, refused.value.message) == (
+        "unsupported_workflow", f"workflow no_script: implementation {noop} is a {noop} "
+        "artifact; laguna runs only shell scripts (tosca.artifacts.Implementation.Bash)")
 
 
 def test_validation_of_implementations_outputs_and_operation_hosts(tmp_path: Path) -> None:
