@@ -15,6 +15,8 @@ from __future__ import annotations
 import dataclasses
 import typing as t
 
+import yaml
+
 from laguna.frontends.tosca import values
 from laguna.frontends.tosca.problems import BAD_FUNCTION, INVALID_TEMPLATE, TYPE_MISMATCH
 from laguna.frontends.tosca.types import is_function
@@ -155,6 +157,20 @@ def hold_of(given: t.Mapping[str, t.Any]) -> Hold:
     abort = given.get("abort_if_on_fire")
     return Hold(None if timeout is None else _seconds(timeout),
                 False if abort is None else bool(_flag(abort)))
+
+
+def hold_text(given: t.Mapping[str, t.Any]) -> str:
+    """``timeout`` and ``abort_if_on_fire`` as the dry-run plan shows them: as written
+    (a function as its YAML), ``none`` and ``false`` when not given."""
+    def shown(value: object) -> str:
+        if isinstance(value, bool):
+            return str(value).lower()
+        return str(value) if not isinstance(value, (dict, list)) else \
+            yaml.safe_dump(value, default_flow_style=True).strip()
+    timeout = given.get("timeout")
+    abort = given.get("abort_if_on_fire", False)
+    return f"timeout {'none' if timeout is None else shown(timeout)}, " \
+        f"abort_if_on_fire {shown(abort)}"
 
 
 def _seconds(value: object) -> float | None:

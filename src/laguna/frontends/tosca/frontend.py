@@ -37,6 +37,7 @@ from laguna.frontends.tosca.problems import INVALID_TEMPLATE, OPERATION_FAILED, 
 from laguna.frontends.tosca.machines import CloudMachines, Executor
 from laguna.frontends.tosca.runtime import DeployFailed, LocalExecutor, Runtime, end_sessions
 from laguna.frontends.tosca.topology import load_topology
+from laguna.frontends.tosca.types import is_function
 from laguna.frontends.tosca.workflows import WORKFLOW_OBJECT, WorkflowRun
 
 LANGUAGE = "tosca"
@@ -248,12 +249,16 @@ class ToscaFrontend:
         runtime = self._reopen(context)
         result: t.Any = None
         error: ErrorInfo | None = None
+        stored = context.stored.model or {}
+        flows: dict[str, t.Any] = dict(stored["tosca"].get("workflow_outputs") or {})
         try:
             # a node template called "workflow" is reached when METHOD is no workflow
             if object_id == WORKFLOW_OBJECT and (method in runtime.topology.workflows or
                                                  object_id not in runtime.instances):
-                result = {"workflow": method,
-                          "steps": WorkflowRun(runtime).run(method, arguments)}
+                run = WorkflowRun(runtime)
+                steps = run.run(method, arguments)
+                result = {"workflow": method, "steps": steps, "outputs": run.outputs}
+                flows[method] = run.outputs
             else:
                 result = {"instances": actions.run(runtime, object_id, method, arguments)}
         except actions.ActionRefused as refused:
@@ -261,9 +266,14 @@ class ToscaFrontend:
         except actions.ActionFailed as failure:
             error = ErrorInfo(failure.kind, failure.message, failure.details)
             context.reporter.report("error", failure.message, failure.details.get("node"))
-        stored = context.stored.model or {}
-        model = {**stored, "tosca": {**stored["tosca"], "instances": kept_instances(runtime)}}
-        return Outcome(ok=error is None, model=model, outputs=runtime.outputs(),
+        model = {**stored, "tosca": {**stored["tosca"], "instances": kept_instances(runtime),
+                                     "workflow_outputs": flows}}
+        # each workflow's outputs of its last successful run, beside the topology's
+        # (which win a clash of names): laguna status and outputs show them
+        outputs = {f"workflow.{flow}.{key}": value for flow, found in flows.items()
+                   for key, value in found.items()}
+        return Outcome(ok=error is None, model=model,
+                       outputs={**outputs, **runtime.outputs()},
                        components=components(runtime), error=error, result=result)
 
     def _reopen(self, context: RunContext) -> Runtime:
@@ -359,7 +369,8 @@ def plan(topology: Topology, cloud: str | None = None) -> list[dict[str, t.Any]]
                               else "here"})
     for name, node in topology.nodes.items():
         after = [f"{host} started (HostedOn)" for host in node.hosts] + \
-            [f"{target} started (RequiresRunning)" for target in node.needs_running]
+            [f"{r.target} started (RequiresRunning, {blocking.hold_text(r.properties)})"
+             for r in node.requirements if r.requires_running]
         waits = sorted({_ref(v) for op in _all_ops(node) for v in _attribute_refs(op.inputs)})
         runs_on = [p.to_json() for p in placements(topology, node, on_cloud)]
         for interface, operation in (("Standard", "create"), ("Standard", "configure"),
@@ -371,7 +382,8 @@ def plan(topology: Topology, cloud: str | None = None) -> list[dict[str, t.Any]]
                           "interface": interface, "operation": operation,
                           "implementation": _implementation(op),
                           "inputs": _json(op.inputs), "after": after,
-                          "waits_for": [w for w in waits if w], "runs_on": runs_on})
+                          "waits_for": [w for w in waits if w] + _blocks(op, topology),
+                          "runs_on": runs_on})
         for requirement in node.requirements:
             for op_name, op in requirement.operations.items():
                 if _implementation(op) is None:
@@ -381,7 +393,9 @@ def plan(topology: Topology, cloud: str | None = None) -> list[dict[str, t.Any]]
                               "relationship": f"{requirement.name} -> {requirement.target}",
                               "implementation": _implementation(op),
                               "inputs": _json(op.inputs),
-                              "after": after, "waits_for": [], "runs_on": runs_on})
+                              "after": after,
+                              "waits_for": _blocks(op, topology, requirement.target),
+                              "runs_on": runs_on})
     return steps
 
 
@@ -389,6 +403,21 @@ def _implementation(op: Operation) -> str | None:
     """What an operation runs: its script, or the name of AMP's built-in implementation
     (NoOp, BlockUntilRunning) it is."""
     return str(op.primary) if op.primary is not None else op.builtin
+
+
+def _blocks(op: Operation, topology: Topology, peer: str | None = None) -> list[str]:
+    """What a BlockUntilRunning operation waits for: its target (a get_input of it read
+    from the topology's inputs; else the relationship's target, ``peer``) with its
+    timeout and abort_if_on_fire."""
+    if op.builtin != blocking.BLOCK_UNTIL_RUNNING:
+        return []
+    target = op.inputs.get("target", peer)
+    if isinstance(target, dict) and is_function(target) and "get_input" in target:
+        name = target["get_input"]
+        target = topology.inputs.get(name[0] if isinstance(name, list) else name, target)
+    shown = yaml.safe_dump(target, default_flow_style=True).strip() \
+        if isinstance(target, (dict, list)) else str(target)
+    return [f"{shown} started (BlockUntilRunning, {blocking.hold_text(op.inputs)})"]
 
 
 def _all_ops(node: t.Any) -> list[t.Any]:

@@ -76,6 +76,9 @@ TYPE_KINDS = ("artifact_types", "data_types", "capability_types", "interface_typ
 #: the activities a workflow step may hold
 ACTIVITIES = ("delegate", "set_state", "call_operation", "inline")
 
+#: where a workflow step's call_operation may run (TOSCA 1.3 operation_host)
+OPERATION_HOSTS = ("SELF", "HOST", "SOURCE", "TARGET", "ORCHESTRATOR")
+
 #: TOSCA 1.3 node states (section 3.4.1)
 NODE_STATES = ("initial", "creating", "created", "configuring", "configured", "starting",
                "started", "stopping", "deleting", "deleted", "error")

@@ -106,6 +106,24 @@ class Node:
         return [r.target for r in self.requirements if r.requires_running]
 
 
+#: the artifact type of the scripts laguna runs (``sh <primary>``)
+SHELL_SCRIPT = "tosca.artifacts.Implementation.Bash"
+
+
+@dataclasses.dataclass(frozen=True)
+class ExternalWorkflow:
+    """A workflow given by its ``implementation`` (TOSCA 1.3: instead of steps): one
+    script, run like an operation on the orchestrator."""
+
+    operation: Operation
+    #: the artifact type it is (given, or the one whose ``file_ext`` has the file's
+    #: extension); None: none known
+    artifact_type: str | None
+    #: whether it runs as a shell script (no type known, or one deriving from
+    #: tosca.artifacts.Implementation.Bash)
+    shell: bool
+
+
 @dataclasses.dataclass
 class Topology:
     """A validated service template with its input values."""
@@ -125,6 +143,8 @@ class Topology:
     csar: bool = False
     #: the service template's metadata (it may hold the wait settings of blocking.py)
     metadata: dict[str, t.Any] = dataclasses.field(default_factory=dict)
+    #: workflow name -> its external implementation (workflows given by steps: none)
+    external_workflows: dict[str, ExternalWorkflow] = dataclasses.field(default_factory=dict)
 
     def summary(self) -> dict[str, t.Any]:
         """What ``laguna validate`` shows of a valid topology."""

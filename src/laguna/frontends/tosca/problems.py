@@ -43,7 +43,7 @@ UNKNOWN_NODE = "unknown_node"
 UNKNOWN_OPERATION = "unknown_operation"
 #: day 2: the topology has no such imperative workflow
 UNKNOWN_WORKFLOW = "unknown_workflow"
-#: day 2: the workflow's ``implementation`` is an external definition laguna does not run
+#: day 2: the workflow's ``implementation`` is an artifact other than a shell script
 UNSUPPORTED_WORKFLOW = "unsupported_workflow"
 #: day 2: an --arg names no input of the workflow
 UNKNOWN_INPUT = "unknown_input"

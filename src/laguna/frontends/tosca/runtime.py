@@ -169,7 +169,7 @@ class Runtime:
             current = self.peer(current, current.node.hosts[0])
         if self.machines is not None and current.id in self.hosts:
             return self.machines.executor(current.id)
-        return LocalExecutor(self.workdir, self.environ)
+        return self.orchestrator()
 
     def _guarded(self, instance: Instance) -> None:
         try:
@@ -282,12 +282,18 @@ class Runtime:
         self._lifecycle(instance)
 
     def run_operation(self, instance: Instance, operation: Operation, check: bool = True,
-                      target: Instance | None = None) -> tuple[int, dict[str, str]]:
+                      target: Instance | None = None, on: Executor | None = None
+                      ) -> tuple[int, dict[str, str]]:
         """Run one operation of ``instance`` (its outputs recorded); with ``check``, a
         non-zero exit raises DeployFailed; with ``target``, a relationship operation of
-        ``instance`` (the source) to ``target``."""
+        ``instance`` (the source) to ``target``; with ``on``, there rather than where
+        ``instance``'s operations run."""
         where = Where(instance) if target is None else Where(instance, instance, target)
-        return self._execute(instance, operation, where, check=check)
+        return self._execute(instance, operation, where, check=check, on=on)
+
+    def orchestrator(self) -> LocalExecutor:
+        """This machine, in the working directory (TOSCA's ORCHESTRATOR)."""
+        return LocalExecutor(self.workdir, self.environ)
 
     def set_state(self, instance: Instance, state: str) -> None:
         """Move ``instance`` to a TOSCA node state (and tell the progress view)."""
@@ -337,7 +343,8 @@ class Runtime:
         self._wait_started(instance, peer, hold, f"node {instance.id}: {what}")
 
     def _execute(self, instance: Instance, operation: Operation, where: Where,
-                 check: bool = True, label: str = "") -> tuple[int, dict[str, str]]:
+                 check: bool = True, label: str = "", on: Executor | None = None
+                 ) -> tuple[int, dict[str, str]]:
         inputs = self._inputs(operation, where)
         with self.cond:
             if self.failure is not None:
@@ -356,14 +363,14 @@ class Runtime:
             if self.on_session is not None:
                 self.on_session(session)
 
-        code, exported = self.executor(instance).run(
+        code, exported = (on or self.executor(instance)).run(
             operation.primary, operation.dependencies, inputs, log, self.timeout, started)
         if code != 0 and check:
-            tail = _tail(log, before)
+            output = tail(log, before)
             raise DeployFailed(
                 f"node {instance.id}: {what} failed: sh {operation.primary} exited with "
                 f"{code}", {"node": instance.node.name, "operation": what, "exit_code": code,
-                            "output": tail})
+                            "output": output})
         self._record_outputs(instance, operation, exported, where)
         return code, exported
 
@@ -407,6 +414,10 @@ class Runtime:
         node = instance.node
         if state in REPORTED_STATES:
             self.reporter.component(node.name, node.type, node.name, node_state)
+
+    def set_attributes(self, instance: Instance, attributes: t.Mapping[str, t.Any]) -> None:
+        """Set attributes of ``instance`` (a workflow's outputs mapped onto them)."""
+        self._set_attributes(instance, attributes)
 
     def _set_attributes(self, instance: Instance, attributes: t.Mapping[str, t.Any]) -> None:
         with self.cond:
@@ -689,7 +700,7 @@ def _exported(out: Path, given: t.Mapping[str, str]) -> dict[str, str]:
     return exported
 
 
-def _tail(log: Path, offset: int = 0, lines: int = 20) -> str:
+def tail(log: Path, offset: int = 0, lines: int = 20) -> str:
     """The last ``lines`` lines written to ``log`` after byte ``offset``."""
     try:
         with log.open("rb") as handle:

@@ -9,7 +9,7 @@ import typing as t
 
 from laguna.frontends.tosca import conditions
 from laguna.frontends.tosca.definitions import CheckerBase, written
-from laguna.frontends.tosca.grammar import ACTIVITIES, NODE_STATES
+from laguna.frontends.tosca.grammar import ACTIVITIES, NODE_STATES, OPERATION_HOSTS
 from laguna.frontends.tosca.model import Node
 from laguna.frontends.tosca.problems import (
     BAD_FUNCTION,
@@ -211,6 +211,8 @@ class SectionChecks(CheckerBase):
             self._keys(body, "workflow", entity)
             self._check_parameters(body.get("inputs"), body, entity)
             self._preconditions(body, data, entity)
+            self._implementation(body, entity)
+            self._workflow_outputs(body, entity)
             steps = body.get("steps") or {}
             if not isinstance(steps, dict):
                 self.add(INVALID_TEMPLATE, "steps is a map", body, "steps", entity)
@@ -233,6 +235,7 @@ class SectionChecks(CheckerBase):
                     self.add(UNRESOLVED_REQUIREMENT, f"unknown target {target!r}", step,
                              "target", where)
                 relationship = step.get("target_relationship")
+                self._operation_host(step, where)
                 node = nodes.get(str(target))
                 if relationship is not None and node is not None and not any(
                         r.name == relationship for r in node.requirements):
@@ -262,6 +265,53 @@ class SectionChecks(CheckerBase):
             self._acyclic(graph, body, "steps", entity, "steps")
         self._acyclic(inlined, data, "workflows", "workflows", "workflows inline")
         return dict(workflows)
+
+    def _implementation(self, body: t.Mapping[str, t.Any], entity: str) -> None:
+        """An external workflow definition: its files exist, and (TOSCA 1.3) the
+        workflow has no steps besides."""
+        implementation = body.get("implementation")
+        if implementation is None:
+            return
+        if body.get("steps"):
+            self.add(INVALID_TEMPLATE, "a workflow has steps or an implementation, not both",
+                     body, "implementation", entity)
+        operation = implementation if isinstance(implementation, str) else \
+            {"implementation": implementation}
+        self._check_operation(operation, body, "implementation", entity,
+                              self.main.path.parent, None)
+
+    def _workflow_outputs(self, body: t.Mapping[str, t.Any], entity: str) -> None:
+        """Workflow outputs map each output onto an attribute: ``[node template,
+        attribute]``."""
+        outputs = body.get("outputs")
+        if outputs is None:
+            return
+        if not isinstance(outputs, dict):
+            self.add(INVALID_TEMPLATE, "outputs is a map of attribute mappings", body,
+                     "outputs", entity)
+            return
+        for name, mapping in outputs.items():
+            if not isinstance(mapping, list) or len(mapping) != 2 or \
+                    not all(isinstance(part, str) for part in mapping):
+                self.add(INVALID_TEMPLATE, f"output {name} maps to [node template, "
+                         "attribute]", outputs, name, entity)
+            elif mapping[0] not in self.templates:
+                self.add(UNRESOLVED_REQUIREMENT, f"output {name} maps to unknown node "
+                         f"template {mapping[0]!r}", outputs, name, entity)
+
+    def _operation_host(self, step: t.Mapping[str, t.Any], where: str) -> None:
+        """``operation_host`` is one of TOSCA's five, and SOURCE or TARGET name an end of
+        the step's relationship."""
+        host = step.get("operation_host")
+        if host is None:
+            return
+        if host not in OPERATION_HOSTS:
+            self.add(INVALID_TEMPLATE, f"operation_host: {host!r} is not one of "
+                     f"{', '.join(OPERATION_HOSTS)}", step, "operation_host", where)
+        elif host in ("SOURCE", "TARGET") and step.get("target_relationship") is None:
+            self.add(INVALID_TEMPLATE, f"operation_host: {host} names an end of a "
+                     "relationship, and the step has no target_relationship", step,
+                     "operation_host", where)
 
     def _is_target(self, target: object, data: t.Mapping[str, t.Any]) -> bool:
         return target in self.templates or (

@@ -20,7 +20,14 @@ from laguna.frontends.tosca.definitions import (
 from laguna.frontends.tosca.documents import CsarError, load, locate
 from laguna.frontends.tosca.grammar import TYPE_KINDS
 from laguna.frontends.tosca.remote import Fetcher
-from laguna.frontends.tosca.model import Node, Operation, Requirement, Topology
+from laguna.frontends.tosca.model import (
+    SHELL_SCRIPT,
+    ExternalWorkflow,
+    Node,
+    Operation,
+    Requirement,
+    Topology,
+)
 from laguna.frontends.tosca.problems import (
     CSAR_INVALID,
     CYCLE,
@@ -154,7 +161,40 @@ class Checker(SectionChecks):
                         nodes, outputs, groups, policies, workflows,
                         data.get("substitution_mappings"),
                         description=str(description) if description else None,
-                        csar=self.location.csar, metadata=self._metadata())
+                        csar=self.location.csar, metadata=self._metadata(),
+                        external_workflows=self._external_workflows(workflows))
+
+    def _external_workflows(self, workflows: t.Mapping[str, t.Any]
+                            ) -> dict[str, ExternalWorkflow]:
+        """The workflows given by an ``implementation``: the script each runs (relative
+        to the service template) and its artifact type."""
+        found: dict[str, ExternalWorkflow] = {}
+        for name, body in workflows.items():
+            implementation = body.get("implementation") if isinstance(body, dict) else None
+            if implementation is None:
+                continue
+            operation = self._operation("workflow", "workflow", str(name),
+                                        {"implementation": implementation},
+                                        self.main.path.parent, {}, {})
+            primary = implementation.get("primary") if isinstance(implementation, dict) \
+                else implementation
+            given = primary.get("type") if isinstance(primary, dict) else None
+            kind = operation.builtin or (
+                self.registry.full_name("artifact_types", str(given)) if given
+                else self._type_by_extension(operation.primary))
+            # AMP's NoOp and BlockUntilRunning have no script: they are no workflow
+            shell = operation.primary is not None and (
+                kind is None or self.registry.derives("artifact_types", kind, SHELL_SCRIPT))
+            found[str(name)] = ExternalWorkflow(operation, kind, shell)
+        return found
+
+    def _type_by_extension(self, file: Path | None) -> str | None:
+        """The artifact type whose ``file_ext`` lists ``file``'s extension."""
+        extension = file.suffix.lstrip(".") if file is not None else ""
+        for name, definition in self.registry.types["artifact_types"].items():
+            if extension and extension in (definition.data.get("file_ext") or []):
+                return name
+        return None
 
     def _metadata(self) -> dict[str, t.Any]:
         metadata = self.main.data.get("metadata")

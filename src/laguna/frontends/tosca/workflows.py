@@ -25,19 +25,27 @@
   ``on_failure`` steps; a step without ``on_failure`` fails the workflow: no new
   step starts, waits end, and the error names the workflow, step, node and
   operation.
+- ``operation_host`` says where a step's call_operation runs (SELF, SOURCE, TARGET,
+  HOST: where that instance runs; ORCHESTRATOR: this machine).
+- A workflow given by an ``implementation`` instead of steps runs it as an
+  operation: ``sh <primary>`` on this machine, the workflow's inputs exported.
+- Once it succeeded, each of its ``outputs`` is the variable of that name its
+  operations exported, set on the node template's attribute it maps to.
 """
 
 from __future__ import annotations
 
 import concurrent.futures
 import dataclasses
+import threading
 import typing as t
 
 import yaml
 
 from laguna.frontends.tosca import conditions, functions, values
 from laguna.frontends.tosca.actions import ActionFailed, ActionRefused, undeploy_instance
-from laguna.frontends.tosca.model import Operation
+from laguna.frontends.tosca.machines import Executor
+from laguna.frontends.tosca.model import SHELL_SCRIPT, ExternalWorkflow, Operation
 from laguna.frontends.tosca.problems import (
     CONSTRAINT_VIOLATION,
     MISSING_REQUIRED,
@@ -55,6 +63,7 @@ from laguna.frontends.tosca.runtime import (
     Runtime,
     Stopped,
     Where,
+    tail,
 )
 
 #: the OBJECT_ID of ``laguna action`` that names the topology's workflows
@@ -136,6 +145,11 @@ class WorkflowRun:
         self.workflows: dict[str, t.Any] = runtime.topology.workflows
         #: step name -> how it ended, for the top-level workflow
         self.steps: dict[str, str] = {}
+        #: what the workflow's operations exported, the last one's value of each
+        self.exported: dict[str, str] = {}
+        self.lock = threading.Lock()
+        #: the workflow's outputs (TOSCA 1.3 attribute mappings), once it succeeded
+        self.outputs: dict[str, str | None] = {}
 
     def run(self, name: str, arguments: t.Mapping[str, str]) -> dict[str, str]:
         """Run workflow ``name``; how each of its steps ended. Raises ActionRefused
@@ -145,19 +159,59 @@ class WorkflowRun:
             known = ", ".join(sorted(self.workflows)) or "none"
             raise ActionRefused(UNKNOWN_WORKFLOW, f"topology {self.runtime.topology.name} "
                                 f"has no workflow {name!r} (workflows: {known})")
-        if body.get("implementation") is not None:
-            # an external workflow definition (an artifact another engine runs)
-            raise ActionRefused(UNSUPPORTED_WORKFLOW, f"workflow {name} is implemented by "
-                                "an external definition, which laguna does not run")
+        external = self.runtime.topology.external_workflows.get(name)
+        if external is not None and not external.shell:
+            named = external.operation.primary or external.artifact_type
+            raise ActionRefused(UNSUPPORTED_WORKFLOW, f"workflow {name}: implementation "
+                                f"{named} is a {external.artifact_type} artifact; laguna "
+                                f"runs only shell scripts ({SHELL_SCRIPT})")
         inputs = bind_inputs(name, body.get("inputs"), arguments)
         why = self.precondition_unmet(name, body)
         if why is not None:
             raise ActionRefused(PRECONDITION_FAILED, why)
         try:
-            self.steps = self._graph(name, body, inputs, top=True)
+            if external is not None:
+                self._external(name, external, inputs)
+            else:
+                self.steps = self._graph(name, body, inputs, top=True)
         except StepFailed as failure:
             raise ActionFailed(OPERATION_FAILED, failure.message, failure.details) from None
+        self.outputs = self._map_outputs(body.get("outputs"))
         return self.steps
+
+    def _external(self, name: str, external: ExternalWorkflow,
+                  inputs: t.Mapping[str, t.Any]) -> None:
+        """Run a workflow's implementation as an operation: ``sh <primary>`` on this
+        machine, in the working directory, the workflow's inputs exported."""
+        runtime = self.runtime
+        primary = external.operation.primary
+        assert primary is not None
+        runtime.reporter.report("info", f"workflow {name}: sh {primary}")
+        log = runtime.logs / f"workflow.{name}.log"
+        before = log.stat().st_size if log.exists() else 0
+        code, exported = runtime.orchestrator().run(
+            primary, external.operation.dependencies, inputs, log, runtime.timeout,
+            runtime.on_session)
+        if code != 0:
+            raise StepFailed(f"workflow {name}: sh {primary} exited with {code}",
+                             {"workflow": name, "exit_code": code,
+                              "output": tail(log, before)})
+        with self.lock:
+            self.exported.update(exported)
+
+    def _map_outputs(self, outputs: object) -> dict[str, str | None]:
+        """Each workflow output: the variable of that name the workflow's operations (or
+        its implementation) exported, set on the attribute it maps to on every instance
+        of the node template; null when none exported it."""
+        found: dict[str, str | None] = {}
+        mappings = t.cast(dict[str, list[str]], outputs if isinstance(outputs, dict) else {})
+        for name, (node, attribute) in mappings.items():
+            value = self.exported.get(str(name))
+            found[str(name)] = value
+            if value is not None:
+                for instance in self.runtime.instances.get(node, []):
+                    self.runtime.set_attributes(instance, {attribute: value})
+        return found
 
     def precondition_unmet(self, name: str, body: t.Mapping[str, t.Any]) -> str | None:
         """Why the workflow's preconditions do not hold; None when they do."""
@@ -325,12 +379,30 @@ class WorkflowRun:
             (r.operation(reference), self.runtime.peer(instance, r.target))
             for r in instance.node.requirements if r.name == relationship]
         for operation, peer in calls:
+            on = self._operation_host(step.get("operation_host"), instance, peer)
             self._call(workflow, step_name, where, reference, operation, instance, peer,
-                       given, inputs)
+                       given, inputs, on)
+
+    def _operation_host(self, host: object, instance: Instance,
+                        peer: Instance | None) -> Executor:
+        """Where a call_operation runs (TOSCA 1.3 ``operation_host``): SELF (the default
+        of a node step) and SOURCE (of a relationship step) where the step's instance
+        runs; TARGET where the relationship's target runs; HOST where the node the
+        instance is hosted on runs (the instance itself when hosted on nothing);
+        ORCHESTRATOR this machine, in the working directory."""
+        runtime = self.runtime
+        if host == "ORCHESTRATOR":
+            return runtime.orchestrator()
+        if host == "TARGET" and peer is not None:
+            return runtime.executor(peer)
+        if host == "HOST" and instance.node.hosts:
+            return runtime.executor(runtime.peer(instance, instance.node.hosts[0]))
+        return runtime.executor(instance)
 
     def _call(self, workflow: str, step_name: str, where: str, reference: str,
               operation: Operation | None, instance: Instance, peer: Instance | None,
-              given: t.Mapping[str, t.Any], inputs: t.Mapping[str, t.Any]) -> None:
+              given: t.Mapping[str, t.Any], inputs: t.Mapping[str, t.Any],
+              on: Executor) -> None:
         runtime = self.runtime
         if operation is None or operation.primary is None:
             raise StepFailed(f"{where}: operation {reference} has nothing to run",
@@ -341,7 +413,7 @@ class WorkflowRun:
         overrides = {key: functions.evaluate(value, resolve) for key, value in given.items()}
         operation = dataclasses.replace(operation, inputs={**operation.inputs, **overrides})
         try:
-            runtime.run_operation(instance, operation, target=peer)
+            _, exported = runtime.run_operation(instance, operation, target=peer, on=on)
         except DeployFailed as failure:
             code = failure.details.get("exit_code")
             why = f"sh {operation.primary} exited with {code}" if code is not None \
@@ -349,3 +421,5 @@ class WorkflowRun:
             raise StepFailed(f"{where}: operation {reference} failed: {why}",
                              {**failure.details, "workflow": workflow, "step": step_name,
                               "node": instance.node.name, "operation": reference}) from None
+        with self.lock:
+            self.exported.update(exported)

@@ -69,3 +69,44 @@ def test_by_default_every_compute_is_this_machine(tmp_path: Path) -> None:
         {"instance": "app.0", "host": "this machine", "compute": "vm.0"},
         {"instance": "app.1", "host": "this machine", "compute": "vm.1"},
         {"instance": "app.2", "host": "this machine", "compute": "vm.0"}]
+
+
+WAITS = """
+        topology_template:
+          inputs:
+            whom: {type: string, default: a}
+          relationship_templates:
+            patient:
+              type: brooklyn.tosca.relationships.RequiresRunning
+              properties: {timeout: 30 s, abort_if_on_fire: true}
+          node_templates:
+            a:
+              type: tosca.nodes.SoftwareComponent
+              interfaces: {Standard: {create: create.sh}}
+            b:
+              type: tosca.nodes.SoftwareComponent
+              requirements:
+                - dependency: {node: a, relationship: patient}
+                - dependency: {node: a, relationship: brooklyn.tosca.relationships.RequiresRunning}
+              interfaces:
+                Standard:
+                  create:
+                    implementation: brooklyn.tosca.artifacts.Implementation.BlockUntilRunning
+                    inputs: {target: {get_input: whom}, timeout: 2 m}
+                  start:
+                    implementation: brooklyn.tosca.artifacts.Implementation.BlockUntilRunning
+                    inputs: {target: a, abort_if_on_fire: true}
+"""
+
+
+def test_the_plan_shows_what_each_wait_waits_for_and_how_it_ends(tmp_path: Path) -> None:
+    write(tmp_path, "create.sh", "true\n")
+    topology = valid(write(tmp_path, "s.yaml", template(WAITS)))
+    rows = {s["operation"]: s for s in plan(topology) if s["node"] == "b"}
+    assert rows["create"]["after"] == [
+        "a started (RequiresRunning, timeout 30 s, abort_if_on_fire true)",
+        "a started (RequiresRunning, timeout none, abort_if_on_fire false)"]
+    assert rows["create"]["waits_for"] == [
+        "a started (BlockUntilRunning, timeout 2 m, abort_if_on_fire false)"]
+    assert rows["start"]["waits_for"] == [
+        "a started (BlockUntilRunning, timeout none, abort_if_on_fire true)"]

@@ -1,0 +1,2 @@
+echo half-way
+exit 4

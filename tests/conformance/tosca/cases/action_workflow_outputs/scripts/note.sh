@@ -1,0 +1,2 @@
+echo "$mark" >> trace
+export VERSION="v-$mark"
