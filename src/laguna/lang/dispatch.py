@@ -10,7 +10,7 @@ import typing as t
 from yaql.language import expressions as ast
 from yaql.language import utils
 
-from laguna.lang import contracts, errors, limits
+from laguna.lang import appended, contracts, errors, limits
 from laguna.lang.objects import MuranoObject
 from laguna.lang.reflection import ReflectionView
 from laguna.lang.scope import NO_VALUE, Scope
@@ -53,10 +53,17 @@ def freeze(value: t.Any) -> t.Any:
     if utils.is_iterable(value) and not isinstance(value, (MuranoObject, TypeRef)):
         # a lazy sequence (`range(1000000000)`) becomes a tuple: no longer
         # than the running call's limits allow
-        items = limits.limited_tuple(limits.active(), value)
-        if _FLAT.issuperset(map(type, items)):
-            return items
-        return tuple(freeze(v) for v in items)
+        active = limits.active()
+        if tv is appended.Appended:
+            # a list grown in a loop: only the new items are checked
+            grown = appended.frozen(value, active.iterators, freeze)
+            if grown is not None:
+                return grown
+        items = limits.limited_tuple(active, value)
+        if not _FLAT.issuperset(map(type, items)):
+            items = tuple(freeze(v) for v in items)
+        appended.remember(items)
+        return items
     return value
 
 
