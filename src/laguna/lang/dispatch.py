@@ -37,6 +37,12 @@ def freeze(value: t.Any) -> t.Any:
         return tuple(freeze(v) for v in value)
     if tv is list:
         return tuple(freeze(v) for v in value)
+    if tv is appended.Appended:
+        # a list grown in a loop: only the new items are checked (else read
+        # below as any lazy value)
+        grown = appended.frozen(value, limits.active().iterators, freeze)
+        if grown is not None:
+            return grown
     if tv is utils.FrozenDict:
         # already frozen when its keys and values are flat (checked in C on
         # yaql's own dict inside: rows of a query are frozen again and again)
@@ -53,13 +59,7 @@ def freeze(value: t.Any) -> t.Any:
     if utils.is_iterable(value) and not isinstance(value, (MuranoObject, TypeRef)):
         # a lazy sequence (`range(1000000000)`) becomes a tuple: no longer
         # than the running call's limits allow
-        active = limits.active()
-        if tv is appended.Appended:
-            # a list grown in a loop: only the new items are checked
-            grown = appended.frozen(value, active.iterators, freeze)
-            if grown is not None:
-                return grown
-        items = limits.limited_tuple(active, value)
+        items = limits.limited_tuple(limits.active(), value)
         if not _FLAT.issuperset(map(type, items)):
             items = tuple(freeze(v) for v in items)
         appended.remember(items)
