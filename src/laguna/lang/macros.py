@@ -226,24 +226,46 @@ class CodeBlock:
                 raise frame.executor.to_murano_error(exc, frame) from exc
 
 
+# what :meth:`CodeBlock.returning` gives when the block ran to its end
+NOT_RETURNED: t.Any = object()
+
+
+def _returning(block: CodeBlock, scope: t.Any) -> t.Any:
+    """Run ``block``, a method's own block or a branch of an `If` in it: the
+    value of a `Return` reached there (without raising its signal, which a
+    guard clause `If: ... Then: [Return: ...]` paid on every call), else
+    NOT_RETURNED. Spans and errors as :meth:`CodeBlock.execute` sets them; a
+    Return anywhere else (loops, Try) still raises its signal."""
+    frame = scope.frame
+    for instruction in block.instructions:
+        frame.span = instruction.span
+        frame.instruction = instruction.text
+        try:
+            if type(instruction) is Return:
+                return instruction.value(scope)
+            if type(instruction) is If:
+                branch = instruction.then if instruction.condition(scope) else instruction.otherwise
+                if branch is not None:
+                    value = _returning(branch, scope)
+                    if value is not NOT_RETURNED:
+                        return value
+                continue
+            instruction.execute(scope)
+        except (errors.FlowSignal, errors.MuranoPlError):
+            raise
+        except Exception as exc:
+            raise frame.executor.to_murano_error(exc, frame) from exc
+    return NOT_RETURNED
+
+
 class MethodBlock(CodeBlock):
     __slots__ = ()
 
     def run(self, scope: t.Any) -> t.Any:
-        frame = scope.frame
         try:
-            for instruction in self.instructions:
-                frame.span = instruction.span
-                frame.instruction = instruction.text
-                try:
-                    if type(instruction) is Return:
-                        # a Return of the method's own block returns without its signal
-                        return instruction.value(scope)
-                    instruction.execute(scope)
-                except (errors.FlowSignal, errors.MuranoPlError):
-                    raise
-                except Exception as exc:
-                    raise frame.executor.to_murano_error(exc, frame) from exc
+            value = _returning(self, scope)
+            if value is not NOT_RETURNED:
+                return value
         except ReturnSignal as signal:
             return signal.value
         except BreakSignal:
