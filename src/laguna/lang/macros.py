@@ -10,6 +10,7 @@ from __future__ import annotations
 import abc
 import concurrent.futures
 import contextvars
+import time
 import typing as t
 
 from yaql.language import expressions as ast
@@ -219,6 +220,12 @@ class CodeBlock:
             frame.span = instruction.span
             frame.instruction = instruction.text
             try:
+                if type(instruction) is If:   # If.execute, without its call (loop bodies)
+                    branch = (instruction.then if instruction.condition(scope)
+                              else instruction.otherwise)
+                    if branch is not None:
+                        branch.execute(scope)
+                    continue
                 instruction.execute(scope)
             except (errors.FlowSignal, errors.MuranoPlError):
                 raise
@@ -465,13 +472,22 @@ class For(Block):
         if isinstance(collection, (dict, utils.FrozenDict)):
             collection = tuple(collection)
         set_local = scope.frame.locals.set_local
+        variable = self.variable
+        body = self.body
+        monotonic = time.monotonic
         # a lazy sequence is never built whole; the loop stops at the
         # collection limit (iterators) as any collection would
         for item in limits.limit_iterable(executor.limits, collection):
-            executor.tick()
-            set_local(self.variable, item)
-            if not _loop_body(self.body, scope):
+            deadline = executor._deadline   # executor.tick() and _loop_body, inlined
+            if deadline is not None and monotonic() > deadline:
+                raise limits.exceeded(executor.limits, "execution_seconds")
+            set_local(variable, item)
+            try:
+                body.execute(scope)
+            except BreakSignal:
                 break
+            except ContinueSignal:
+                pass
 
 
 class Repeat(Block):
