@@ -569,7 +569,10 @@ def _dict(compiler: Compiler, arg_nodes: t.Sequence[t.Any]) -> Fn | None:
         quota = utils.get_memory_quota(engine)
         if 0 < quota < size:
             raise yaql_exceptions.MemoryQuotaExceededException()
-        return _result(engine, utils.FrozenDict(items))
+        row = utils.FrozenDict(items)
+        if quota > 0:   # _result, with the quota read above
+            utils.limit_memory_usage(quota, (1, row))
+        return row
     return build
 
 
