@@ -82,6 +82,11 @@ class ClassConfigs:
     def __init__(self, source: ConfigFileSource) -> None:
         self.source = source
         self._cache: dict[tuple[str, str], dict[str, t.Any]] = {}
+        # the same, by the version object a class holds (every property write
+        # of a new object asks: its text form and the lock cost more than the
+        # rest of the lookup); the entry keeps the version, so its id stays its own
+        self._by_version: dict[tuple[str, int],
+                               tuple[semantic_version.Version, dict[str, t.Any]]] = {}
         self._lock = threading.Lock()
 
     def __repr__(self) -> str:
@@ -89,12 +94,16 @@ class ClassConfigs:
 
     def values(self, class_name: str, version: semantic_version.Version) -> dict[str, t.Any]:
         """The configured values of a class; empty when it has no file."""
+        known = self._by_version.get((class_name, id(version)))
+        if known is not None and known[0] is version:
+            return known[1]
         key = (class_name, str(version))
         with self._lock:
             found = self._cache.get(key)
             if found is None:
                 found = self._read(class_name, version)
                 self._cache[key] = found
+            self._by_version[(class_name, id(version))] = (version, found)
             return found
 
     def _read(self, class_name: str, version: semantic_version.Version) -> dict[str, t.Any]:

@@ -311,12 +311,16 @@ class _Invalid(_Shape):
 class _Sequence(_Shape):
     """A list: item shapes by position (the last one repeats) and a length range."""
 
-    __slots__ = ("items", "least", "most")
+    __slots__ = ("items", "least", "most", "unchanged")
 
     def __init__(self, items: tuple[_Shape, ...], least: int, most: int | None) -> None:
         self.items = items
         self.least = least
         self.most = most
+        # the item types its one item shape gives back as they are (`[$.string()]`:
+        # str): a tuple of only those is its own result, without a walk
+        only = items[0] if len(items) == 1 else None
+        self.unchanged = only.unchanged if type(only) is _Steps else frozenset()
 
     def conform(self, value: t.Any, path: str, walk: _Walk) -> t.Any:
         if value is None:
@@ -327,7 +331,7 @@ class _Sequence(_Shape):
         elif not isinstance(value, tuple):
             value = (value,)
         self._check_length(len(value), path)
-        if not self.items:
+        if not self.items or self.unchanged.issuperset(map(type, value)):
             return value
         last = len(self.items) - 1
         return tuple(self.items[min(position, last)].conform(item, f"{path}[{position}]", walk)

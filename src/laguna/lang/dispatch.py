@@ -10,7 +10,7 @@ import typing as t
 from yaql.language import expressions as ast
 from yaql.language import utils
 
-from laguna.lang import contracts, errors, limits
+from laguna.lang import appended, contracts, errors, limits
 from laguna.lang.objects import MuranoObject
 from laguna.lang.reflection import ReflectionView
 from laguna.lang.scope import NO_VALUE, Scope
@@ -37,6 +37,12 @@ def freeze(value: t.Any) -> t.Any:
         return tuple(freeze(v) for v in value)
     if tv is list:
         return tuple(freeze(v) for v in value)
+    if tv is appended.Appended:
+        # a list grown in a loop: only the new items are checked (else read
+        # below as any lazy value)
+        grown = appended.frozen(value, limits.active().iterators, freeze)
+        if grown is not None:
+            return grown
     if tv is utils.FrozenDict:
         # already frozen when its keys and values are flat (checked in C on
         # yaql's own dict inside: rows of a query are frozen again and again)
@@ -54,9 +60,10 @@ def freeze(value: t.Any) -> t.Any:
         # a lazy sequence (`range(1000000000)`) becomes a tuple: no longer
         # than the running call's limits allow
         items = limits.limited_tuple(limits.active(), value)
-        if _FLAT.issuperset(map(type, items)):
-            return items
-        return tuple(freeze(v) for v in items)
+        if not _FLAT.issuperset(map(type, items)):
+            items = tuple(freeze(v) for v in items)
+        appended.remember(items)
+        return items
     return value
 
 

@@ -184,19 +184,20 @@ class ObjectLoader:
         first (a reference to an id not seen yet stays an ObjRef), then set
         the properties that held such references again, then run `.init` of
         each new object, owned objects before their owners."""
-        if self._pending_init is not None:
+        graph = self._graph   # (this thread's: read once, not through the properties)
+        if graph.pending_init is not None:
             return create()
         created: list[MuranoObject] = []
         params: dict[int, dict[str, t.Any]] = {}
-        self._pending_init = created
-        self._load_params = params
-        was_loading = self.loading
-        self._id_scope = id_scope
+        graph.pending_init = created
+        graph.load_params = params
+        was_loading = graph.loading
+        graph.id_scope = id_scope
         try:
-            self.loading = True
+            graph.loading = True
             refs_made = ObjRef.made
             root = create()
-            self.loading = was_loading
+            graph.loading = was_loading
             for obj in created if ObjRef.made != refs_made else ():
                 unresolved = [n for n, v in obj.values.items() if _has_objref(v)]
                 if unresolved:
@@ -206,9 +207,9 @@ class ObjectLoader:
                             obj, name, params[id(obj)].get(name, NO_VALUE), frame,
                             owner_check=False)
         finally:
-            self.loading = was_loading
-            self._pending_init = None
-            self._id_scope = None
+            graph.loading = was_loading
+            graph.pending_init = None
+            graph.id_scope = None
         for obj in created:
             if not obj.initialized and not obj.destroyed:
                 self._run_init(obj, frame)
@@ -218,29 +219,32 @@ class ObjectLoader:
                 properties: dict[str, t.Any], object_id: str | None, name: str | None,
                 metadata: t.Any, frame: Frame | None, *,
                 model_id: str | None = None) -> MuranoObject:
-        obj = self.executor.objects.get(object_id) if object_id else None
+        executor = self.executor
+        obj = executor.objects.get(object_id) if object_id else None
         if obj is not None:
             if properties:
                 # keeps its values; objects only the model's values define are
                 # still created (ObjectsCopy: see lifecycle.replay_model_values)
-                self.executor.lifecycle.replay_model_values(obj, properties)
+                executor.lifecycle.replay_model_values(obj, properties)
             return obj
         obj = MuranoObject(cls, owner, object_id=object_id, name=name, metadata=metadata)
-        obj.executor_ref = _weak(self.executor)
-        self.executor.objects.put(obj)
-        if model_id is not None and self._id_scope is not None:
+        obj.executor_ref = _weak(executor)
+        executor.objects.put(obj)
+        graph = self._graph
+        if model_id is not None and graph.id_scope is not None:
             # before its properties: objects it owns may refer back to it
-            self._id_scope.objects[str(model_id)] = obj
+            graph.id_scope.objects[str(model_id)] = obj
         self._initialize_properties(obj, properties)
-        if self._pending_init is not None:
-            self._pending_init.append(obj)
-            self._load_params[id(obj)] = properties
+        if graph.pending_init is not None:
+            graph.pending_init.append(obj)
+            graph.load_params[id(obj)] = properties
         return obj
 
     def _initialize_properties(self, obj: MuranoObject, params: dict[str, t.Any]) -> None:
         cls = obj.type
-        frame = Frame(self.executor, obj, None, cls, None, allow_writes=True)
-        pending = [n for n in cls.property_names()]
+        executor = self.executor
+        frame = Frame(executor, obj, None, cls, None, allow_writes=True)
+        pending = cls.property_names()   # (a copy)
         # a new object is its own root, of class cls: set_property would find
         # each property's declarations again and grant the write (allow_writes)
         declarations = cls.property_declarations() if obj.real_this is obj else None
@@ -268,10 +272,10 @@ class ObjectLoader:
                     value = params.get(name, NO_VALUE)
                 try:
                     if declarations is not None:
-                        properties.write_declared(self.executor, obj, name, value, frame,
+                        properties.write_declared(executor, obj, name, value, frame,
                                                   spec, specs)
                     else:
-                        self.executor.set_property(obj, name, value, frame, owner_check=False)
+                        executor.set_property(obj, name, value, frame, owner_check=False)
                 except errors.UninitializedPropertyAccessError:
                     failed.append(name)
                 except errors.ContractViolationException:
@@ -291,7 +295,7 @@ class ObjectLoader:
     def _run_init(self, obj: MuranoObject, caller: Frame | None = None) -> None:
         """Run `.init` of each class, called from ``caller`` (the frame that
         called new()), so stack traces from `.init` show where it came from."""
-        for cls in _init_order(obj.type):
+        for cls in obj.type.init_order():
             method = cls.methods.get(".init")
             if method is not None:
                 self.executor.invoke(method, obj, (), {}, caller)
@@ -371,22 +375,6 @@ def _has_objref(value: t.Any) -> bool:
     if isinstance(value, (dict, utils.FrozenDict)):
         return any(_has_objref(v) for v in value.values())
     return False
-
-
-def _init_order(cls: MuranoClass) -> list[MuranoClass]:
-    """Parents before children, each class once (post-order over Extends)."""
-    order: list[MuranoClass] = []
-    seen: set[int] = set()
-
-    def visit(c: MuranoClass) -> None:
-        if id(c) in seen:
-            return
-        seen.add(id(c))
-        for parent in c.parents:
-            visit(parent)
-        order.append(c)
-    visit(cls)
-    return order
 
 
 def _weak(executor: Executor) -> t.Callable[[], Executor | None]:

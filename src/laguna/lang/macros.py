@@ -10,6 +10,7 @@ from __future__ import annotations
 import abc
 import concurrent.futures
 import contextvars
+import time
 import typing as t
 
 from yaql.language import expressions as ast
@@ -219,6 +220,12 @@ class CodeBlock:
             frame.span = instruction.span
             frame.instruction = instruction.text
             try:
+                if type(instruction) is If:   # If.execute, without its call (loop bodies)
+                    branch = (instruction.then if instruction.condition(scope)
+                              else instruction.otherwise)
+                    if branch is not None:
+                        branch.execute(scope)
+                    continue
                 instruction.execute(scope)
             except (errors.FlowSignal, errors.MuranoPlError):
                 raise
@@ -226,24 +233,46 @@ class CodeBlock:
                 raise frame.executor.to_murano_error(exc, frame) from exc
 
 
+# what :meth:`CodeBlock.returning` gives when the block ran to its end
+NOT_RETURNED: t.Any = object()
+
+
+def _returning(block: CodeBlock, scope: t.Any) -> t.Any:
+    """Run ``block``, a method's own block or a branch of an `If` in it: the
+    value of a `Return` reached there (without raising its signal, which a
+    guard clause `If: ... Then: [Return: ...]` paid on every call), else
+    NOT_RETURNED. Spans and errors as :meth:`CodeBlock.execute` sets them; a
+    Return anywhere else (loops, Try) still raises its signal."""
+    frame = scope.frame
+    for instruction in block.instructions:
+        frame.span = instruction.span
+        frame.instruction = instruction.text
+        try:
+            if type(instruction) is Return:
+                return instruction.value(scope)
+            if type(instruction) is If:
+                branch = instruction.then if instruction.condition(scope) else instruction.otherwise
+                if branch is not None:
+                    value = _returning(branch, scope)
+                    if value is not NOT_RETURNED:
+                        return value
+                continue
+            instruction.execute(scope)
+        except (errors.FlowSignal, errors.MuranoPlError):
+            raise
+        except Exception as exc:
+            raise frame.executor.to_murano_error(exc, frame) from exc
+    return NOT_RETURNED
+
+
 class MethodBlock(CodeBlock):
     __slots__ = ()
 
     def run(self, scope: t.Any) -> t.Any:
-        frame = scope.frame
         try:
-            for instruction in self.instructions:
-                frame.span = instruction.span
-                frame.instruction = instruction.text
-                try:
-                    if type(instruction) is Return:
-                        # a Return of the method's own block returns without its signal
-                        return instruction.value(scope)
-                    instruction.execute(scope)
-                except (errors.FlowSignal, errors.MuranoPlError):
-                    raise
-                except Exception as exc:
-                    raise frame.executor.to_murano_error(exc, frame) from exc
+            value = _returning(self, scope)
+            if value is not NOT_RETURNED:
+                return value
         except ReturnSignal as signal:
             return signal.value
         except BreakSignal:
@@ -443,13 +472,22 @@ class For(Block):
         if isinstance(collection, (dict, utils.FrozenDict)):
             collection = tuple(collection)
         set_local = scope.frame.locals.set_local
+        variable = self.variable
+        body = self.body
+        monotonic = time.monotonic
         # a lazy sequence is never built whole; the loop stops at the
         # collection limit (iterators) as any collection would
         for item in limits.limit_iterable(executor.limits, collection):
-            executor.tick()
-            set_local(self.variable, item)
-            if not _loop_body(self.body, scope):
+            deadline = executor._deadline   # executor.tick() and _loop_body, inlined
+            if deadline is not None and monotonic() > deadline:
+                raise limits.exceeded(executor.limits, "execution_seconds")
+            set_local(variable, item)
+            try:
+                body.execute(scope)
+            except BreakSignal:
                 break
+            except ContinueSignal:
+                pass
 
 
 class Repeat(Block):

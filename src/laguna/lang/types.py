@@ -247,6 +247,7 @@ class MuranoClass:
         self._property_names: list[str] | None = None
         self._declarations: dict[str, tuple[Property, list[Property]]] | None = None
         self._extensions: dict[str, list[Method]] | None = None
+        self._init_order: tuple[MuranoClass, ...] | None = None
         self.mro = self._linearize()
         self.ancestry = frozenset(self.mro)
 
@@ -349,6 +350,25 @@ class MuranoClass:
                 declarations[name] = (ultimate, self.all_property_specs(name))
             self._declarations = declarations
         return self._declarations
+
+    def init_order(self) -> tuple[MuranoClass, ...]:
+        """This class and its ancestors in the order their `.init` run:
+        parents before children, each class once (post-order over Extends);
+        found once (every new object asks)."""
+        if self._init_order is None:
+            order: list[MuranoClass] = []
+            seen: set[int] = set()
+
+            def visit(c: MuranoClass) -> None:
+                if id(c) in seen:
+                    return
+                seen.add(id(c))
+                for parent in c.parents:
+                    visit(parent)
+                order.append(c)
+            visit(self)
+            self._init_order = tuple(order)
+        return self._init_order
 
     def property_names(self) -> list[str]:
         if self._property_names is None:

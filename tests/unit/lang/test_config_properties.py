@@ -277,6 +277,18 @@ def test_class_configs_ask_the_source_by_file_name_most_specific_first() -> None
                             "ns.A-1.2.yaml", "ns.A-1.json", "ns.A-1.yaml"]
 
 
+def test_class_configs_read_each_class_version_once() -> None:
+    source = DictSource({"ns.A-1.yaml": "x: 1\n", "ns.A-2.yaml": "x: 2\n"})
+    configs = ClassConfigs(source)
+    version = V("1.2.3")
+    first = configs.values("ns.A", version)
+    assert configs.values("ns.A", version) is first
+    assert configs.values("ns.A", V("1.2.3")) is first   # another object, the same version
+    assert configs.values("ns.A", V("2.0.0")) == {"x": 2}
+    assert configs.values("ns.B", version) == {}
+    assert len(source.asked) == 6 * 3
+
+
 def test_errors_name_the_file_as_the_source_locates_it() -> None:
     configs = ClassConfigs(DictSource({"ns.A-1.json": "[1]"}))
     with pytest.raises(ClassConfigError) as info:

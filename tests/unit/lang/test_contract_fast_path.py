@@ -107,7 +107,7 @@ SCALARS = st.one_of(st.none(), st.booleans(), st.integers(-5, 5), st.floats(-3, 
                     st.sampled_from(["", "x", "7", "-2", "1.5", "True"]))
 VALUES = st.one_of(SCALARS, st.lists(SCALARS, max_size=3),
                    st.dictionaries(st.sampled_from(["a", "b"]), SCALARS, max_size=2))
-CONTRACTS = FAST + ["[$.string()]", "[$.int().notNull(), 1, 3]",
+CONTRACTS = FAST + ["[$.string()]", "[$.int().notNull(), 1, 3]", "[$.int()]", "[$.bool(), 2]",
                     "{a: $.int(), $.string(): $.bool()}", "$.int().check($ > 1 or $ < -1)",
                     "$.string().notNull().check($ != '7', 'no sevens')"]
 
@@ -152,3 +152,14 @@ def test_values_a_contract_gives_back_as_they_are_are_checked_by_type(
     # (the hypothesis test above compares this shortcut with the general path too)
     assert contract_of(text, holder[1]).unchanged == unchanged
     assert contract_of(text, holder[1], fast=False).unchanged == frozenset()
+
+
+def test_a_tuple_of_items_a_list_contract_keeps_is_its_own_result(holder: t.Any) -> None:
+    executor, cls, obj = holder
+    contract = contract_of("[$.string()]", cls)
+    assert contract.shape.unchanged == {str, type(None)}  # type: ignore[attr-defined]
+    tags = ("small", "plain")
+    assert executor.run(lambda: contract.apply(tags, executor=executor, this=obj)) is tags
+    assert executor.run(lambda: contract.apply(("a", 1), executor=executor,
+                                               this=obj)) == ("a", "1")
+    assert contract_of("[$.string(), $.int()]", cls).shape.unchanged == frozenset()  # type: ignore[attr-defined]

@@ -26,7 +26,7 @@ from laguna.yaql.engine import ExpressionTooDeep, Limits
 
 HERE = pathlib.Path(__file__).parent / "attacks"
 # a method's execution time limit, where the default (600 s) would be the attack
-SHORT_LIMITS = {"backtracking": 0.5, "endless": 0.3, "timeStaysOut": 0.3}
+SHORT_LIMITS = {"backtracking": 0.5, "endless": 0.3, "timeStaysOut": 0.3, "endlessFor": 0.3}
 # every attack ends well within this (the subprocess loads the core library first)
 BATCH_TIMEOUT = 120
 MAX_RSS_KIB = 400 * 1024
@@ -87,6 +87,7 @@ EXPECTED = {
     "textOfSharedItems": ("memory_quota limit of 524288 bytes exceeded by the text of a "
                           f"collection at {AT}:73", 0.5),
     "timeStaysOut": (f"execution_seconds limit of 0.3 s exceeded at {AT}:94", 1.0),
+    "endlessFor": (f"execution_seconds limit of 0.3 s exceeded at {AT}:110", 1.0),
 }
 
 

@@ -6,6 +6,7 @@ the same values and the same errors as writing each through set_property
 from __future__ import annotations
 
 import typing as t
+import uuid
 
 import pytest
 from hypothesis import HealthCheck, given, settings
@@ -13,6 +14,7 @@ from hypothesis import strategies as st
 
 from laguna.errors import LagunaError
 from laguna.lang.executor import Executor
+from laguna.lang.objects import generate_id
 from laguna.lang.types import MuranoClass
 from laguna.testing.packages import core_registry, read_package_dir
 
@@ -108,3 +110,11 @@ def test_an_object_s_properties(registry: t.Any) -> None:
 def test_creation_equals_the_general_path(registry: t.Any, monkeypatch: pytest.MonkeyPatch,
                                           params: dict[str, t.Any]) -> None:
     assert created(registry, params) == general(registry, params, monkeypatch)
+
+
+def test_a_new_objects_id_is_a_random_version_4_uuid_in_hex() -> None:
+    ids = {generate_id() for _ in range(200)}
+    assert len(ids) == 200
+    for text in ids:
+        parsed = uuid.UUID(hex=text)
+        assert (parsed.hex, parsed.version, parsed.variant) == (text, 4, uuid.RFC_4122)

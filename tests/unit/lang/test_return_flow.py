@@ -159,3 +159,58 @@ def test_break_outside_a_loop_is_still_an_error() -> None:
      """)
     assert error.message == "Break cannot be used on method level"
     assert isinstance(error, errors.MuranoPlError)
+
+
+GUARDS = [
+    ("an If's Return in its Else, nested", """
+     m:
+       Arguments: [n: {Contract: $.int()}]
+       Body:
+         - If: $n > 5
+           Then: [Return: big]
+           Else:
+             - If: $n > 2
+               Then: [$r: middle]
+               Else: [Return: small]
+         - Return: $r
+     """, {1: "small", 3: "middle", 9: "big"}),
+    ("an If without Else falls through", """
+     m:
+       Arguments: [n: {Contract: $.int()}]
+       Body:
+         - If: $n > 2
+           Then: [$n: $n * 10]
+         - If: $n > 20
+           Then: [Return: [tens, $n]]
+         - Return: [ones, $n]
+     """, {1: ("ones", 1), 3: ("tens", 30)}),
+]
+
+
+@pytest.mark.parametrize(("name", "methods", "answers"), GUARDS, ids=[g[0] for g in GUARDS])
+def test_guard_clauses_return_their_value(name: str, methods: str,
+                                          answers: dict[int, object]) -> None:
+    for n, expected in answers.items():
+        assert call(methods, n) == expected
+
+
+@pytest.mark.parametrize(("failing", "instruction", "line"), [
+    ("condition", "If: $n / 0 > 1", 7),
+    ("branch", "Return: 1 / $n", 10),
+])
+def test_a_guard_clause_error_shows_its_own_instruction(failing: str, instruction: str,
+                                                        line: int) -> None:
+    condition = "$n / 0 > 1" if failing == "condition" else "$n < 1"
+    error = failure(f"""\
+        m:
+          Arguments: [n: {{Contract: $.int()}}]
+          Body:
+            - $x: 1
+            - If: {condition}
+              Then:
+                - $y: 2
+                - Return: 1 / $n
+            - Return: 3
+        """, 0)
+    assert error.names == ["ZeroDivisionError"]
+    assert (error.frames[-1].instruction, error.frames[-1].span.line) == (instruction, line)

@@ -35,6 +35,7 @@ from yaql.language import runner, utils
 from yaql.standard_library import queries as yaql_queries
 
 from laguna.lang import limits
+from laguna.lang.appended import Appended
 from laguna.lang.functions.itemlambdas import compile_lambda, item_lambda
 from laguna.lang.scope import NO_VALUE, engine_of
 
@@ -185,6 +186,9 @@ def _append(compiler: Compiler, arg_nodes: t.Sequence[t.Any]) -> Method | None:
         if collection is NO_VALUE:
             return NO_VALUE
         values = [a(scope) for a in args]
+        if type(collection) is tuple:
+            # freezing it checks only the new items when the tuple is frozen
+            return _result(engine, Appended(collection, values))
         return _result(engine, itertools.chain(collection, values))
     return fast
 
@@ -565,7 +569,10 @@ def _dict(compiler: Compiler, arg_nodes: t.Sequence[t.Any]) -> Fn | None:
         quota = utils.get_memory_quota(engine)
         if 0 < quota < size:
             raise yaql_exceptions.MemoryQuotaExceededException()
-        return _result(engine, utils.FrozenDict(items))
+        row = utils.FrozenDict(items)
+        if quota > 0:   # _result, with the quota read above
+            utils.limit_memory_usage(quota, (1, row))
+        return row
     return build
 
 
