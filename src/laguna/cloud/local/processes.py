@@ -179,7 +179,7 @@ def in_live_namespaces(inits: t.Mapping[str, tuple[int, int]]) -> set[int]:
     for entry in os.listdir("/proc"):
         if entry.isdigit():
             namespace = pid_namespace(int(entry))
-            if namespace in inits and alive(int(entry)):
+            if namespace is not None and namespace in inits and alive(int(entry)):
                 members.setdefault(namespace, set()).add(int(entry))
     return {pid for namespace, found in members.items()
             if alive(*inits[namespace]) for pid in found}
