@@ -44,7 +44,7 @@ APPLICATION_CLASS = "io.murano.Application"
 class TrialLoad:
     """The objects ``prepare`` loaded to check a model, as the environment it
     named would get them: the first deploy of that environment runs them
-    rather than load the same model again (a fifth of a deploy's time)."""
+    rather than load the same model again (about a twelfth of its work)."""
 
     def __init__(self, executor: Executor, root: MuranoObject, environment_id: str,
                  name: str) -> None:
