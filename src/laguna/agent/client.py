@@ -30,8 +30,9 @@ class AgentClient:
         headers = {TOKEN_HEADER: token} if token is not None else {}
         # Plain HTTP never uses TLS, and loading the CA bundle takes a tenth of a
         # second a client: https gets one verifying context for the whole process.
-        verify: ssl.SSLContext | bool = \
-            _verifying_context() if self.url.startswith("https:") else False
+        # httpx makes a context even for plain HTTP (``verify=False`` builds a new
+        # one, a millisecond a client, a client a host): one serves them all.
+        verify = _verifying_context() if self.url.startswith("https:") else _unused_context()
         self._http = httpx.Client(base_url=self.url, headers=headers, transport=transport,
                                   trust_env=False, verify=verify)
 
@@ -95,6 +96,12 @@ class AgentClient:
         if not isinstance(document, dict):
             raise AgentUnreachable(self.url, "the answer is not a JSON object")
         return document
+
+
+@functools.cache
+def _unused_context() -> ssl.SSLContext:
+    """The context httpx wants for a plain-HTTP client, where it is never used."""
+    return httpx.create_ssl_context(verify=False, trust_env=False)
 
 
 @functools.cache

@@ -154,9 +154,21 @@ class Stack:
             self.applied = True
 
 
+class _AttachedServices:
+    """The services attached to an executor when a stack uses them, not when the
+    stack was made: a model loaded to be checked (no services) may be run later
+    with a cloud attached (the MuranoPL front end's first deploy)."""
+
+    def __init__(self, executor: t.Any) -> None:
+        self._executor = executor
+
+    def __getattr__(self, name: str) -> t.Any:
+        return getattr(services_of(self._executor), name)
+
+
 def stack_of(executor: t.Any, this: MuranoObject) -> Stack:
     return state(this, lambda part: Stack(str(prop(part, "name")), prop(part, "description"),
-                                          services_of(executor)))
+                                          _AttachedServices(executor)))
 
 
 def bind_heat_stack(cls: MuranoClass) -> None:

@@ -73,6 +73,10 @@ class Blueprint:
     name: str | None = None
     #: the front end's own data (loaded classes, parsed templates); opaque here
     payload: object = None
+    #: the id the environment gets if this deploy creates it (chosen by the front
+    #: end, which may have used it already: a first deploy can then run what
+    #: ``prepare`` built); None: the store picks one
+    environment_id: str | None = None
 
 
 @dataclasses.dataclass(frozen=True)

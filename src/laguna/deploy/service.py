@@ -295,8 +295,9 @@ class Service:
         with database.session() as session:
             if operation is Operation.DEPLOY:
                 record = repo.find_environment(session, self.project, name) or \
-                    repo.create_environment(session, self.project, name,
-                                            EnvironmentState.PENDING.value, now)
+                    repo.create_environment(
+                        session, self.project, name, EnvironmentState.PENDING.value, now,
+                        blueprint.environment_id if blueprint is not None else None)
             else:
                 record = self._find(session, name)
             self._recover(session, record)

@@ -33,10 +33,14 @@ def find_environment(session: Session, project: str, name: str) -> EnvironmentRe
 
 
 def create_environment(session: Session, project: str, name: str, status: str,
-                       now: datetime.datetime) -> EnvironmentRecord:
-    """Add an environment; if another process just added one of that name, that one."""
+                       now: datetime.datetime,
+                       environment_id: str | None = None) -> EnvironmentRecord:
+    """Add an environment (with ``environment_id`` if given, else a new id); if
+    another process just added one of that name, that one."""
     record = EnvironmentRecord(project_id=project, name=name, status=status, version=0,
                                outputs={}, components={}, created=now, updated=now)
+    if environment_id is not None:
+        record.id = environment_id
     try:
         with session.begin_nested():
             session.add(record)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import datetime
 import itertools
+import ssl
 import threading
 from collections.abc import Iterator
 from pathlib import Path
@@ -138,3 +139,22 @@ def test_recording_agent_answers_what_it_is_given() -> None:
         agent.execute({"ID": "p2"}, 1)
     assert agent.execute({"ID": "p3"}, 1) == {"echo": "p3"}
     assert [plan["ID"] for plan in agent.plans] == ["p1", "p2", "p3"]
+
+
+def test_plain_http_clients_make_no_tls_context_of_their_own(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """httpx builds an SSL context for every client, a millisecond each, even for
+    plain HTTP where it is never used; the engine makes a client per host."""
+    AgentClient("http://127.0.0.1:9").close()     # the one shared context, if not yet made
+    made: list[object] = []
+    real = ssl.SSLContext.__new__
+
+    def counted(cls: type[ssl.SSLContext], *args: Any, **kwargs: Any) -> ssl.SSLContext:
+        made.append(args)
+        return real(cls, *args, **kwargs)
+
+    monkeypatch.setattr(ssl.SSLContext, "__new__", counted)
+    for port in (9, 10, 11):
+        with AgentClient(f"http://127.0.0.1:{port}"):
+            pass
+    assert made == []

@@ -117,3 +117,57 @@ def test_delete_after_a_killed_push_leaves_nothing(make_cloud: MakeCloud) -> Non
     cloud.delete_stack("env-1")
     assert [p for p in old if pid_alive(p)] == []
     assert leftovers(cloud) == ({}, [])
+
+
+def _launch_sleep(tmp_path: Path, name: str) -> tuple[processes.Launch, subprocess.Popen[bytes], int]:
+    """``sleep`` as the first process of its own PID namespace; the launch, the
+    launcher's Popen and the pid of the namespace's first process."""
+    marker = f"test-{os.getpid()}-{name}:"
+    launch, child = processes.spawn(["sleep", "30"], env=dict(os.environ), cwd=tmp_path,
+                                    log=tmp_path / f"{name}.log", marker=marker,
+                                    containment="pidns")
+    inits: dict[str, tuple[int, int]] = {}
+
+    def forked() -> bool:
+        inits.update(processes.namespace_inits(launch, processes._children()))
+        return bool(inits)
+
+    wait_for(forked, timeout=10)
+    (init, _), = inits.values()
+    return launch, child, init
+
+
+@pytest.mark.skipif(not CAN_PIDNS, reason="needs root")
+def test_a_namespace_number_reused_after_its_host_died_spares_the_new_owner(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The flake "unshare: sigprocmask unblock failed: Invalid argument" (util-linux
+    2.38's unshare says so when its child died of SIGKILL): a host's deletion kept
+    killing its namespace's processes by namespace number after that number had
+    gone to another cloud's new agent. The kernel gives a freed number to the next
+    namespace, which cannot be forced here: the bystander's namespace is made to
+    show the dead host's number once the host's first process is gone."""
+    host, host_child, host_init = _launch_sleep(tmp_path, "host")
+    bystander, bystander_child, bystander_init = _launch_sleep(tmp_path, "bystander")
+    real = processes.pid_namespace
+    host_namespace = real(host_init)
+    bystander_namespace = real(bystander_init)
+    host_started = processes.start_time(host_init)
+
+    def recycled(pid: int) -> str | None:
+        namespace = real(pid)
+        if namespace == bystander_namespace and not processes.alive(host_init, host_started):
+            return host_namespace
+        return namespace
+
+    monkeypatch.setattr(processes, "pid_namespace", recycled)
+    try:
+        assert processes.kill([host], host.marker) is True
+        assert not processes.alive(host_init)
+        assert processes.alive(bystander_init)
+        assert processes.alive(bystander.pid, bystander.start_time)
+    finally:
+        monkeypatch.undo()
+        assert processes.kill([host, bystander], bystander.marker) is True
+        host_child.wait(timeout=10)
+        bystander_child.wait(timeout=10)
+    assert processes.marked(f"test-{os.getpid()}-") == {}

@@ -5,13 +5,14 @@ from __future__ import annotations
 
 import concurrent.futures
 import time
+import types
 import typing as t
 
 import pytest
 
 from laguna.corelib.binding import state
-from laguna.corelib.heat import HeatStackError, Stack, merge
-from laguna.corelib.services import RecordingServices
+from laguna.corelib.heat import HeatStackError, Stack, _AttachedServices, merge
+from laguna.corelib.services import RecordingServices, attach
 
 
 def test_merge_dicts_recursively_and_lists_as_union() -> None:
@@ -131,3 +132,16 @@ def test_threads_reaching_a_new_object_at_once_share_one_state() -> None:
     with concurrent.futures.ThreadPoolExecutor(4) as pool:
         made = list(pool.map(lambda _: state(t.cast(t.Any, part), slow_factory), range(4)))
     assert all(m is made[0] for m in made)
+
+
+def test_a_stack_uses_the_services_attached_when_it_pushes_not_when_it_was_made() -> None:
+    """A model loaded to be checked (no services) is run later with a cloud
+    attached: its stacks must reach that cloud."""
+    executor = types.SimpleNamespace(host_services=None)
+    stack = Stack("murano-env", None, _AttachedServices(executor))
+    stack.update_template({"resources": {"vm": {"type": "OS::Nova::Server"}}})
+    services = RecordingServices()
+    attach(executor, services)
+    stack.push()
+    assert [(p.target, p.data["template"]["resources"]) for p in services.recorded("push")] \
+        == [("murano-env", {"vm": {"type": "OS::Nova::Server"}})]

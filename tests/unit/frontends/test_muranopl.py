@@ -4,7 +4,9 @@ run of the examples through the deployment service."""
 
 from __future__ import annotations
 
+import dataclasses
 import json
+import typing as t
 from pathlib import Path
 
 import pytest
@@ -12,14 +14,17 @@ import pytest
 from laguna.agent.errors import AgentTimeout
 from laguna.agent.transport import RecordingAgent
 from laguna.cloud.recording import RecordingCloud
+from laguna.deploy.context import Resources, StoredState
 from laguna.deploy.errors import Rejected
 from laguna.deploy.frontend import FrontendRegistry, PrepareOptions
 from laguna.deploy.service import Service
 from laguna.deploy.workdir import Workdir
 from laguna.frontends.muranopl import MuranoPlFrontend, muranopl_resources
 from laguna.frontends.muranopl import model as models
+from laguna.frontends.muranopl.frontend import Prepared, TrialLoad
 from laguna.frontends.muranopl import redeploy
 from laguna.frontends.muranopl.services import AgentTimeoutError, CloudFailure, CloudServices
+from laguna.lang.executor import Executor
 
 EXAMPLES = Path(__file__).parents[3] / "examples"
 
@@ -226,3 +231,84 @@ def test_a_model_file_that_does_not_parse_is_rejected_at_its_line(tmp_path: Path
     assert caught.value.kind == "model_invalid"
     assert caught.value.message.startswith(f"{broken}: not valid YAML: ")
     assert "line 3, column 1" in caught.value.message
+
+
+def _parts_package(tmp_path: Path) -> Path:
+    package = tmp_path / "parts"
+    (package / "Classes").mkdir(parents=True, exist_ok=True)
+    (package / "manifest.yaml").write_text(
+        "Format: 1.4\nType: Application\nFullName: org.test.parts.App\nName: Parts\n"
+        "Classes:\n  org.test.parts.App: App.yaml\n  org.test.parts.Part: App.yaml\n")
+    (package / "Classes" / "App.yaml").write_text(PARTS_APP)
+    return package
+
+
+def _recording_resources(state_dir: Path, environment_id: str, dry_run: bool) -> Resources:
+    """A recording cloud for real runs too: what is deployed stays in the store."""
+    return muranopl_resources(state_dir, environment_id, True)
+
+
+def test_a_first_deploy_runs_the_objects_prepare_loaded(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    loads: list[object] = []
+    load_model = Executor.load_model
+
+    def counted(self: Executor, data: dict[str, t.Any]) -> t.Any:
+        loads.append(data["Objects"]["?"]["id"])
+        return load_model(self, data)
+
+    monkeypatch.setattr(Executor, "load_model", counted)
+    package = _parts_package(tmp_path)
+    path = write(tmp_path / "m.json", [{"?": {"id": "a1", "type": "org.test.parts.App"}}])
+    service = Service(Workdir(tmp_path), FrontendRegistry([MuranoPlFrontend()]),
+                      resources=_recording_resources)
+    first = service.deploy(path, PrepareOptions(libs=(package,), name="shop"))
+    assert first.status == "ok", first.error
+    assert first.model is not None
+    environment_id = first.model["Objects"]["?"]["id"]
+    # prepare loaded the model as the new environment, and the run used that
+    assert loads == [environment_id]
+    assert len(environment_id) == 32 and environment_id != models.WRAPPED_ID
+    assert first.model["Objects"]["name"] == "shop"
+    assert first.outputs["App.kind"] == "org.test.parts.App"
+    assert first.components["a1"].state == "deployed"
+
+    # a redeploy loads the new model against the stored one: prepare's objects
+    # (loaded with another new id) are not used
+    second = service.deploy(path, PrepareOptions(libs=(package,), name="shop"))
+    assert second.status == "ok", second.error
+    assert second.model is not None
+    assert second.model["Objects"]["?"]["id"] == environment_id
+    assert len(loads) == 3 and loads[2] == environment_id != loads[1]
+    assert second.outputs["App.kind"] == "org.test.parts.App"
+    assert second.components["a1"].state == "deployed"
+
+
+def test_prepare_objects_serve_one_run_of_the_environment_they_were_loaded_for(
+        tmp_path: Path) -> None:
+    package = _parts_package(tmp_path)
+    path = write(tmp_path / "m.json", [{"?": {"id": "a1", "type": "org.test.parts.App"}}])
+    frontend = MuranoPlFrontend()
+
+    def trial() -> TrialLoad:
+        blueprint = frontend.prepare(path, PrepareOptions(libs=(package,), name="shop"))
+        assert isinstance(blueprint.payload, Prepared)
+        assert blueprint.payload.trial is not None
+        assert blueprint.payload.trial.environment_id == blueprint.environment_id
+        return blueprint.payload.trial
+
+    loaded = trial()
+    new = StoredState(environment_id=loaded.environment_id, name="shop", project="p")
+    assert loaded.take(dataclasses.replace(new, environment_id="another")) is None
+    assert loaded.take(new) is None          # once only, whatever the first answer was
+    loaded = trial()
+    assert loaded.take(dataclasses.replace(new, environment_id=loaded.environment_id,
+                                           model={"Objects": None})) is None
+    loaded = trial()
+    assert loaded.take(dataclasses.replace(new, environment_id=loaded.environment_id,
+                                           name="other")) is None
+    loaded = trial()
+    root = loaded.take(dataclasses.replace(new, environment_id=loaded.environment_id))
+    assert root is not None and root.id == loaded.environment_id
+    assert root.values["name"] == "shop"
+    assert loaded.take(dataclasses.replace(new, environment_id=loaded.environment_id)) is None

@@ -149,10 +149,40 @@ def pid_namespace(pid: int) -> str | None:
         return None
 
 
-def in_namespaces(namespaces: t.Collection[str | None]) -> set[int]:
-    """Live processes of some PID namespaces."""
-    return {int(e) for e in os.listdir("/proc")
-            if e.isdigit() and pid_namespace(int(e)) in namespaces and alive(int(e))}
+def namespace_inits(launch: Launch, tree: dict[int, list[int]]) -> dict[str, tuple[int, int]]:
+    """The PID namespaces made below a ``pidns`` launcher, each with its first
+    process (pid, start time): the process whose parent is outside it."""
+    inits: dict[str, tuple[int, int]] = {}
+    for pid in descendants(launch.pid, tree):
+        fields = _stat(pid)
+        namespace = pid_namespace(pid)
+        if fields is None or namespace is None:
+            continue
+        if pid_namespace(int(fields[3])) != namespace:
+            inits[namespace] = (pid, int(fields[21]))
+    return inits
+
+
+def in_live_namespaces(inits: t.Mapping[str, tuple[int, int]]) -> set[int]:
+    """Live processes of the namespaces in ``inits`` whose first process still runs.
+
+    A namespace is known by its inode number alone, and the kernel hands a
+    freed one to the next namespace made, on this machine, by anyone (another
+    cloud starting its agents). Once a namespace's first process is gone, the
+    kernel has killed the rest of it; a process that shows the same number
+    after that belongs to a newer namespace and must be left alone. The first
+    process is checked after the scan: alive then (same start time), it lived
+    throughout, so its namespace's number meant that namespace all along."""
+    if not inits:
+        return set()
+    members: dict[str, set[int]] = {}
+    for entry in os.listdir("/proc"):
+        if entry.isdigit():
+            namespace = pid_namespace(int(entry))
+            if namespace is not None and namespace in inits and alive(int(entry)):
+                members.setdefault(namespace, set()).add(int(entry))
+    return {pid for namespace, found in members.items()
+            if alive(*inits[namespace]) for pid in found}
 
 
 def marked(prefix: str) -> dict[int, str]:
@@ -183,17 +213,13 @@ def kill(launches: t.Sequence[Launch | None], marker: str,
     deadline = time.monotonic() + timeout
     running = [launch for launch in launches
                if launch is not None and alive(launch.pid, launch.start_time)]
-    namespaces = set()
+    inits: dict[str, tuple[int, int]] = {}
     tree = _children()
     for launch in running:
         if launch.containment == "pidns":
-            namespaces |= {pid_namespace(p) for p in descendants(launch.pid, tree)
-                           if pid_namespace(p) != pid_namespace(launch.pid)}
-    namespaces.discard(None)
+            inits.update(namespace_inits(launch, tree))
     while True:
-        victims = set(marked(marker))
-        if namespaces:
-            victims |= in_namespaces(namespaces)
+        victims = set(marked(marker)) | in_live_namespaces(inits)
         tree = _children()
         for launch in running:
             if alive(launch.pid, launch.start_time):

@@ -13,10 +13,11 @@ from __future__ import annotations
 
 import dataclasses
 import typing as t
+import uuid
 from pathlib import Path
 
 from laguna.corelib.services import NoServices, attach
-from laguna.deploy.context import RunContext
+from laguna.deploy.context import RunContext, StoredState
 from laguna.deploy.errors import CLASS_NOT_FOUND, MODEL_INVALID, Rejected
 from laguna.deploy.frontend import Blueprint, Outcome, PrepareOptions
 from laguna.deploy.result import Component
@@ -40,6 +41,29 @@ LANGUAGE = "muranopl"
 APPLICATION_CLASS = "io.murano.Application"
 
 
+class TrialLoad:
+    """The objects ``prepare`` loaded to check a model, as the environment it
+    named would get them: the first deploy of that environment runs them
+    rather than load the same model again (about a twelfth of its work)."""
+
+    def __init__(self, executor: Executor, root: MuranoObject, environment_id: str,
+                 name: str) -> None:
+        self.executor = executor
+        self.root: MuranoObject | None = root
+        self.environment_id = environment_id
+        self.name = name
+
+    def take(self, stored: StoredState) -> MuranoObject | None:
+        """The loaded root, once, if ``stored`` is the environment the model was
+        loaded for and it holds nothing yet (this deploy created it); else None
+        and the run loads the model itself (against the stored one)."""
+        root, self.root = self.root, None
+        if root is None or stored.model is not None or stored.environment_id != \
+                self.environment_id or stored.name != self.name:
+            return None
+        return root
+
+
 @dataclasses.dataclass(frozen=True)
 class Prepared:
     """The front end's payload of a blueprint: where its packages are."""
@@ -47,6 +71,7 @@ class Prepared:
     libs: tuple[Path, ...]
     wrapped: bool
     catalog: PackageSource | None = None
+    trial: TrialLoad | None = None
 
 
 class MuranoPlFrontend:
@@ -72,12 +97,16 @@ class MuranoPlFrontend:
             model = models.apply_settings(model, options.settings, str(path))
             root = model["Objects"]
             name = None if wrapped else root.get("name")
+        name = name if isinstance(name, str) and name else None
         registry = registry_for(libs)
-        self._trial_load(registry, model)
+        # the environment's name and id as the service will give them to a new one
+        environment_id = uuid.uuid4().hex     # as the store makes ids
+        trial = self._trial_load(registry, model, environment_id,
+                                 options.name or name or path.stem)
         return Blueprint(language=LANGUAGE, source=str(path), model=model,
-                         packages=used_packages(registry),
-                         name=name if isinstance(name, str) and name else None,
-                         payload=Prepared(libs, wrapped))
+                         packages=used_packages(registry), name=name,
+                         payload=Prepared(libs, wrapped, trial=trial),
+                         environment_id=environment_id)
 
     def prepare_data(self, data: t.Mapping[str, t.Any], options: PrepareOptions) -> Blueprint:
         """An object model the API received (``{"Objects": ..., "Attributes": ...}``),
@@ -86,10 +115,13 @@ class MuranoPlFrontend:
             raise Rejected(MODEL_INVALID, "the data is not an object model")
         model = dict(data)
         registry = registry_for(options.libs, catalog=options.catalog)
-        self._trial_load(registry, model)
+        environment_id = uuid.uuid4().hex     # as the store makes ids
+        trial = self._trial_load(registry, model, environment_id, options.name or "")
         return Blueprint(language=LANGUAGE, source="the API", model=model,
                          packages=used_packages(registry), name=options.name,
-                         payload=Prepared(tuple(options.libs), False, options.catalog))
+                         payload=Prepared(tuple(options.libs), False, options.catalog,
+                                          trial),
+                         environment_id=environment_id)
 
     def _package_model(self, path: Path, options: PrepareOptions, libs: tuple[Path, ...]
                        ) -> tuple[dict[str, t.Any], str, tuple[Path, ...]]:
@@ -106,30 +138,41 @@ class MuranoPlFrontend:
         return {"Objects": models.wrap([application])}, path.stem, (path, *libs)
 
     @staticmethod
-    def _trial_load(registry: ClassRegistry, model: t.Mapping[str, t.Any]) -> None:
+    def _trial_load(registry: ClassRegistry, model: t.Mapping[str, t.Any],
+                    environment_id: str, name: str) -> TrialLoad | None:
         """Load the model without a cloud: a contract the values break or a model
         that does not load is refused before anything runs. A class that is
         missing may be in the environment's stored packages (a redeploy needs
-        no ``-l``): the run's own load decides, still before anything runs."""
+        no ``-l``): the run's own load decides, still before anything runs.
+
+        The model is loaded as a new environment ``name`` with id
+        ``environment_id`` would load it; the objects are kept for that run."""
         executor = Executor(registry)
         attach(executor, NoServices())
         try:
-            root = executor.load_model(dict(model))
+            root = executor.load_model(
+                models.settle_wrapped(dict(model), environment_id, name))
         except Exception as error:  # noqa: BLE001 - an engine error that escaped its conversion
             kind, message, _ = kind_and_message(error)
             if kind == CLASS_NOT_FOUND:
-                return
+                return None
             raise Rejected(kind, message) from None
         finally:
             executor.lifecycle.roots.clear()
         if root is None:
             raise Rejected(MODEL_INVALID, "the model has no objects")
+        return TrialLoad(executor, root, environment_id, name)
 
     # -- operations ---------------------------------------------------------------------
     def deploy(self, blueprint: Blueprint, context: RunContext) -> Outcome:
         prepared = blueprint.payload if isinstance(blueprint.payload, Prepared) \
             else Prepared((), False)
         stored = context.stored
+        trial = prepared.trial
+        root = trial.take(stored) if trial is not None else None
+        if trial is not None and root is not None:
+            run = Run(self, context, trial.executor.classes, trial.executor)
+            return run.deploy_loaded(run.adopt(root))
         model = models.settle_wrapped(dict(blueprint.model), stored.environment_id, stored.name)
         registry = registry_for(prepared.libs, stored.packages, prepared.catalog)
         return Run(self, context, registry).deploy(redeploy.deployment_model(model, stored.model))
@@ -152,7 +195,7 @@ class Run:
     """One operation on one environment: one executor, one set of services."""
 
     def __init__(self, frontend: MuranoPlFrontend, context: RunContext,
-                 registry: ClassRegistry) -> None:
+                 registry: ClassRegistry, executor: Executor | None = None) -> None:
         self.context = context
         self.registry = registry
         self.plan: list[dict[str, t.Any]] | None = [] if context.dry_run else None
@@ -161,7 +204,7 @@ class Run:
             context.cloud, agents, context.reporter, context.stored.environment_id,
             context.stored.name, agent_timeout=context.timeouts.agent, plan=self.plan,
             components=context.stored.components, name_of=self._name_of_id)
-        self.executor = Executor(registry)
+        self.executor = executor if executor is not None else Executor(registry)
         attach(self.executor, self.services)
         #: the application (or action target) running when a failure comes
         self.failing: str | None = None
@@ -172,7 +215,9 @@ class Run:
 
     # -- the three operations -----------------------------------------------------------
     def deploy(self, data: dict[str, t.Any]) -> Outcome:
-        root = self._load(data)
+        return self.deploy_loaded(self._load(data))
+
+    def deploy_loaded(self, root: MuranoObject | None) -> Outcome:
         return self._finish(root, lambda: self._deploy_applications(root))
 
     def action(self, data: dict[str, t.Any], object_id: str, method: str,
@@ -228,10 +273,15 @@ class Run:
             self.services.close()
             raise Rejected(kind, message) from None
         if root is not None:
-            self.executor.lifecycle.roots.append(root)
             for object_id in redeploy.removed_ids(data):
                 self.context.reporter.report(
                     "info", f"removing {object_id}: it is no longer in the model", object_id)
+        return self.adopt(root)
+
+    def adopt(self, root: MuranoObject | None) -> MuranoObject | None:
+        """Make ``root`` (loaded by this run's executor) the run's model."""
+        if root is not None:
+            self.executor.lifecycle.roots.append(root)
         # objects of the stored model that the new one lacks are destroyed now
         self.executor.collect_garbage()
         return root
