@@ -26,7 +26,6 @@ from __future__ import annotations
 import collections.abc
 import functools
 import itertools
-import sys
 import typing as t
 
 from yaql.language import exceptions as yaql_exceptions
@@ -37,6 +36,7 @@ from yaql.standard_library import queries as yaql_queries
 from laguna.lang import limits
 from laguna.lang.appended import Appended
 from laguna.lang.functions.itemlambdas import compile_lambda, item_lambda
+from laguna.lang.functions.rows import dict_row
 from laguna.lang.scope import NO_VALUE, engine_of
 
 if t.TYPE_CHECKING:
@@ -547,9 +547,6 @@ def _constant(value: t.Any) -> Fn:
     return lambda scope: value
 
 
-_RULE_SIZE = sys.getsizeof(utils.MappingRule(None, None), 0)
-
-
 def _dict(compiler: Compiler, arg_nodes: t.Sequence[t.Any]) -> Fn | None:
     """dict(key => value, ...): yaql's dict of mapping rules."""
     if compiler.legacy or not arg_nodes or not all(
@@ -561,18 +558,9 @@ def _dict(compiler: Compiler, arg_nodes: t.Sequence[t.Any]) -> Fn | None:
         key = (_constant(source.value) if isinstance(source, ast.KeywordConstant)
                else compiler.node(source))
         pairs.append((key, compiler.node(rule.destination)))
-    size = len(pairs) * _RULE_SIZE
 
     def build(scope: t.Any) -> t.Any:
-        engine = _engine(scope)
-        items = [(k(scope), v(scope)) for k, v in pairs]
-        quota = utils.get_memory_quota(engine)
-        if 0 < quota < size:
-            raise yaql_exceptions.MemoryQuotaExceededException()
-        row = utils.FrozenDict(items)
-        if quota > 0:   # _result, with the quota read above
-            utils.limit_memory_usage(quota, (1, row))
-        return row
+        return dict_row(_engine(scope), [(k(scope), v(scope)) for k, v in pairs])
     return build
 
 
