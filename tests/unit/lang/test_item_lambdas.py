@@ -56,10 +56,13 @@ ROWS = st.lists(st.fixed_dictionaries({
     "v": st.integers(-3, 3)}), max_size=6)
 
 
-def evaluate(text: str, rows: t.Any, lim: int) -> t.Any:
+def evaluate(text: str, rows: t.Any, lim: t.Any, **more: t.Any) -> t.Any:
+    """The query's value or error, with `$rows`, `$lim` and ``more`` variables."""
     context = engine.create_root_context(False)
     context["$rows"] = freeze(rows)
     context["$lim"] = lim
+    for name, value in more.items():
+        context["$" + name] = freeze(value)
     fn = Compiler(False).statement(engine.parse(text, False))
     try:
         return ("ok", freeze(fn(Scope(context))))

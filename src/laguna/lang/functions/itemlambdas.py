@@ -18,6 +18,7 @@ import weakref
 
 from yaql.language import expressions as ast
 
+from laguna.lang.functions.itemcode import Maker, item_code
 from laguna.lang.scope import item_scope
 
 if t.TYPE_CHECKING:
@@ -31,6 +32,9 @@ _KEEPING_NOTHING = frozenset((
 # compiled item lambdas that keep nothing of their scope (function objects
 # are the compiler's closures, shared through its statement cache)
 _SCOPE_FREE: weakref.WeakSet[t.Callable[..., t.Any]] = weakref.WeakSet()
+# compiled item lambdas that also have a generated form (lang/functions/itemcode.py)
+_GENERATED: weakref.WeakKeyDictionary[t.Callable[..., t.Any], Maker] = (
+    weakref.WeakKeyDictionary())
 
 
 def keeps_nothing(node: t.Any) -> bool:
@@ -55,17 +59,30 @@ def keeps_nothing(node: t.Any) -> bool:
 
 
 def compile_lambda(compiler: Compiler, node: t.Any) -> Fn:
-    """``compiler.node(node)``, remembered as scope-free when it keeps nothing."""
+    """``compiler.node(node)``, remembered as scope-free when it keeps
+    nothing, and with its generated form when it has one."""
     fn = compiler.node(node)
     if keeps_nothing(node):
         _SCOPE_FREE.add(fn)
+    if fn not in _GENERATED:
+        maker = item_code(compiler, node)
+        if maker is not None:
+            _GENERATED[fn] = maker
     return fn
 
 
 def item_lambda(fn: Fn, scope: t.Any) -> Key:
     """``fn`` as a function of one item: `$` bound to the item in a child of
     ``scope``, one child per call, or one for every call of a scope-free
-    lambda (:func:`compile_lambda`)."""
+    lambda (:func:`compile_lambda`); its generated form first where it has
+    one, that hands an item it does not take to those."""
+    maker = _GENERATED.get(fn)
+    general = general_lambda(fn, scope)
+    return general if maker is None else maker(scope, general)
+
+
+def general_lambda(fn: Fn, scope: t.Any) -> Key:
+    """``fn`` as a function of one item through its compiled closures only."""
     if fn in _SCOPE_FREE:
         child = item_scope(scope, None)
         data = child._data
