@@ -24,6 +24,36 @@ _SCALARS = frozenset((int, float, str, bytes, bool, type(None)))   # bytes stay 
 _FLAT = _SCALARS | {MuranoObject, TypeRef}
 
 
+# A FrozenDict found (or made) frozen all the way down carries this mark:
+# FrozenDicts are immutable, so it stays true, and freezing it again (values
+# are frozen at every call, return and property write) is one lookup instead
+# of a walk or a copy of a whole template.
+_DEEP = "laguna_deep"
+
+
+def _frozen(value: t.Any) -> bool:
+    """Whether `value` is MuranoPL data already, all the way down."""
+    tv = type(value)
+    if tv in _FLAT:
+        return True
+    if tv is utils.FrozenDict:
+        if _DEEP in value.__dict__:
+            return True
+        items = value._d
+        if all(map(_frozen, items.values())) and all(map(_frozen, items)):
+            setattr(value, _DEEP, True)
+            return True
+        return False
+    if tv is tuple:
+        return _FLAT.issuperset(map(type, value)) or all(map(_frozen, value))
+    return False
+
+
+def _deep(made: utils.FrozenDict) -> utils.FrozenDict:
+    setattr(made, _DEEP, True)
+    return made
+
+
 def freeze(value: t.Any) -> t.Any:
     """MuranoPL data is immutable: lists become tuples, dicts FrozenDicts."""
     tv = type(value)
@@ -31,8 +61,7 @@ def freeze(value: t.Any) -> t.Any:
         return value
     if tv is tuple:
         # Most tuples are already frozen (every stored value is): check before copying.
-        # (the check runs in C: map and issuperset; appends in loops re-freeze long tuples)
-        if _FLAT.issuperset(map(type, value)):
+        if _frozen(value):
             return value
         return tuple(freeze(v) for v in value)
     if tv is list:
@@ -44,14 +73,12 @@ def freeze(value: t.Any) -> t.Any:
         if grown is not None:
             return grown
     if tv is utils.FrozenDict:
-        # already frozen when its keys and values are flat (checked in C on
-        # yaql's own dict inside: rows of a query are frozen again and again)
-        items = value._d
-        if _FLAT.issuperset(map(type, items.values())) and _FLAT.issuperset(map(type, items)):
+        # rows of a query are frozen again and again: a copy only when needed
+        if _frozen(value):
             return value
-        return utils.FrozenDict((freeze(k), freeze(v)) for k, v in items.items())
+        return _deep(utils.FrozenDict((freeze(k), freeze(v)) for k, v in value._d.items()))
     if isinstance(value, dict):
-        return utils.FrozenDict((freeze(k), freeze(v)) for k, v in value.items())
+        return _deep(utils.FrozenDict((freeze(k), freeze(v)) for k, v in value.items()))
     if isinstance(value, (set, frozenset)):
         return frozenset(freeze(v) for v in value)
     if isinstance(value, (str, TypeRef, MuranoClass)):

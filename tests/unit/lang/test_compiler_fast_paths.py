@@ -139,6 +139,14 @@ ROWS: list[tuple[str, t.Any]] = [
     ("$i.replace({a => b})", no_method("replace", 7)),
     ("$n.replace({a => b})", no_method("replace", None)),
     ("$s.replace([a])", no_method("replace", "ab")),
+    # set on a dict: each form direct, keys in yaql's order (later wins); the rest yaql's
+    ("{a => 1}.set(b => 2, a => 3)", utils.FrozenDict(a=3, b=2)),
+    ("$d.set(k => [1], z => $i)", utils.FrozenDict(a=utils.FrozenDict(b=1), k=(1,), z=7)),
+    ("{a => 1}.set({b => 2, a => 0})", utils.FrozenDict(a=0, b=2)),
+    ("{}.set($s, $lst)", utils.FrozenDict(ab=(10, 20, 30))), ("{}.set({})", utils.FrozenDict()),
+    ("{a => 1}.set(1, null)", utils.FrozenDict({"a": 1, 1: None})),
+    ("$i.set(a => 1)", no_method("set", 7)), ("$n.set({a => 1})", no_method("set", None)),
+    ("$s.set(a, 1)", no_method("set", "ab")), ("{a => 1}.set([b])", no_method("set", "{'a': 1}")),
 ]
 
 # Where laguna deliberately differs from yaql 3 (docs/LANGUAGE.md): only pinned.

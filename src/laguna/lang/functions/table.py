@@ -28,7 +28,7 @@ import typing as t
 
 from laguna.lang import builtins, dispatch
 from laguna.lang.dispatch import Builtin
-from laguna.lang.functions import queries, strings
+from laguna.lang.functions import dicts, queries, strings
 from laguna.yaql import engine as yaql_engine
 
 
@@ -95,7 +95,8 @@ class FunctionModule(t.Protocol):
 
 
 #: the language's own function modules, in registration order
-LANGUAGE_MODULES: tuple[types.ModuleType, ...] = (dispatch, builtins, queries, strings)
+LANGUAGE_MODULES: tuple[types.ModuleType, ...] = (dispatch, builtins, queries, strings,
+                                                  dicts)
 
 
 def build_table(modules: t.Iterable[FunctionModule | types.ModuleType]) -> FunctionTable:

@@ -1,0 +1,76 @@
+"""yaql's `$dict.set(...)` direct, the dict function the core library calls
+most (each instance's init configuration, regions, networks, metadata).
+
+Through yaql it costs an overload resolution among its three forms for every
+call. The direct forms build the same FrozenDict in the same order as
+yaql's: `set(key => value, ...)`, `set(mapping)` and `set(key, value)`, when
+the receiver is a dict; its arguments are evaluated in the order yaql
+evaluates them, and the result is checked against the memory quota as
+yaql's runner does. A receiver that is not a dict, a single argument that is
+not one, or a mix of `=>` and plain arguments goes to yaql (nothing is
+evaluated twice), so its errors are yaql's. Legacy packages (Format
+1.0/1.1) keep yaql's own.
+"""
+
+from __future__ import annotations
+
+import itertools
+import typing as t
+
+from yaql.language import expressions as ast
+from yaql.language import utils
+
+from laguna.lang.functions.queries import Method, _engine, _plain, _result, _values_method
+
+if t.TYPE_CHECKING:
+    from laguna.lang.compiler import Compiler
+    from laguna.lang.functions.table import FunctionTable
+
+_MAPPINGS = (utils.FrozenDict, dict)
+
+
+def _set(compiler: Compiler, arg_nodes: t.Sequence[t.Any]) -> Method | None:
+    if compiler.legacy or not arg_nodes:
+        return None
+    if all(isinstance(a, ast.MappingRuleExpression) for a in arg_nodes):
+        return _set_rules(compiler, arg_nodes)
+    if not _plain(arg_nodes) or len(arg_nodes) > 2:
+        return None
+    args = [compiler.node(a) for a in arg_nodes]
+
+    def fast(scope: t.Any, receiver: t.Any) -> t.Any:
+        values = [a(scope) for a in args]
+        if type(receiver) not in _MAPPINGS or any(
+                type(v) is utils.MappingRule for v in values):
+            return _values_method(scope, "set", receiver, *values)
+        if len(values) == 2:
+            added: t.Iterable[tuple[t.Any, t.Any]] = ((values[0], values[1]),)
+        elif type(values[0]) in _MAPPINGS:
+            added = values[0].items()
+        else:
+            return _values_method(scope, "set", receiver, *values)
+        return _result(_engine(scope),
+                       utils.FrozenDict(itertools.chain(receiver.items(), added)))
+    return fast
+
+
+def _set_rules(compiler: Compiler, arg_nodes: t.Sequence[t.Any]) -> Method:
+    """`$dict.set(key => value, ...)`: a receiver that is not a dict goes to
+    yaql before any argument is evaluated."""
+    rules = [(compiler.node(a.source), compiler.node(a.destination)) for a in arg_nodes]
+    slow = compiler.fallback("set", arg_nodes)
+
+    def fast(scope: t.Any, receiver: t.Any) -> t.Any:
+        if type(receiver) not in _MAPPINGS:
+            return slow(scope, receiver)
+        added = [(key(scope), value(scope)) for key, value in rules]
+        return _result(_engine(scope),
+                       utils.FrozenDict(itertools.chain(receiver.items(), added)))
+    return fast
+
+
+def register(table: FunctionTable) -> None:
+    table.add_fast_method("set", _set)
+
+
+__all__ = ["register"]
