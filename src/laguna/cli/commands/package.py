@@ -164,17 +164,9 @@ def import_command(path: str, public: bool, disabled: bool, categories: tuple[st
         return
     found = _accepted(path, libs, db_url)
     archive = None if Path(path).is_dir() else Path(path).read_bytes()
-    database = _database(db_url)
-    try:
-        with database.session() as session:
-            record = repo.import_package(session, found, enabled=not disabled, is_public=public,
-                                         categories=categories, archive=archive)
-            identifier = record.id
-    except LagunaError as exc:
-        _fail(exc)
-    finally:
-        database.dispose()
-    click.echo(f"imported {found.name} {found.version} (id {identifier})")
+    _store_import(db_url, f"{found.name} {found.version}", lambda session: repo.import_package(
+        session, found, enabled=not disabled, is_public=public, categories=categories,
+        archive=archive))
 
 
 def _import_descriptor_package(path: Path, public: bool, disabled: bool,
@@ -189,20 +181,27 @@ def _import_descriptor_package(path: Path, public: bool, disabled: bool,
             click.echo(f"{_base(str(path))}: error[{problem.kind}]: {problem}", err=True)
         click.echo("package refused", err=True)
         raise SystemExit(1) from None
+    _store_import(db_url, f"{found.name} {found.version}",
+                  lambda session: repo.import_descriptor_package(
+                      session, kind=found.kind, name=found.name, version=found.version,
+                      description=found.description, archive=found.archive,
+                      manifest=found.manifest, enabled=not disabled, is_public=public,
+                      categories=categories))
+
+
+def _store_import(db_url: str | None, what: str,
+                  add: t.Callable[[t.Any], t.Any]) -> None:
+    """Store a checked package with ``add(session)`` (which returns its record) and
+    say its id; a store error fails the command."""
     database = _database(db_url)
     try:
         with database.session() as session:
-            record = repo.import_descriptor_package(
-                session, kind=found.kind, name=found.name, version=found.version,
-                description=found.description, archive=found.archive,
-                manifest=found.manifest, enabled=not disabled, is_public=public,
-                categories=categories)
-            identifier = record.id
+            identifier = add(session).id
     except LagunaError as exc:
         _fail(exc)
     finally:
         database.dispose()
-    click.echo(f"imported {found.name} {found.version} (id {identifier})")
+    click.echo(f"imported {what} (id {identifier})")
 
 
 @package.command("list")
