@@ -228,7 +228,7 @@ def fuzz(examples: int, derandomize: bool, memory_bound: int | None = None) -> d
     """Run ``examples`` bodies from the grammar (after the attacks, one body
     each) in this process, bounded to ``memory_bound`` bytes of address space
     if given; a summary: inputs tried, outcomes, findings, slowest call, peak
-    memory (ru_maxrss)."""
+    memory (:func:`laguna.process.peak_memory_kib`)."""
     from hypothesis import HealthCheck, given, settings
 
     if memory_bound is not None:
@@ -249,7 +249,7 @@ def fuzz(examples: int, derandomize: bool, memory_bound: int | None = None) -> d
             "findings": [{"class": text, "detail": o.detail, "seconds": round(o.seconds, 3)}
                          for text, o in fuzzer.findings],
             "slowest_seconds": round(fuzzer.slowest, 3),
-            "maxrss_kib": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss}
+            "maxrss_kib": process.peak_memory_kib()}
 
 
 def main(argv: t.Sequence[str] | None = None) -> None:

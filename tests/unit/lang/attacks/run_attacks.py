@@ -37,4 +37,4 @@ for method in cls.methods:
         record["message"] = error.message
     record["seconds"] = time.monotonic() - started
     print(json.dumps(record), flush=True)
-print(json.dumps({"maxrss_kib": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss}))
+print(json.dumps({"maxrss_kib": process.peak_memory_kib()}))
