@@ -23,7 +23,7 @@ import typing as t
 from laguna.corelib.binding import prop, state
 from laguna.corelib.declare import REQUIRED, native
 from laguna.corelib.services import services_of
-from laguna.lang.dispatch import thaw
+from laguna.lang.dispatch import freeze, thaw
 from laguna.lang.errors import DslError
 from laguna.lang.objects import MuranoObject
 from laguna.lang.types import MuranoClass
@@ -86,8 +86,19 @@ class Stack:
         self.files: dict[str, t.Any] = {}
         self.hot_environment: t.Any = {}
         self.applied = True
-        self.outputs: dict[str, t.Any] | None = None
+        self._outputs: dict[str, t.Any] | None = None
+        self._frozen_outputs: t.Any = None
         self.lock = threading.RLock()
+
+    @property
+    def outputs(self) -> dict[str, t.Any] | None:
+        """The outputs of the last push (None: not read from the cloud yet)."""
+        return self._outputs
+
+    @outputs.setter
+    def outputs(self, outputs: dict[str, t.Any] | None) -> None:
+        self._outputs = outputs
+        self._frozen_outputs = None
 
     def held(self) -> dict[str, t.Any]:
         """The template itself (read from the cloud the first time), not a copy:
@@ -144,6 +155,15 @@ class Stack:
             if self.outputs is None:
                 self.outputs = self.services.stack_outputs(self.name)
             return dict(self.outputs or {})
+
+    def frozen_output(self) -> t.Any:
+        """:meth:`output` as MuranoPL data, frozen once per push rather than at
+        every read: each instance's endDeploy reads the outputs of the whole
+        stack, which grow with every instance."""
+        with self.lock:
+            if self._frozen_outputs is None:
+                self._frozen_outputs = freeze(self.output())
+            return self._frozen_outputs
 
     def delete(self) -> None:
         with self.lock:
@@ -215,5 +235,5 @@ def bind_heat_stack(cls: MuranoClass) -> None:
     native(cls, "setHotEnvironment", method(set_hot_environment),
            [("hotEnvironment", REQUIRED)])
     native(cls, "push", method(push), [("isAsync", False), ("async", False)])
-    native(cls, "output", method(lambda stack: stack.output()), [])
+    native(cls, "output", method(lambda stack: stack.frozen_output()), [])
     native(cls, "delete", method(lambda stack: stack.delete()), [])

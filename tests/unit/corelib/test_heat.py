@@ -9,6 +9,7 @@ import types
 import typing as t
 
 import pytest
+from yaql.language import utils
 
 from laguna.corelib.binding import state
 from laguna.corelib.heat import HeatStackError, Stack, _AttachedServices, merge
@@ -60,6 +61,25 @@ def test_push_sends_template_with_version_and_description_once() -> None:
         "outputs": {"vm-id": {"value": {"get_resource": "vm"}}},
         "heat_template_version": "2013-05-23", "description": "made by laguna"}
     assert stack.output()["vm-id"].startswith("vm-")
+
+
+def test_frozen_outputs_are_built_once_a_push_and_follow_every_push() -> None:
+    services = RecordingServices()
+    stack = Stack("s", None, services)
+    stack.update_template({"resources": {"vm": {"type": "OS::Nova::Server"}},
+                           "outputs": {"vm-ips": {"value": {"get_attr": ["vm", "networks"]}}}})
+    stack.push()
+    first = stack.frozen_output()
+    assert type(first) is utils.FrozenDict and type(first["vm-ips"]) is utils.FrozenDict
+    assert stack.frozen_output() is first      # read again: not frozen again
+    stack.update_template({"resources": {"b": {"type": "OS::Nova::Server"}},
+                           "outputs": {"b-id": {"value": {"get_resource": "b"}}}})
+    assert stack.frozen_output() is first      # nothing pushed: the same outputs
+    stack.push()
+    second = stack.frozen_output()
+    assert sorted(second) == ["b-id", "vm-ips"] and second["b-id"].startswith("b-")
+    stack.delete()
+    assert stack.frozen_output() == utils.FrozenDict()
 
 
 def test_push_without_resources_deletes_the_stack() -> None:

@@ -1,5 +1,7 @@
-"""yaql's `$dict.set(...)` direct, the dict function the core library calls
-most (each instance's init configuration, regions, networks, metadata).
+"""yaql's `$dict.set(...)` and `$dict.mergeWith(another)` direct, the dict
+functions the core library calls most (`set`: each instance's init
+configuration, regions, networks, metadata; `mergeWith`: each instance's
+template, four times an instance, and each network's).
 
 Through yaql it costs an overload resolution among its three forms for every
 call. The direct forms build the same FrozenDict in the same order as
@@ -10,6 +12,14 @@ yaql's runner does. A receiver that is not a dict, a single argument that is
 not one, or a mix of `=>` and plain arguments goes to yaql (nothing is
 evaluated twice), so its errors are yaql's. Legacy packages (Format
 1.0/1.1) keep yaql's own.
+
+`mergeWith` with one plain argument merges with yaql's own merge and its
+default list merger (`distinct` of both lists, as a tuple: what its
+`toList` delegate gives in a non-legacy engine), so values, order and
+errors are yaql's; the resolution was the cost (with the delegate's, the
+most expensive call left in a deploy). Other forms (`listMerger`,
+`itemMerger`, `maxLevels`) and a receiver or argument that is not a mapping
+go to yaql.
 """
 
 from __future__ import annotations
@@ -19,6 +29,7 @@ import typing as t
 
 from yaql.language import expressions as ast
 from yaql.language import utils
+from yaql.standard_library import queries as yaql_queries
 
 from laguna.lang.functions.queries import Method, _engine, _plain, _result, _values_method
 
@@ -69,8 +80,33 @@ def _set_rules(compiler: Compiler, arg_nodes: t.Sequence[t.Any]) -> Method:
     return fast
 
 
+def _merge_with(compiler: Compiler, arg_nodes: t.Sequence[t.Any]) -> Method | None:
+    if compiler.legacy or len(arg_nodes) != 1 or not _plain(arg_nodes):
+        return None
+    another_fn = compiler.node(arg_nodes[0])
+
+    def fast(scope: t.Any, receiver: t.Any) -> t.Any:
+        another = another_fn(scope)
+        if not (isinstance(receiver, utils.MappingType)
+                and isinstance(another, utils.MappingType)):
+            return _values_method(scope, "mergeWith", receiver, another)
+        engine = _engine(scope)
+
+        def list_merger(first: t.Any, second: t.Any) -> t.Any:
+            return tuple(yaql_queries.distinct(engine, first + second))
+        return _result(engine, yaql_queries._merge_dicts(  # noqa: SLF001 - yaql's own merge
+            receiver, another, list_merger, _second))
+    return fast
+
+
+def _second(first: t.Any, second: t.Any) -> t.Any:
+    """mergeWith's default item merger: the other dict's value wins."""
+    return second
+
+
 def register(table: FunctionTable) -> None:
     table.add_fast_method("set", _set)
+    table.add_fast_method("mergeWith", _merge_with)
 
 
 __all__ = ["register"]
