@@ -67,6 +67,9 @@ class LocalCloud:
         self.files = StateFiles(self.directory / "stacks")
         self.id = hashlib.sha256(str(self.directory).encode()).hexdigest()[:12]
         self._children: dict[str, subprocess.Popen[bytes]] = {}
+        # (stack, server) -> its host's root: every push answers with every
+        # host of the stack, and building the path each time cost more than the rest
+        self._roots: dict[tuple[str, str], Path] = {}
 
     # -- the Cloud protocol -------------------------------------------------------
 
@@ -136,7 +139,10 @@ class LocalCloud:
     # -- paths and recovery ------------------------------------------------------
 
     def host_root(self, stack: str, name: str) -> Path:
-        return self.directory / "hosts" / stack / name
+        root = self._roots.get((stack, name))
+        if root is None:
+            root = self._roots[stack, name] = self.directory / "hosts" / stack / name
+        return root
 
     def run_dir(self, stack: str, name: str) -> Path:
         return self.directory / "run" / stack / name
