@@ -18,6 +18,7 @@ from laguna.lang.errors import MuranoPlError
 from laguna.lang.executor import Executor
 from laguna.lang.functions import (
     LANGUAGE_MODULES, FunctionTable, build_table, dicts, language_functions, queries, strings,
+    values,
 )
 from laguna.lang.types import RuntimePackage
 from laguna.testing.packages import core_registry, read_package_dir
@@ -58,9 +59,10 @@ def test_a_new_table_is_empty():
             table.compiled_functions) == ({}, {}, {}, {}, {})
 
 
-def test_language_modules_are_the_dispatcher_the_builtins_the_queries_strings_then_dicts():
-    assert LANGUAGE_MODULES == (dispatch, builtins, queries, strings, dicts)
-    assert corelib.FUNCTION_MODULES == (dispatch, builtins, queries, strings, dicts, logger)
+def test_language_modules_are_the_dispatcher_the_builtins_the_queries_strings_dicts_values():
+    assert LANGUAGE_MODULES == (dispatch, builtins, queries, strings, dicts, values)
+    assert corelib.FUNCTION_MODULES == (dispatch, builtins, queries, strings, dicts, values,
+                                        logger)
 
 
 def test_builtins_register_their_functions_and_method_forms():

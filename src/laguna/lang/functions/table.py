@@ -28,7 +28,7 @@ import typing as t
 
 from laguna.lang import builtins, dispatch
 from laguna.lang.dispatch import Builtin
-from laguna.lang.functions import dicts, queries, strings
+from laguna.lang.functions import dicts, queries, strings, values
 from laguna.yaql import engine as yaql_engine
 
 
@@ -96,7 +96,7 @@ class FunctionModule(t.Protocol):
 
 #: the language's own function modules, in registration order
 LANGUAGE_MODULES: tuple[types.ModuleType, ...] = (dispatch, builtins, queries, strings,
-                                                  dicts)
+                                                  dicts, values)
 
 
 def build_table(modules: t.Iterable[FunctionModule | types.ModuleType]) -> FunctionTable:

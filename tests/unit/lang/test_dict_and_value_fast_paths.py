@@ -1,7 +1,9 @@
-"""`$dict.mergeWith(another)` direct (lang/functions/dicts.py) against yaql's own.
+"""The direct paths of lang/functions/dicts.py (`mergeWith`) and
+lang/functions/values.py (`coalesce`, `bool`, `keys`, `values`, `contains`)
+against yaql's own functions.
 
 Each expression is compiled twice: with the language's function table (the
-direct path) and with a table without the dicts module, where the call goes
+direct paths) and with a table without those modules, where the call goes
 through yaql's overload resolution. Both must give the same value, of the
 same types all the way down (dict and FrozenDict, tuple and list are told
 apart), or the same error by kind and message; and the pinned rows say what
@@ -66,6 +68,50 @@ ROWS: list[tuple[str, t.Any]] = [
     ("{a => 1}.mergeWith({a => null})", {"a": None}),
     ("{a => [1, 1]}.mergeWith({a => []})", {"a": (1,)}),
 ]
+
+def no_method(method: str, receiver: str) -> tuple[str, str]:
+    return ("NoMatchingMethodException",
+            f'No method "{method}" for receiver {receiver} matches supplied arguments')
+
+
+VALUE_ROWS: list[tuple[str, t.Any]] = [
+    ("coalesce(null, 1, x)", 1), ("coalesce()", None), ("coalesce(null, null)", None),
+    ("coalesce(null, false, 1)", False), ("coalesce($n, [], 1)", ()),
+    ("coalesce(1, 1 / 0)", 1),      # evaluated in order, and no further
+    ("coalesce(null, 1 / 0)", ("ZeroDivisionError", "integer division or modulo by zero")),
+    ("bool(0)", False), ("bool([])", False), ("bool({})", False), ("bool('')", False),
+    ("bool(null)", False), ("bool(a)", True), ("bool([0])", True), ("bool(0.0)", False),
+    ("bool(1, 2)", ("NoMatchingFunctionException",
+                    'No function "bool" matches supplied arguments')),
+    ("{b => 1, a => 2}.keys()", ("b", "a")), ("{b => 1, a => [2]}.values()", (1, (2,))),
+    ("{}.keys()", ()), ("$d.values().concat([3])", ("v", 3)),
+    ("[1].keys()", no_method("keys", "(1,)")), ("null.values()", no_method("values", "None")),
+    ("{a => 1}.keys(1)", no_method("keys", "{'a': 1}")),
+    ("[1, 2].contains(2)", True), ("[1, 2].contains(3)", False), ("[null].contains(null)", True),
+    ("[1, 2].select($ * 2).contains(4)", True), ("set(1, 2).contains(1)", True),
+    ("[[1]].contains([1])", True), ("[1].contains(1.0)", True),
+    ("abc.contains(b)", no_method("contains", "abc")),
+    ("{a => 1}.contains(a)", no_method("contains", "{'a': 1}")),
+    ("null.contains(1)", no_method("contains", "None")),
+]
+
+
+@pytest.mark.parametrize(("text", "expected"), VALUE_ROWS, ids=[text for text, _ in VALUE_ROWS])
+def test_value_functions(text: str, expected: t.Any) -> None:
+    got = direct(text, n=None, d={"k": "v"})
+    assert got == through_yaql(text, n=None, d={"k": "v"})
+    is_error = isinstance(expected, tuple) and expected and expected[0] in (
+        "ZeroDivisionError", "NoMatchingFunctionException", "NoMatchingMethodException")
+    assert got == (expected if is_error else typed(freeze(expected)))
+
+
+def test_value_functions_resolve_no_overload(monkeypatch: pytest.MonkeyPatch) -> None:
+    def refuse(name: str, *args: t.Any, **kwargs: t.Any) -> t.Any:
+        raise AssertionError(f"{name} went through yaql's resolution")
+    monkeypatch.setattr(runner, "call", refuse)
+    text = "[coalesce(null, 2), bool($x), $x.keys(), $x.values(), [1, 2].contains(2)]"
+    assert direct(text, x={"a": 1}) == typed(freeze((2, True, ("a",), (1,), True)))
+
 
 ERRORS: list[tuple[str, tuple[str, str]]] = [
     ("{a => [1]}.mergeWith({a => {b => 1}})",
