@@ -20,6 +20,8 @@ import copy
 import threading
 import typing as t
 
+from yaql.language import utils
+
 from laguna.corelib.binding import prop, state
 from laguna.corelib.declare import REQUIRED, native
 from laguna.corelib.services import services_of
@@ -88,6 +90,8 @@ class Stack:
         self.applied = True
         self._outputs: dict[str, t.Any] | None = None
         self._frozen_outputs: t.Any = None
+        #: (the held template, its MuranoPL form): valid while that very dict is held
+        self._frozen_template: tuple[dict[str, t.Any], t.Any] | None = None
         self.lock = threading.RLock()
 
     @property
@@ -115,6 +119,26 @@ class Stack:
         with self.lock:
             return copy.deepcopy(self.held())
 
+    def frozen_current(self) -> t.Any:
+        """The held template as MuranoPL data, frozen once per template rather
+        than at every read: each instance's release reads the whole stack's
+        template three times (its resources and outputs grow with every instance)."""
+        with self.lock:
+            held = self.held()
+            if self._frozen_template is None or self._frozen_template[0] is not held:
+                self._frozen_template = (held, freeze(held))
+            return self._frozen_template[1]
+
+    def set_frozen_template(self, template: t.Any) -> None:
+        """``setTemplate`` with MuranoPL's argument: held thawed, and the argument
+        itself kept as its MuranoPL form (what freezing the thawed copy would
+        give, unless it holds a set, which thaws to a list)."""
+        with self.lock:
+            thawed = thaw(template)
+            self.set_template(thawed)
+            if type(template) is utils.FrozenDict and not _holds_set(template):
+                self._frozen_template = (thawed, template)
+
     def set_template(self, template: dict[str, t.Any]) -> None:
         """Hold ``template`` itself: the caller gives it up (the MuranoPL method
         passes its argument thawed, i.e. freshly built)."""
@@ -138,6 +162,9 @@ class Stack:
             if self.applied or self.template is None:
                 return
             template = self.template
+            if "heat_template_version" not in template or (
+                    "description" not in template and self.description):
+                self._frozen_template = None    # changed in place below
             template.setdefault("heat_template_version", HEAT_TEMPLATE_VERSION)
             if "description" not in template and self.description:
                 template["description"] = self.description
@@ -174,6 +201,15 @@ class Stack:
             self.applied = True
 
 
+def _holds_set(value: t.Any) -> bool:
+    kind = type(value)
+    if kind is utils.FrozenDict:
+        return any(map(_holds_set, value.values())) or any(map(_holds_set, value.keys()))
+    if kind is tuple:
+        return any(map(_holds_set, value))
+    return kind is frozenset or kind is set
+
+
 class _AttachedServices:
     """The services attached to an executor when a stack uses them, not when the
     stack was made: a model loaded to be checked (no services) may be run later
@@ -192,11 +228,14 @@ def stack_of(executor: t.Any, this: MuranoObject) -> Stack:
 
 
 def bind_heat_stack(cls: MuranoClass) -> None:
-    def method(fn: t.Callable[..., t.Any]) -> t.Callable[..., t.Any]:
+    def method(fn: t.Callable[..., t.Any], thawed: bool = True) -> t.Callable[..., t.Any]:
+        """``fn`` given plain Python arguments, or (``thawed`` false) the
+        arguments as MuranoPL holds them."""
         def call(executor: t.Any, this: MuranoObject, frame: t.Any, **args: t.Any) -> t.Any:
             stack = stack_of(executor, this)
             with stack.lock:
-                return fn(stack, **{k: thaw(v) for k, v in args.items()})
+                return fn(stack, **({k: thaw(v) for k, v in args.items()} if thawed
+                                    else args))
         return call
 
     def push(stack: Stack, isAsync: t.Any = False, **kwargs: t.Any) -> None:  # noqa: N803
@@ -219,13 +258,15 @@ def bind_heat_stack(cls: MuranoClass) -> None:
         stack.parameters = {}
         return stack.held()
 
-    # What a native method returns reaches MuranoPL frozen, i.e. copied: no
-    # copy here (the template is copied whole for each read, and grows with
-    # every instance of the environment).
-    native(cls, "current", method(lambda stack: stack.held()), [])
+    # What a native method returns reaches MuranoPL frozen: the template and
+    # the outputs are given frozen already, built once for what the stack holds
+    # (the template grows with every instance of the environment, and is read
+    # whole by each one's release).
+    native(cls, "current", method(lambda stack: stack.frozen_current()), [])
     native(cls, "parameters", method(lambda stack: dict(stack.parameters)), [])
     native(cls, "reload", method(reload), [])
-    native(cls, "setTemplate", method(lambda stack, template: stack.set_template(template)),
+    native(cls, "setTemplate",
+           method(lambda stack, template: stack.set_frozen_template(template), thawed=False),
            [("template", REQUIRED)])
     native(cls, "updateTemplate",
            method(lambda stack, template: stack.update_template(template)),

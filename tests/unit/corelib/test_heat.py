@@ -14,6 +14,7 @@ from yaql.language import utils
 from laguna.corelib.binding import state
 from laguna.corelib.heat import HeatStackError, Stack, _AttachedServices, merge
 from laguna.corelib.services import RecordingServices, attach
+from laguna.lang.dispatch import freeze
 
 
 def test_merge_dicts_recursively_and_lists_as_union() -> None:
@@ -80,6 +81,32 @@ def test_frozen_outputs_are_built_once_a_push_and_follow_every_push() -> None:
     assert sorted(second) == ["b-id", "vm-ips"] and second["b-id"].startswith("b-")
     stack.delete()
     assert stack.frozen_output() == utils.FrozenDict()
+
+
+def test_the_frozen_template_is_built_once_per_template_held() -> None:
+    services = RecordingServices()
+    stack = Stack("s", "made by laguna", services)
+    given = freeze({"resources": {"vm": {"type": "OS::Nova::Server", "properties": {
+        "networks": [{"port": "p"}]}}}})
+    stack.set_frozen_template(given)
+    assert stack.template == {"resources": {"vm": {"type": "OS::Nova::Server", "properties": {
+        "networks": [{"port": "p"}]}}}}
+    assert stack.frozen_current() is given       # setTemplate's own argument
+    stack.push()          # adds the version and the description to the held template
+    pushed = stack.frozen_current()
+    assert pushed == freeze({**stack.template}) and pushed["description"] == "made by laguna"
+    assert stack.frozen_current() is pushed
+    stack.update_template({"resources": {"b": {"type": "T"}}})
+    assert sorted(stack.frozen_current()["resources"]) == ["b", "vm"]
+
+
+def test_a_template_holding_a_set_reads_back_as_its_thawed_copy_frozen() -> None:
+    stack = Stack("s", None, RecordingServices())
+    given = freeze({"resources": {"a": {"type": "T", "properties": {"tags": frozenset({"x"})}}}})
+    stack.set_frozen_template(given)
+    assert stack.frozen_current() == freeze({"resources": {"a": {"type": "T", "properties": {
+        "tags": ["x"]}}}})
+    assert type(stack.frozen_current()["resources"]["a"]["properties"]["tags"]) is tuple
 
 
 def test_push_without_resources_deletes_the_stack() -> None:
