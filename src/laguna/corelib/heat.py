@@ -134,9 +134,10 @@ class Stack:
         itself kept as its MuranoPL form (what freezing the thawed copy would
         give, unless it holds a set, which thaws to a list)."""
         with self.lock:
-            thawed = thaw(template)
+            lossy: list[bool] = []
+            thawed = _thawed(template, lossy)
             self.set_template(thawed)
-            if type(template) is utils.FrozenDict and not _holds_set(template):
+            if type(template) is utils.FrozenDict and not lossy:
                 self._frozen_template = (thawed, template)
 
     def set_template(self, template: dict[str, t.Any]) -> None:
@@ -201,13 +202,18 @@ class Stack:
             self.applied = True
 
 
-def _holds_set(value: t.Any) -> bool:
+def _thawed(value: t.Any, lossy: list[bool]) -> t.Any:
+    """``thaw(value)`` in the same walk that notes, in ``lossy``, a part that
+    freezing the result would not give back (a set thaws to a list)."""
     kind = type(value)
-    if kind is utils.FrozenDict:
-        return any(map(_holds_set, value.values())) or any(map(_holds_set, value.keys()))
-    if kind is tuple:
-        return any(map(_holds_set, value))
-    return kind is frozenset or kind is set
+    if kind is utils.FrozenDict or kind is dict:
+        return {_thawed(k, lossy): _thawed(v, lossy) for k, v in value.items()}
+    if kind is tuple or kind is list:
+        return [_thawed(v, lossy) for v in value]
+    if isinstance(value, (tuple, list, dict, utils.FrozenDict, set, frozenset)):
+        lossy.append(True)      # a set, or a subclass of a container: as thaw() does
+        return thaw(value)
+    return value
 
 
 class _AttachedServices:
