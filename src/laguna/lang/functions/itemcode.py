@@ -13,19 +13,29 @@ a guard misses, or an operation raises, the generated function hands the
 item to the general path (the compiled closures on a scope), which evaluates
 the lambda again and gives yaql's value or yaql's error: the generated code
 never decides an error or a limit, it only skips the scopes and closures
-when every guard holds.
+when every guard holds. The limits are guards too: a string past the memory
+quota, a row the quota refuses, go to the general path, which raises.
+
+The generator knows the types an operation can give (a `mod` gives an int,
+a comparison a bool, `str` a string), so a guard on a value of a known type
+or on a constant is decided when the source is written, and a row whose
+keys and values are all of flat types is made marked as frozen all the way
+down (`dispatch.freeze` takes it without a walk).
 """
 
 from __future__ import annotations
 
+import math
+import sys
 import typing as t
 
 from yaql.language import expressions as ast
 from yaql.language import utils
 
 from laguna.lang import limits
-from laguna.lang.functions.rows import dict_row
-from laguna.lang.scope import NO_VALUE, engine_of, normalize_name
+from laguna.lang.dispatch import DEEP_MARK
+from laguna.lang.functions.rows import RULE_SIZE
+from laguna.lang.scope import NO_VALUE, Scope, engine_of, normalize_name
 
 if t.TYPE_CHECKING:
     from laguna.lang.compiler import Compiler
@@ -33,23 +43,44 @@ if t.TYPE_CHECKING:
 Key = t.Callable[[t.Any], t.Any]
 # (scope of the query call, the general path of one item) -> the fast path
 Maker = t.Callable[[t.Any, Key], Key]
+# what a value may be: a set of exact types, or None for anything
+Types = frozenset[type] | None
+# a guard's condition: decided when written (True, False) or tested at run time
+Cond = bool | str
 
 # the compiler's bound below which integer sums and products need no limit check
 _SMALL = 2 ** 31
-_NUMBER = "(type({0}) is int or type({0}) is float)"
-_SMALL_INTS = "(type({0}) is int and type({1}) is int and -_S < {0} < _S and -_S < {1} < _S)"
-# numbers where one is a float: no integer-size limit applies
-_FLOATS = (f"({_NUMBER} and {_NUMBER.replace('0', '1')} "
-           "and (type({0}) is float or type({1}) is float))")
+_NUMBERS: frozenset[type] = frozenset((int, float))
+_EQ_TYPES: frozenset[type] = frozenset((int, float, str, bool, type(None)))
+# the types of a row's keys and values that make it frozen all the way down
+_FLAT: frozenset[type] = _EQ_TYPES
 _ARITHMETIC = {"+": "+", "-": "-", "*": "*"}
 _COMPARISON = {"<": "<", ">": ">", "<=": "<=", ">=": ">="}
-_PLAIN_EQ = "(type({0}) in _EQ and type({1}) in _EQ)"
+# yaql's own quota counts a row as the object sys.getsizeof measures (its
+# items are not counted): one size for every FrozenDict
+_ROW_SIZE = sys.getsizeof(utils.FrozenDict(), 0)
+# what limits.check_string adds to a string's length
+_STRING_BYTES = limits.STRING_BYTES
 # guards nest one `if` each; a lambda needing more stays on the general path
 _MAX_GUARDS = 64
 
 
 class _Unsupported(Exception):
     """A node the generated code does not take: the lambda stays general."""
+
+
+def _all(*parts: Cond) -> Cond:
+    if any(p is False for p in parts):
+        return False
+    texts = [p for p in parts if p is not True]
+    return True if not texts else " and ".join(f"({p})" for p in texts)
+
+
+def _any(*parts: Cond) -> Cond:
+    if any(p is True for p in parts):
+        return True
+    texts = [p for p in parts if p is not False]
+    return False if not texts else " or ".join(f"({p})" for p in texts)
 
 
 class _Source:
@@ -61,24 +92,78 @@ class _Source:
         self.depth = 0
         self.names: dict[str, t.Any] = {}
         self.count = 0
+        self.types: dict[str, Types] = {"item": None}
+        self.constants: dict[str, t.Any] = {}
+        # rows of how many rules the memory quota is to allow (read per query call)
+        self.row_sizes: set[int] = set()
 
-    def _temp(self, expression: str) -> str:
+    # -- emitting --------------------------------------------------------------
+    def _line(self, text: str, extra: int = 0) -> None:
+        self.lines.append("    " * (self.depth + extra) + text)
+
+    def _temp(self, expression: str, types: Types) -> str:
         name = f"t{self.count}"
         self.count += 1
-        self.lines.append("    " * self.depth + f"{name} = {expression}")
+        self._line(f"{name} = {expression}")
+        self.types[name] = types
         return name
 
-    def _guard(self, condition: str) -> None:
-        if self.depth >= _MAX_GUARDS:
+    def _guard(self, condition: Cond) -> None:
+        if condition is True:
+            return
+        if condition is False or self.depth >= _MAX_GUARDS:
+            # (a guard that never holds: the generated path would never be taken)
             raise _Unsupported()
-        self.lines.append("    " * self.depth + f"if {condition}:")
+        self._line(f"if {condition}:")
         self.depth += 1
 
     def _bind(self, value: t.Any) -> str:
-        name = f"c{len(self.names)}"
-        self.names[name] = value
+        if type(value) in (int, str, bool, type(None)) or (
+                type(value) is float and math.isfinite(value)):
+            name = repr(value)   # a literal: its exact value
+        else:
+            name = f"c{len(self.names)}"
+            self.names[name] = value
+        self.types[name] = frozenset((type(value),))
+        self.constants[name] = value
         return name
 
+    # -- what a value is known to be ----------------------------------------------
+    def _is(self, name: str, types: frozenset[type]) -> Cond:
+        known = self.types.get(name)
+        if known is not None and known <= types:
+            return True
+        if known is not None and not known & types:
+            return False
+        wanted = sorted(types if known is None else types & known, key=lambda k: k.__name__)
+        return " or ".join(f"type({name}) is {_TYPE_NAMES[k]}" for k in wanted)
+
+    def _narrow(self, types: frozenset[type], *names: str) -> None:
+        """After a guard that holds only where ``names`` are of ``types``: all
+        the code that follows is inside it, so they are known to be."""
+        for name in names:
+            known = self.types.get(name)
+            self.types[name] = types if known is None else known & types
+
+    def _mapping(self, name: str) -> str:
+        """``name``, or the dict inside it when it is a FrozenDict (whose own
+        reads are Python methods around the same dict reads)."""
+        inner = f"{name}._d"
+        rows = frozenset((utils.FrozenDict,))
+        decided = self._is(name, rows)
+        if decided is True:
+            return inner
+        if decided is False:
+            return name
+        return f"({inner} if type({name}) is _FD else {name})"
+
+    def _small_int(self, name: str) -> Cond:
+        if name in self.constants:
+            value = self.constants[name]
+            return type(value) is int and -_SMALL < value < _SMALL
+        return _all(self._is(name, frozenset((int,))), f"-_S < {name} < _S")
+
+    # -- nodes ---------------------------------------------------------------------
     def value(self, node: t.Any) -> str:
         """Statements computing ``node``; the name of its value."""
         kind = type(node)
@@ -87,23 +172,31 @@ class _Source:
         if kind is ast.Constant:
             return self._bind(node.value)
         if kind is ast.GetContextValue:
-            name = normalize_name(node.path.value)
-            if name == "$1":
-                return "item"
-            # another variable is the query scope's: the item's child adds only `$`
-            return self._temp(f"{self._bind(self.compiler.node(node))}(scope)")
+            return self._variable(node)
         if kind is ast.IndexExpression and len(node.args) == 2:
             c, i = self.value(node.args[0]), self.value(node.args[1])
-            self._guard(f"((type({c}) is tuple or type({c}) is list) and type({i}) is int)"
-                        f" or type({c}) is _FD or type({c}) is dict")
-            return self._temp(f"{c}[{i}]")
+            self._guard(_any(_all(self._is(c, frozenset((tuple, list))),
+                                  self._is(i, frozenset((int,)))),
+                             self._is(c, frozenset((utils.FrozenDict, dict)))))
+            return self._temp(f"{self._mapping(c)}[{i}]", None)
         if kind is ast.UnaryOperator and node.operator == "not":
-            return self._temp(f"not {self.value(node.args[0])}")
+            return self._temp(f"not {self.value(node.args[0])}", frozenset((bool,)))
         if kind is ast.BinaryOperator:
             return self._binary(node)
         if kind is ast.Function:
             return self._function(node)
         raise _Unsupported()
+
+    def _variable(self, node: t.Any) -> str:
+        name = normalize_name(node.path.value)
+        if name == "$1":
+            return "item"
+        # another variable is the query scope's (the item's child adds only
+        # `$`): read as the compiled read does, its own variables first
+        result = self._temp(f"_variables.get({name!r}, _MISSING)", None)
+        self._line(f"if {result} is _MISSING:")
+        self._line(f"{result} = {self._bind(self.compiler.node(node))}(scope)", 1)
+        return result
 
     def _binary(self, node: t.Any) -> str:
         op = node.operator
@@ -112,27 +205,37 @@ class _Source:
             if type(right) is not ast.KeywordConstant:
                 raise _Unsupported()
             r = self.value(left)
-            self._guard(f"type({r}) is _FD or type({r}) is dict")
-            return self._temp(f"{r}.get({self._bind(right.value)})")
+            mappings = frozenset((utils.FrozenDict, dict))
+            self._guard(self._is(r, mappings))
+            self._narrow(mappings, r)
+            return self._temp(f"{self._mapping(r)}.get({self._bind(right.value)})", None)
         if op not in _ARITHMETIC and op not in _COMPARISON and op not in (
                 "mod", "/", "=", "!="):
             raise _Unsupported()
         a, b = self.value(left), self.value(right)
         if op in _ARITHMETIC:
-            self._guard(f"{_SMALL_INTS.format(a, b)} or {_FLOATS.format(a, b)}")
-            return self._temp(f"{a} {_ARITHMETIC[op]} {b}")
-        if op == "mod":
-            self._guard(f"type({a}) is int and type({b}) is int")
-            return self._temp(f"{a} % {b}")
-        if op == "/":
-            self._guard(f"type({a}) is int and type({b}) is int")
-            return self._temp(f"{a} // {b}")
+            ints = _all(self._small_int(a), self._small_int(b))
+            floats = _all(self._is(a, _NUMBERS), self._is(b, _NUMBERS),
+                          _any(self._is(a, frozenset((float,))), self._is(b, frozenset((float,)))))
+            self._guard(_any(ints, floats))
+            self._narrow(_NUMBERS, a, b)
+            types = frozenset(k for k, possible in ((int, ints), (float, floats))
+                              if possible is not False)
+            return self._temp(f"{a} {_ARITHMETIC[op]} {b}", types)
+        ints_only = frozenset((int,))
+        if op in ("mod", "/"):
+            self._guard(_all(self._is(a, ints_only), self._is(b, ints_only)))
+            self._narrow(ints_only, a, b)
+            return self._temp(f"{a} {'%' if op == 'mod' else '//'} {b}", ints_only)
+        boolean = frozenset((bool,))
         if op in _COMPARISON:
-            self._guard(f"({_NUMBER.format(a)} and {_NUMBER.format(b)})"
-                        f" or (type({a}) is str and type({b}) is str)")
-            return self._temp(f"{a} {_COMPARISON[op]} {b}")
-        self._guard(_PLAIN_EQ.format(a, b))
-        return self._temp(f"{a} {'==' if op == '=' else '!='} {b}")
+            strings = frozenset((str,))
+            self._guard(_any(_all(self._is(a, _NUMBERS), self._is(b, _NUMBERS)),
+                             _all(self._is(a, strings), self._is(b, strings))))
+            return self._temp(f"{a} {_COMPARISON[op]} {b}", boolean)
+        self._guard(_all(self._is(a, _EQ_TYPES), self._is(b, _EQ_TYPES)))
+        self._narrow(_EQ_TYPES, a, b)
+        return self._temp(f"{a} {'==' if op == '=' else '!='} {b}", boolean)
 
     def _function(self, node: t.Any) -> str:
         name, args = node.name, node.args
@@ -141,33 +244,66 @@ class _Source:
             raise _Unsupported()
         if name == "dict" and "dict" in table.compiled_functions and args and all(
                 type(a) is ast.MappingRuleExpression for a in args):
-            pairs = []
-            for rule in args:
-                key = (self._bind(rule.source.value) if type(rule.source) is ast.KeywordConstant
-                       else self.value(rule.source))
-                pairs.append(f"({key}, {self.value(rule.destination)})")
-            return self._temp(f"_row(engine, [{', '.join(pairs)}])")
+            return self._row(args)
         if any(type(a) is ast.MappingRuleExpression for a in args):
             raise _Unsupported()
         if name == "concat" and "concat" in table.compiled_functions and args:
-            values = [self.value(a) for a in args]
-            self._guard(" and ".join(f"type({v}) is str" for v in values))
-            joined = ", ".join(values)
-            self.lines.append("    " * self.depth
-                              + f"_check_string(_active(), sum(map(len, ({joined},))))")
-            return self._temp(f"''.join(({joined},))")
+            return self._concat([self.value(a) for a in args])
         if name == "str" and name in table.fast_functions and name not in (
                 table.compiled_functions) and len(args) == 1:
-            result = self._temp(f"{self._bind(table.fast_functions[name])}"
-                                f"({self.value(args[0])})")
-            self._guard(f"{result} is not _NO_VALUE")
-            return result
+            # the fast str gives str() of these exactly; anything else
+            # (null, booleans, collections) takes the general path
+            value = self.value(args[0])
+            self._guard(self._is(value, frozenset((int, str, float))))
+            self._narrow(frozenset((int, str, float)), value)
+            return self._temp(f"str({value})", frozenset((str,)))
         raise _Unsupported()
 
+    def _concat(self, values: list[str]) -> str:
+        strings = frozenset((str,))
+        self._guard(_all(*(self._is(v, strings) for v in values)))
+        self._narrow(strings, *values)
+        # the string limit as a guard: past it, the general path raises
+        fixed = sum(len(self.constants[v]) for v in values if v in self.constants)
+        lengths = "".join(f"len({v}) + " for v in values if v not in self.constants)
+        self._guard(f"{lengths}{fixed + _STRING_BYTES} <= _limits().memory_quota")
+        joined = " + ".join(values) if len(values) <= 3 else f"''.join(({', '.join(values)},))"
+        return self._temp(joined, strings)
 
-_GLOBALS = {"_S": _SMALL, "_FD": utils.FrozenDict, "_EQ": frozenset(
-    (int, float, str, bool, type(None))), "_row": dict_row, "_NO_VALUE": NO_VALUE,
-    "_check_string": limits.check_string, "_active": limits.active}
+    def _row(self, rules: t.Sequence[t.Any]) -> str:
+        pairs = []
+        flat = True
+        for rule in rules:
+            key = (self._bind(rule.source.value) if type(rule.source) is ast.KeywordConstant
+                   else self.value(rule.source))
+            value = self.value(rule.destination)
+            for name in (key, value):
+                known = self.types.get(name)
+                flat = flat and known is not None and known <= _FLAT
+            pairs.append(f"{key}: {value}")
+        # within the memory quota as dict_row applies it, decided once per query call
+        self.row_sizes.add(len(rules))
+        self._guard(f"_rows_fit[{len(rules)}]")
+        row = self._temp("_new_row(_FD)", frozenset((utils.FrozenDict,)))
+        self._line(f"{row}._d = {{{', '.join(pairs)}}}")
+        self._line(f"{row}._hash = None")
+        if flat:
+            self._line(f"{row}.{DEEP_MARK} = True")
+        return row
+
+
+_TYPE_NAMES = {int: "int", float: "float", str: "str", bool: "bool", type(None): "_NONE",
+               tuple: "tuple", list: "list", dict: "dict", utils.FrozenDict: "_FD"}
+_GLOBALS = {"_S": _SMALL, "_FD": utils.FrozenDict, "_NONE": type(None),
+            "_NO_VALUE": NO_VALUE, "_MISSING": object(), "_limits": limits.active,
+            "_new_row": object.__new__}
+
+
+def _rows_fit(engine: t.Any, sizes: set[int]) -> dict[int, bool]:
+    """For each count of rules: whether yaql's dict() of that many rules keeps
+    within the engine's memory quota (the rules, then the row as a result)."""
+    quota = utils.get_memory_quota(engine)
+    return {n: quota <= 0 or (quota >= n * RULE_SIZE and quota >= _ROW_SIZE) for n in sizes}
 
 
 def item_code(compiler: Compiler, node: t.Any) -> Maker | None:
@@ -182,8 +318,12 @@ def item_code(compiler: Compiler, node: t.Any) -> Maker | None:
         return None
     body = "\n".join("            " + line for line in source.lines)
     inner = "            " + "    " * source.depth + f"return {result}"
+    # the quota rows are to fit, read once per query call
+    rows_fit = (f"    _rows_fit = _fit(_engine(scope, False), {sorted(source.row_sizes)!r})\n"
+                if source.row_sizes else "")
     text = (f"def make(scope, general):\n"
-            f"    engine = _engine(scope, False)\n"
+            f"{rows_fit}"
+            f"    _variables = scope._data if type(scope) is _Scope else {{}}\n"
             f"    def key(item):\n"
             f"        try:\n"
             f"{body}\n{inner}\n"
@@ -191,7 +331,8 @@ def item_code(compiler: Compiler, node: t.Any) -> Maker | None:
             f"            pass\n"
             f"        return general(item)\n"
             f"    return key\n")
-    namespace = dict(_GLOBALS, _engine=engine_of, **source.names)
+    namespace = dict(_GLOBALS, _engine=engine_of, _fit=_rows_fit, _Scope=Scope,
+                     **source.names)
     exec(compile(text, "<query lambda>", "exec"), namespace)  # noqa: S102 - our own text
     maker: Maker = namespace["make"]
     return maker

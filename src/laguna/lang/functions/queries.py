@@ -24,8 +24,10 @@ method forms (`$x.where(...)`) as fast methods, function forms (`range(3)`,
 from __future__ import annotations
 
 import collections.abc
+import sys
 import functools
 import itertools
+import operator
 import typing as t
 
 from yaql.language import exceptions as yaql_exceptions
@@ -62,9 +64,29 @@ def _iterable(engine: t.Any, value: t.Any) -> t.Any:
     longer than the limit refused now, an iterator refused at the item past
     it), or NO_VALUE when the direct path does not take it."""
     tv = type(value)
-    if tv in _COLLECTIONS or isinstance(value, (_Iterator, yaql_queries.OrderingIterable)):
+    if tv in _COLLECTIONS or isinstance(value, yaql_queries.OrderingIterable):
         return utils.limit_iterable(value, engine)
+    if isinstance(value, _Iterator):
+        return _limited_iterator(value, utils.get_max_collection_size(engine))
     return NO_VALUE
+
+
+_RANGE_ITERATOR = type(iter(range(0)))
+
+
+def _limited_iterator(items: t.Iterator[t.Any], limit: int) -> t.Iterator[t.Any]:
+    """The iterator ``items`` as yaql's limit_iterable wraps it (its item past
+    ``limit`` read, then refused), read at C speed: the first ``limit`` items,
+    then a look for one more."""
+    if limit < 0 or (type(items) is _RANGE_ITERATOR and operator.length_hint(items) <= limit):
+        return items   # (a range's iterator knows its length exactly)
+    return itertools.chain(itertools.islice(items, limit), _refuse_more(items, limit))
+
+
+def _refuse_more(items: t.Iterator[t.Any], limit: int) -> t.Iterator[t.Any]:
+    for _ in items:
+        raise yaql_exceptions.CollectionTooLargeException(limit)
+    yield from ()
 
 
 def _result(engine: t.Any, value: t.Any) -> t.Any:
@@ -281,15 +303,22 @@ def _aggregate(operator: str, combine: t.Callable[[t.Any, t.Any], t.Any]) -> Met
             if collection is NO_VALUE:
                 return NO_VALUE
             initial = initial_fn(scope) if initial_fn is not None else NO_VALUE
-
-            def step(a: t.Any, b: t.Any) -> t.Any:
-                ta, tb = type(a), type(b)
+            items = iter(collection)
+            total = initial
+            if total is NO_VALUE:
+                for total in items:
+                    break
+                else:   # what yaql's reduce raises
+                    return functools.reduce(combine, ())
+            # yaql's reduce, its step inline: numbers (not booleans) combined
+            # directly, anything else through yaql
+            for b in items:
+                ta, tb = type(total), type(b)
                 if (ta is int or ta is float) and (tb is int or tb is float):
-                    return combine(a, b)
-                return slow(scope, a, b)
-            if initial is NO_VALUE:
-                return _result(engine, functools.reduce(step, collection))
-            return _result(engine, functools.reduce(step, collection, initial))
+                    total = combine(total, b)
+                else:
+                    total = slow(scope, total, b)
+            return _result(engine, total)
         return fast
     return factory
 
@@ -391,11 +420,20 @@ def _group_by(compiler: Compiler, arg_nodes: t.Sequence[t.Any]) -> Method | None
         aggregator = yaql_queries.GroupAggregator(
             _lambda(aggregator_fn, scope) if aggregator_fn is not None else None, True)
         groups: dict[t.Any, list[t.Any]] = {}
+        quota = utils.get_memory_quota(engine)
         try:
             for item in collection:
                 v = item if value is None else value(item)
-                groups.setdefault(key(item), []).append(v)
-                utils.limit_memory_usage(engine, (1, groups))
+                k = key(item)
+                group = groups.get(k)
+                if group is not None:
+                    group.append(v)
+                    continue
+                groups[k] = [v]
+                # yaql checks the quota after every item; the dict's size
+                # (all sys.getsizeof counts of it) grows only with a new key
+                if quota > 0 and sys.getsizeof(groups, 0) > quota:
+                    raise yaql_exceptions.MemoryQuotaExceededException()
         except StopIteration as error:
             raise _stop(error) from error
         return _result(engine, map(aggregator, groups.items()))
@@ -592,7 +630,7 @@ def register(table: FunctionTable) -> None:
             ("selectMany", _select_many), ("skip", _slice(True)), ("take", _slice(False)),
             ("limit", _slice(False)), ("append", _append), ("distinct", _distinct),
             ("first", _first_or_last(False)), ("last", _first_or_last(True)),
-            ("single", _single), ("sum", _aggregate("#operator_+", lambda a, b: a + b)),
+            ("single", _single), ("sum", _aggregate("#operator_+", operator.add)),
             ("max", _aggregate("max", _max)), ("min", _aggregate("min", _min)),
             ("any", _any_or_all(False)), ("all", _any_or_all(True)),
             ("indexOf", _index_of), ("count", _count), ("len", _len),
