@@ -81,6 +81,23 @@ def item_lambda(fn: Fn, scope: t.Any) -> Key:
     return general if maker is None else maker(scope, general)
 
 
+# what a probe gives for an item its generated form does not take
+MISSED = object()
+
+
+def _missed(item: t.Any) -> t.Any:
+    return MISSED
+
+
+def item_probe(fn: Fn, scope: t.Any) -> Key | None:
+    """``fn``'s generated form alone (None when it has none), giving
+    :data:`MISSED` for an item it does not take: it is pure, so it may be
+    run on items the query would not evaluate ``fn`` for, and its answer
+    used only when every item gets one."""
+    maker = _GENERATED.get(fn)
+    return None if maker is None else maker(scope, _missed)
+
+
 def general_lambda(fn: Fn, scope: t.Any) -> Key:
     """``fn`` as a function of one item through its compiled closures only."""
     if fn in _SCOPE_FREE:
