@@ -1,5 +1,5 @@
 """Query lambdas generated as one Python function of the item
-(lang/functions/itemcode.py): which lambdas get one, and that every query
+(lang/codegen.py): which lambdas get one, and that every query
 gives with them what the general path gives, values, laziness and errors
 included (a hypothesis test on generated rows of mixed types)."""
 
@@ -16,8 +16,9 @@ from yaql.language import utils
 from laguna.lang.compiler import Compiler, compile_statement
 from laguna.lang.dispatch import DEEP_MARK, freeze
 from laguna.lang.executor import Executor
-from laguna.lang.functions import itemcode, itemlambdas, queries
-from laguna.lang.functions.rows import RULE_SIZE
+from laguna.lang import codegen as itemcode
+from laguna.lang.functions import itemlambdas, queries
+from laguna.lang.rows import RULE_SIZE
 from laguna.lang.limits import STRING_BYTES
 from laguna.lang.scope import Frame, Scope
 from laguna.testing.packages import core_registry
@@ -131,7 +132,7 @@ ROW_QUERY = "$.select(dict(a => $, b => concat('x', str($)), c => $ * 2, d => $ 
 
 
 @pytest.mark.parametrize("quota", [
-    itemcode._ROW_SIZE - 1, itemcode._ROW_SIZE, 4 * RULE_SIZE - 1, 4 * RULE_SIZE,
+    itemcode.ROW_SIZE - 1, itemcode.ROW_SIZE, 4 * RULE_SIZE - 1, 4 * RULE_SIZE,
     4 * RULE_SIZE + 1])
 def test_rows_within_the_memory_quota_exactly_as_the_general_path(
         monkeypatch: pytest.MonkeyPatch, quota: int) -> None:

@@ -18,7 +18,7 @@ import weakref
 
 from yaql.language import expressions as ast
 
-from laguna.lang.functions.itemcode import Maker, item_code
+from laguna.lang.codegen import Maker, item_code
 from laguna.lang.scope import item_scope
 
 if t.TYPE_CHECKING:
@@ -32,7 +32,7 @@ _KEEPING_NOTHING = frozenset((
 # compiled item lambdas that keep nothing of their scope (function objects
 # are the compiler's closures, shared through its statement cache)
 _SCOPE_FREE: weakref.WeakSet[t.Callable[..., t.Any]] = weakref.WeakSet()
-# compiled item lambdas that also have a generated form (lang/functions/itemcode.py)
+# compiled item lambdas that also have a generated form (lang/codegen.py)
 _GENERATED: weakref.WeakKeyDictionary[t.Callable[..., t.Any], Maker] = (
     weakref.WeakKeyDictionary())
 

@@ -38,7 +38,7 @@ from yaql.standard_library import queries as yaql_queries
 from laguna.lang import limits
 from laguna.lang.appended import Appended
 from laguna.lang.functions.itemlambdas import compile_lambda, item_lambda, item_probe
-from laguna.lang.functions.rows import dict_row
+from laguna.lang.rows import dict_row
 from laguna.lang.scope import NO_VALUE, engine_of
 
 if t.TYPE_CHECKING:

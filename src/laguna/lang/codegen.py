@@ -1,20 +1,22 @@
-"""Query lambdas generated as one Python function of the item.
+"""Python source generated from yaql expressions, one function per expression.
 
-A lambda such as `$.value > 10` or `dict(id => $round * 1000 + $, name =>
-concat('item-', str($)))` runs, compiled, as a closure per node on a scope
-per item. When it is made only of `$`, variable reads, constants, attribute
-and index reads of dictionaries and lists, arithmetic, `mod`, comparisons,
-`not`, `str`, `concat` of strings and `dict(...)`, it is also generated here
-as the source of one Python function over the item, each operation behind
-the exact type guard of the compiler's own fast path.
+An expression compiled by :mod:`laguna.lang.compiler` runs as a closure per
+node. When it is made only of `$`, variable reads, constants, attribute and
+index reads of dictionaries and lists, arithmetic, `mod`, comparisons, `not`,
+`str`, `concat` of strings and `dict(...)`, it is also generated here as the
+source of one Python function, each operation behind the exact type guard of
+the compiler's own fast path: a query lambda as a function of the item
+(:func:`item_code`, `where($.value > 10)`), a statement as a function of the
+scope (:func:`statement_code`, `$k mod 3 = 0` in a loop body).
 
 Every one of those operations is pure on values already computed, so where
-a guard misses, or an operation raises, the generated function hands the
-item to the general path (the compiled closures on a scope), which evaluates
-the lambda again and gives yaql's value or yaql's error: the generated code
-never decides an error or a limit, it only skips the scopes and closures
-when every guard holds. The limits are guards too: a string past the memory
-quota, a row the quota refuses, go to the general path, which raises.
+a guard misses, or an operation raises, the generated function hands over to
+the general path (the compiled closures), which evaluates the expression
+again and gives yaql's value or yaql's error: the generated code never
+decides an error or a limit, it only skips the closures (and a query's scope
+per item) when every guard holds. The limits are guards too: a string past
+the memory quota, a row the quota refuses, go to the general path, which
+raises.
 
 The generator knows the types an operation can give (a `mod` gives an int,
 a comparison a bool, `str` a string), so a guard on a value of a known type
@@ -28,13 +30,14 @@ from __future__ import annotations
 import math
 import sys
 import typing as t
+from types import MappingProxyType
 
 from yaql.language import expressions as ast
 from yaql.language import utils
 
 from laguna.lang import limits
 from laguna.lang.dispatch import DEEP_MARK
-from laguna.lang.functions.rows import RULE_SIZE
+from laguna.lang.rows import RULE_SIZE
 from laguna.lang.scope import NO_VALUE, Scope, engine_of, normalize_name
 
 if t.TYPE_CHECKING:
@@ -43,6 +46,7 @@ if t.TYPE_CHECKING:
 Key = t.Callable[[t.Any], t.Any]
 # (scope of the query call, the general path of one item) -> the fast path
 Maker = t.Callable[[t.Any, Key], Key]
+Fn = t.Callable[[t.Any], t.Any]
 # what a value may be: a set of exact types, or None for anything
 Types = frozenset[type] | None
 # a guard's condition: decided when written (True, False) or tested at run time
@@ -58,7 +62,7 @@ _ARITHMETIC = {"+": "+", "-": "-", "*": "*"}
 _COMPARISON = {"<": "<", ">": ">", "<=": "<=", ">=": ">="}
 # yaql's own quota counts a row as the object sys.getsizeof measures (its
 # items are not counted): one size for every FrozenDict
-_ROW_SIZE = sys.getsizeof(utils.FrozenDict(), 0)
+ROW_SIZE = sys.getsizeof(utils.FrozenDict(), 0)
 # what limits.check_string adds to a string's length
 _STRING_BYTES = limits.STRING_BYTES
 # guards nest one `if` each; a lambda needing more stays on the general path
@@ -86,8 +90,9 @@ def _any(*parts: Cond) -> Cond:
 class _Source:
     """The statements of one generated function, built node by node."""
 
-    def __init__(self, compiler: Compiler) -> None:
+    def __init__(self, compiler: Compiler, item: bool) -> None:
         self.compiler = compiler
+        self.item = item   # a query lambda's `$` is the item; a statement's a variable
         self.lines: list[str] = []   # (indentation is added per guard)
         self.depth = 0
         self.names: dict[str, t.Any] = {}
@@ -189,10 +194,11 @@ class _Source:
 
     def _variable(self, node: t.Any) -> str:
         name = normalize_name(node.path.value)
-        if name == "$1":
+        if name == "$1" and self.item:
             return "item"
         # another variable is the query scope's (the item's child adds only
-        # `$`): read as the compiled read does, its own variables first
+        # `$`), or the statement's scope's: read as the compiled read does,
+        # the scope's own variables first
         result = self._temp(f"_variables.get({name!r}, _MISSING)", None)
         self._line(f"if {result} is _MISSING:")
         self._line(f"{result} = {self._bind(self.compiler.node(node))}(scope)", 1)
@@ -296,43 +302,92 @@ _TYPE_NAMES = {int: "int", float: "float", str: "str", bool: "bool", type(None):
                tuple: "tuple", list: "list", dict: "dict", utils.FrozenDict: "_FD"}
 _GLOBALS = {"_S": _SMALL, "_FD": utils.FrozenDict, "_NONE": type(None),
             "_NO_VALUE": NO_VALUE, "_MISSING": object(), "_limits": limits.active,
-            "_new_row": object.__new__}
+            "_new_row": object.__new__,
+            "_NO_VARIABLES": MappingProxyType({})}
 
 
 def _rows_fit(engine: t.Any, sizes: set[int]) -> dict[int, bool]:
     """For each count of rules: whether yaql's dict() of that many rules keeps
     within the engine's memory quota (the rules, then the row as a result)."""
     quota = utils.get_memory_quota(engine)
-    return {n: quota <= 0 or (quota >= n * RULE_SIZE and quota >= _ROW_SIZE) for n in sizes}
+    return {n: quota <= 0 or (quota >= n * RULE_SIZE and quota >= ROW_SIZE) for n in sizes}
 
 
-def item_code(compiler: Compiler, node: t.Any) -> Maker | None:
-    """The generated fast path of the lambda ``node``, or None when it uses
-    anything beyond the operations above."""
-    if compiler.legacy:
+def _source(compiler: Compiler, node: t.Any, item: bool) -> tuple[_Source, str] | None:
+    if compiler.legacy or compiler.contract:
         return None
-    source = _Source(compiler)
+    source = _Source(compiler, item)
     try:
         result = source.value(node)
     except _Unsupported:
         return None
-    body = "\n".join("            " + line for line in source.lines)
-    inner = "            " + "    " * source.depth + f"return {result}"
-    # the quota rows are to fit, read once per query call
-    rows_fit = (f"    _rows_fit = _fit(_engine(scope, False), {sorted(source.row_sizes)!r})\n"
-                if source.row_sizes else "")
-    text = (f"def make(scope, general):\n"
-            f"{rows_fit}"
-            f"    _variables = scope._data if type(scope) is _Scope else {{}}\n"
-            f"    def key(item):\n"
-            f"        try:\n"
-            f"{body}\n{inner}\n"
+    return source, result
+
+
+def _rows_fit_line(source: _Source, indent: str) -> str:
+    """The quota rows are to fit, read once per call of the maker."""
+    if not source.row_sizes:
+        return ""
+    return f"{indent}_rows_fit = _fit(_engine(scope, False), {sorted(source.row_sizes)!r})\n"
+
+
+def _generated(source: _Source, result: str, outer: str, inner: str, setup: str,
+               filename: str) -> t.Any:
+    """``make(outer)`` of the generated source: it runs ``setup`` (at
+    ``outer``'s level, or first inside the function when it starts with 8
+    spaces) and gives the function of ``inner`` computing ``result``, that
+    hands ``inner`` to ``general`` where a guard misses."""
+    lines = [" " * 12 + line for line in source.lines]
+    lines.append(" " * 12 + "    " * source.depth + f"return {result}")
+    outer_setup, inner_setup = ("", setup) if setup.startswith(" " * 8) else (setup, "")
+    text = (f"def make({outer}):\n{outer_setup}"
+            f"    def function({inner}):\n"
+            f"        try:\n{inner_setup}" + "\n".join(lines) + "\n"
             f"        except Exception:\n"
             f"            pass\n"
-            f"        return general(item)\n"
-            f"    return key\n")
-    namespace = dict(_GLOBALS, _engine=engine_of, _fit=_rows_fit, _Scope=Scope,
-                     **source.names)
-    exec(compile(text, "<query lambda>", "exec"), namespace)  # noqa: S102 - our own text
-    maker: Maker = namespace["make"]
+            f"        return general({inner})\n"
+            f"    return function\n")
+    namespace = dict(_GLOBALS, _engine=engine_of, _fit=_rows_fit, _Scope=Scope, **source.names)
+    exec(compile(text, filename, "exec"), namespace)  # noqa: S102 - our own text
+    return namespace["make"]
+
+
+def item_code(compiler: Compiler, node: t.Any) -> Maker | None:
+    """The generated fast path of the query lambda ``node``, or None when it
+    uses anything beyond the operations above."""
+    made = _source(compiler, node, True)
+    if made is None:
+        return None
+    source, result = made
+    setup = (_rows_fit_line(source, "    ")
+             + "    _variables = scope._data if type(scope) is _Scope else {}\n")
+    maker: Maker = _generated(source, result, "scope, general", "item", setup,
+                              "<query lambda>")
     return maker
+
+
+# what a statement's compiled form gives back without freezing it
+_STATEMENT_RESULTS: frozenset[type] = _EQ_TYPES
+
+
+def statement_code(compiler: Compiler, node: t.Any, general: Fn) -> Fn | None:
+    """The statement ``node`` as one generated function of the scope that
+    hands over to ``general`` (its compiled form) where a guard misses; None
+    when it uses anything beyond the operations above, when it is a single
+    read or constant (its closure is as short), or when its value may need
+    freezing."""
+    while type(node) is ast.Wrap:
+        node = node.expr
+    if type(node) in (ast.Constant, ast.KeywordConstant, ast.GetContextValue):
+        return None
+    made = _source(compiler, node, False)
+    if made is None:
+        return None
+    source, result = made
+    known = source.types.get(result)
+    if known is None or not known <= _STATEMENT_RESULTS:
+        return None
+    setup = (" " * 12 + "_variables = scope._data if type(scope) is _Scope else _NO_VARIABLES\n"
+             + _rows_fit_line(source, " " * 12))
+    statement: Fn = _generated(source, result, "general", "scope", setup, "<statement>")(general)
+    return statement
