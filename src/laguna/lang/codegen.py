@@ -366,6 +366,24 @@ def item_code(compiler: Compiler, node: t.Any) -> Maker | None:
     return maker
 
 
+# what a probe gives for an item its generated form does not take
+MISSED: t.Any = object()
+
+
+def missed(item: t.Any) -> t.Any:
+    """The general path of a probe: :data:`MISSED`."""
+    return MISSED
+
+
+def value_probe(compiler: Compiler, node: t.Any) -> Key | None:
+    """The generated form alone of ``node``, an expression over `$` and
+    constants only (a contract's `check()` predicate), as a function of `$`
+    that gives :data:`MISSED` where a guard misses; None when there is none.
+    ``compiler`` is of plain code: the operators are the same in a contract."""
+    maker = item_code(compiler, node)
+    return None if maker is None else maker(None, missed)
+
+
 # what a statement's compiled form gives back without freezing it
 _STATEMENT_RESULTS: frozenset[type] = _EQ_TYPES
 

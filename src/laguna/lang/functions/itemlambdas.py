@@ -18,7 +18,7 @@ import weakref
 
 from yaql.language import expressions as ast
 
-from laguna.lang.codegen import Maker, item_code
+from laguna.lang.codegen import MISSED, Maker, item_code, missed
 from laguna.lang.scope import item_scope
 
 if t.TYPE_CHECKING:
@@ -81,21 +81,13 @@ def item_lambda(fn: Fn, scope: t.Any) -> Key:
     return general if maker is None else maker(scope, general)
 
 
-# what a probe gives for an item its generated form does not take
-MISSED = object()
-
-
-def _missed(item: t.Any) -> t.Any:
-    return MISSED
-
-
 def item_probe(fn: Fn, scope: t.Any) -> Key | None:
     """``fn``'s generated form alone (None when it has none), giving
     :data:`MISSED` for an item it does not take: it is pure, so it may be
     run on items the query would not evaluate ``fn`` for, and its answer
     used only when every item gets one."""
     maker = _GENERATED.get(fn)
-    return None if maker is None else maker(scope, _missed)
+    return None if maker is None else maker(scope, missed)
 
 
 def general_lambda(fn: Fn, scope: t.Any) -> Key:
