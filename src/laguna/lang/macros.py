@@ -220,16 +220,15 @@ class CodeBlock:
             frame.span = instruction.span
             frame.instruction = instruction.text
             try:
-                kind = type(instruction)
                 # If.execute and a variable's Assignment.execute, without
                 # their calls (loop bodies)
-                if kind is If:
+                if type(instruction) is If:
                     branch = (instruction.then if instruction.condition(scope)
                               else instruction.otherwise)
                     if branch is not None:
                         branch.execute(scope)
                     continue
-                if kind is Assignment and instruction._variable is not None:
+                if type(instruction) is Assignment and instruction._variable is not None:
                     value = instruction.value(scope)
                     frame.locals._data[instruction._variable] = value
                     continue
