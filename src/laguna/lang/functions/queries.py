@@ -64,7 +64,13 @@ def _iterable(engine: t.Any, value: t.Any) -> t.Any:
     longer than the limit refused now, an iterator refused at the item past
     it), or NO_VALUE when the direct path does not take it."""
     tv = type(value)
-    if tv in _COLLECTIONS or isinstance(value, yaql_queries.OrderingIterable):
+    if tv in _COLLECTIONS:
+        # (yaql's limit_iterable of a sized collection, without its ABC checks)
+        limit = utils.get_max_collection_size(engine)
+        if 0 <= limit < len(value):
+            raise yaql_exceptions.CollectionTooLargeException(limit)
+        return value
+    if isinstance(value, yaql_queries.OrderingIterable):
         return utils.limit_iterable(value, engine)
     if isinstance(value, _Iterator):
         return _limited_iterator(value, utils.get_max_collection_size(engine))
