@@ -190,8 +190,10 @@ def call_method(scope: t.Any, receiver: t.Any, name: str, positional: list[Fn],
                 named: list[tuple[str, Fn]], slow: t.Callable[..., t.Any],
                 fast: t.Callable[..., t.Any] | None, builtin: Builtin | None) -> t.Any:
     frame = scope.frame
-    if isinstance(receiver, MuranoObject):
-        found = receiver.type.find_methods(name)
+    if type(receiver) is MuranoObject or isinstance(receiver, MuranoObject):
+        cls = receiver.type
+        # (find_methods' own cache, read without its call)
+        found = cls._method_cache.get(name) or cls.find_methods(name)
         if found:
             method = found[0]
             if len(found) > 1:
