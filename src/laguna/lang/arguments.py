@@ -22,7 +22,7 @@ def bind_arguments(executor: Executor, method: Method, this: t.Any, args: t.Sequ
     standard = method.standard
     if not kwargs and len(args) == len(method.arguments) == len(standard):
         # the common call: every argument given by position, none variadic
-        return {argument.name: _apply(executor, method, argument, value, this, caller)
+        return {argument.name: apply_argument(executor, method, argument, value, this, caller)
                 for argument, value in zip(method.arguments, args)}
     values: dict[str, t.Any] = {}
     varargs: list[t.Any] = []
@@ -72,21 +72,9 @@ def bind_arguments(executor: Executor, method: Method, this: t.Any, args: t.Sequ
     return result
 
 
-def bind_locals(executor: Executor, method: Method, this: t.Any, args: t.Sequence[t.Any],
-                caller: Frame | None, data: dict[str, t.Any]) -> None:
-    """:func:`bind_arguments` of the common call, every argument given by
-    position to a method whose arguments are all standard (``method.locals``
-    is not None and has one entry per argument), written into ``data`` under
-    their variable names ('$n'): a method call's scope, made in one step."""
-    assert method.locals is not None
-    for (key, argument), value in zip(method.locals, args):
-        # (Contract.apply's first test, without its call and _apply's)
-        data[key] = value if type(value) in argument.contract.unchanged else _apply(
-            executor, method, argument, value, this, caller)
-
-
-def _apply(executor: Executor, method: Method, argument: Argument, value: t.Any, this: t.Any,
-           caller: Frame | None) -> t.Any:
+def apply_argument(executor: Executor, method: Method, argument: Argument, value: t.Any,
+                   this: t.Any, caller: Frame | None) -> t.Any:
+    """``value`` through ``argument``'s contract; a violation names the argument."""
     try:
         return argument.contract.apply(value, executor=executor, this=this, caller=caller)
     except errors.ContractViolationException as exc:
@@ -97,4 +85,4 @@ def _apply(executor: Executor, method: Method, argument: Argument, value: t.Any,
         raise
 
 
-__all__ = ["bind_arguments", "bind_locals"]
+__all__ = ["apply_argument", "bind_arguments"]

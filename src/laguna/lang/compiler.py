@@ -21,7 +21,7 @@ import typing as t
 from yaql.language import expressions as ast
 from yaql.language import runner, utils
 
-from laguna.lang import dispatch, limits
+from laguna.lang import codegen, dispatch, limits
 from laguna.lang.functions import FunctionTable, language_functions
 from laguna.lang.objects import MuranoObject
 from laguna.lang.scope import NO_VALUE, Scope, engine_of, lookup, normalize_name
@@ -95,7 +95,10 @@ class Compiler:
             if type(value) in scalars:   # what freeze gives back as it is, without its call
                 return value
             return freeze(value)
-        return run
+        # one generated function where the statement is simple operations
+        # (lang/codegen.py), this closure where its guards miss
+        generated = codegen.statement_code(self, node, run)
+        return run if generated is None else generated
 
     def node(self, node: t.Any) -> Fn:
         if isinstance(node, ast.KeywordConstant) or isinstance(node, ast.Constant):

@@ -228,8 +228,10 @@ class _Steps(_Expression):
         self.steps = steps
         # each check's predicate and message (or None) as yaql nodes
         self.check_nodes = check_nodes
-        # function table -> each check's predicate and message compiled
-        self.checks: dict[t.Any, tuple[tuple[t.Any, t.Any], ...]] = {}
+        # function table -> each check's predicate and message compiled, the
+        # predicate's generated form alone (lang/codegen.py) and what it gives
+        # where its guards miss
+        self.checks: dict[t.Any, tuple[tuple[t.Any, t.Any, t.Any, t.Any], ...]] = {}
         # what every step gives back as it is, whatever the mode (a check
         # must run its predicate: none)
         unchanged = _PLAIN
@@ -259,13 +261,22 @@ class _Steps(_Expression):
         executor = walk.executor
         compiled = self.checks.get(executor.functions)
         if compiled is None:
+            from laguna.lang import codegen
             from laguna.lang.compiler import Compiler
-            compiler = Compiler(self.expression.legacy, True, executor.functions)
+            legacy = self.expression.legacy
+            compiler = Compiler(legacy, True, executor.functions)
+            plain = Compiler(legacy, False, executor.functions)
             compiled = tuple((compiler.node(predicate),
-                              None if message is None else compiler.node(message))
+                              None if message is None else compiler.node(message),
+                              codegen.value_probe(plain, predicate), codegen.MISSED)
                              for predicate, message in self.check_nodes)
             self.checks[executor.functions] = compiled
-        predicate, message = compiled[number]
+        predicate, message, probe, missed = compiled[number]
+        if probe is not None and message is None:
+            # its generated form, where its guards hold: no frame, no scope
+            passed = probe(value)
+            if passed is not missed:
+                return c_check(walk, value, bool(passed), None)
         declaring_type = walk.contract.declaring_type
         frame = walk.frame
         scope = executor.new_scope(declaring_type)

@@ -24,7 +24,7 @@ from laguna.lang import errors, functions, limits, properties, serializer
 from laguna.lang.actions import (
     ActionResult, check_action, find_action, find_action_class, invoke_action,
 )
-from laguna.lang.arguments import bind_arguments, bind_locals
+from laguna.lang.arguments import apply_argument, bind_arguments
 from laguna.lang.classconfig import ClassConfigs
 from laguna.lang.dispatch import freeze
 from laguna.lang.functions import FunctionTable
@@ -124,7 +124,12 @@ class Executor:
         data = {"$1": this, "$this": this}
         try:
             if simple:
-                bind_locals(self, method, this, args, caller, data)
+                # every argument by position, written into the scope's data
+                # under its variable name ('$n'): the scope made in one step
+                for (key, argument), value in zip(method_locals or (), args):
+                    # (Contract.apply's first test, without its call)
+                    data[key] = value if type(value) in argument.contract.unchanged else (
+                        apply_argument(self, method, argument, value, this, caller))
             else:
                 values = bind_arguments(self, method, this, args, kwargs, caller)
         except (LagunaError, errors.FlowSignal):

@@ -28,7 +28,7 @@ from laguna.yaql.engine import DEFAULT_LIMITS, Limits
 # what yaql's own quota counts (sys.getsizeof): a string's header and a byte
 # a character (ASCII), a tuple's header and a pointer an item; a value these
 # checks let through is one yaql's functions accept as an argument
-_STRING_BYTES = 49
+STRING_BYTES = 49
 _TUPLE_BYTES = 40
 _ITEM_BYTES = 8
 
@@ -38,9 +38,9 @@ _DEADLINE: contextvars.ContextVar[float | None] = contextvars.ContextVar("laguna
                                                                        default=None)
 
 
-def active() -> Limits:
-    """The limits of the MuranoPL call running in this thread (the defaults outside one)."""
-    return _ACTIVE.get()
+# The limits of the MuranoPL call running in this thread (the defaults outside
+# one): the context variable's own reader, as generated code calls it per item.
+active: t.Callable[[], Limits] = _ACTIVE.get
 
 
 def remaining_seconds() -> float | None:
@@ -74,7 +74,7 @@ def exceeded(limits: Limits, name: str, detail: str = "") -> errors.LimitExceede
 
 def check_string(limits: Limits, length: int) -> None:
     """A string of ``length`` characters is about to be built."""
-    if length + _STRING_BYTES > limits.memory_quota:
+    if length + STRING_BYTES > limits.memory_quota:
         raise exceeded(limits, "memory_quota", f"a string of {length} characters")
 
 

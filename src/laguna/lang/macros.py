@@ -220,11 +220,17 @@ class CodeBlock:
             frame.span = instruction.span
             frame.instruction = instruction.text
             try:
-                if type(instruction) is If:   # If.execute, without its call (loop bodies)
+                # If.execute and a variable's Assignment.execute, without
+                # their calls (loop bodies)
+                if type(instruction) is If:
                     branch = (instruction.then if instruction.condition(scope)
                               else instruction.otherwise)
                     if branch is not None:
                         branch.execute(scope)
+                    continue
+                if type(instruction) is Assignment and instruction._variable is not None:
+                    value = instruction.value(scope)
+                    frame.locals._data[instruction._variable] = value
                     continue
                 instruction.execute(scope)
             except (errors.FlowSignal, errors.MuranoPlError):
@@ -471,7 +477,7 @@ class For(Block):
         collection = self.collection(scope)
         if isinstance(collection, (dict, utils.FrozenDict)):
             collection = tuple(collection)
-        set_local = scope.frame.locals.set_local
+        local_data = scope.frame.locals._data   # Scope.set_local, inlined below
         variable = self.variable
         body = self.body
         monotonic = time.monotonic
@@ -481,7 +487,7 @@ class For(Block):
             deadline = executor._deadline   # executor.tick() and _loop_body, inlined
             if deadline is not None and monotonic() > deadline:
                 raise limits.exceeded(executor.limits, "execution_seconds")
-            set_local(variable, item)
+            local_data[variable] = item
             try:
                 body.execute(scope)
             except BreakSignal:

@@ -48,8 +48,9 @@ class Scope(contexts.Context):  # type: ignore[misc]
 
     Local variables are written through :meth:`set_local` and :meth:`set_this`
     and read through :func:`lookup`: these, the scope builders here, and their
-    inlined copies in the two hottest paths (a compiled variable read, a
-    `$x: ...` assignment) are the only places laguna touches yaql's private
+    inlined copies in the hottest paths (a compiled variable read, a
+    `$x: ...` assignment, a For variable, the reads of generated code,
+    lang/codegen.py) are the only places laguna touches yaql's private
     ``_data`` (yaql's ``context[name] = value`` normalises the name and
     checks it on every write, which assignments in loops pay for).
     """

@@ -1,5 +1,5 @@
 """The short path of a call (every argument by position, all of them standard:
-``arguments.bind_locals`` writing straight into the method's scope) answers
+``Executor.invoke`` writing them straight into the method's scope) answers
 exactly as the general binding (``bind_arguments``, which keyword calls
 take): the same value, the same contract violation with its target."""
 

@@ -29,7 +29,7 @@ Methods:
   lateSelect:
     Body:
       # takes longer than the limit; neither a loop nor a call checks the time
-      - $x: range(30000).sum()
+      - $x: range(90000).select($ * $ mod 7).sum()
       - Return: range(3).pselect($)
   manySquares:
     Body:

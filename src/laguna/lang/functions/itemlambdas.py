@@ -18,7 +18,7 @@ import weakref
 
 from yaql.language import expressions as ast
 
-from laguna.lang.functions.itemcode import Maker, item_code
+from laguna.lang.codegen import MISSED, Maker, item_code, missed
 from laguna.lang.scope import item_scope
 
 if t.TYPE_CHECKING:
@@ -32,7 +32,7 @@ _KEEPING_NOTHING = frozenset((
 # compiled item lambdas that keep nothing of their scope (function objects
 # are the compiler's closures, shared through its statement cache)
 _SCOPE_FREE: weakref.WeakSet[t.Callable[..., t.Any]] = weakref.WeakSet()
-# compiled item lambdas that also have a generated form (lang/functions/itemcode.py)
+# compiled item lambdas that also have a generated form (lang/codegen.py)
 _GENERATED: weakref.WeakKeyDictionary[t.Callable[..., t.Any], Maker] = (
     weakref.WeakKeyDictionary())
 
@@ -79,6 +79,15 @@ def item_lambda(fn: Fn, scope: t.Any) -> Key:
     maker = _GENERATED.get(fn)
     general = general_lambda(fn, scope)
     return general if maker is None else maker(scope, general)
+
+
+def item_probe(fn: Fn, scope: t.Any) -> Key | None:
+    """``fn``'s generated form alone (None when it has none), giving
+    :data:`MISSED` for an item it does not take: it is pure, so it may be
+    run on items the query would not evaluate ``fn`` for, and its answer
+    used only when every item gets one."""
+    maker = _GENERATED.get(fn)
+    return None if maker is None else maker(scope, missed)
 
 
 def general_lambda(fn: Fn, scope: t.Any) -> Key:

@@ -24,8 +24,10 @@ method forms (`$x.where(...)`) as fast methods, function forms (`range(3)`,
 from __future__ import annotations
 
 import collections.abc
+import sys
 import functools
 import itertools
+import operator
 import typing as t
 
 from yaql.language import exceptions as yaql_exceptions
@@ -35,8 +37,8 @@ from yaql.standard_library import queries as yaql_queries
 
 from laguna.lang import limits
 from laguna.lang.appended import Appended
-from laguna.lang.functions.itemlambdas import compile_lambda, item_lambda
-from laguna.lang.functions.rows import dict_row
+from laguna.lang.functions.itemlambdas import compile_lambda, item_lambda, item_probe
+from laguna.lang.rows import dict_row
 from laguna.lang.scope import NO_VALUE, engine_of
 
 if t.TYPE_CHECKING:
@@ -62,9 +64,35 @@ def _iterable(engine: t.Any, value: t.Any) -> t.Any:
     longer than the limit refused now, an iterator refused at the item past
     it), or NO_VALUE when the direct path does not take it."""
     tv = type(value)
-    if tv in _COLLECTIONS or isinstance(value, (_Iterator, yaql_queries.OrderingIterable)):
+    if tv in _COLLECTIONS:
+        # (yaql's limit_iterable of a sized collection, without its ABC checks)
+        limit = utils.get_max_collection_size(engine)
+        if 0 <= limit < len(value):
+            raise yaql_exceptions.CollectionTooLargeException(limit)
+        return value
+    if isinstance(value, yaql_queries.OrderingIterable):
         return utils.limit_iterable(value, engine)
+    if isinstance(value, _Iterator):
+        return _limited_iterator(value, utils.get_max_collection_size(engine))
     return NO_VALUE
+
+
+_RANGE_ITERATOR = type(iter(range(0)))
+
+
+def _limited_iterator(items: t.Iterator[t.Any], limit: int) -> t.Iterator[t.Any]:
+    """The iterator ``items`` as yaql's limit_iterable wraps it (its item past
+    ``limit`` read, then refused), read at C speed: the first ``limit`` items,
+    then a look for one more."""
+    if limit < 0 or (type(items) is _RANGE_ITERATOR and operator.length_hint(items) <= limit):
+        return items   # (a range's iterator knows its length exactly)
+    return itertools.chain(itertools.islice(items, limit), _refuse_more(items, limit))
+
+
+def _refuse_more(items: t.Iterator[t.Any], limit: int) -> t.Iterator[t.Any]:
+    for _ in items:
+        raise yaql_exceptions.CollectionTooLargeException(limit)
+    yield from ()
 
 
 def _result(engine: t.Any, value: t.Any) -> t.Any:
@@ -281,15 +309,22 @@ def _aggregate(operator: str, combine: t.Callable[[t.Any, t.Any], t.Any]) -> Met
             if collection is NO_VALUE:
                 return NO_VALUE
             initial = initial_fn(scope) if initial_fn is not None else NO_VALUE
-
-            def step(a: t.Any, b: t.Any) -> t.Any:
-                ta, tb = type(a), type(b)
+            items = iter(collection)
+            total = initial
+            if total is NO_VALUE:
+                for total in items:
+                    break
+                else:   # what yaql's reduce raises
+                    return functools.reduce(combine, ())
+            # yaql's reduce, its step inline: numbers (not booleans) combined
+            # directly, anything else through yaql
+            for b in items:
+                ta, tb = type(total), type(b)
                 if (ta is int or ta is float) and (tb is int or tb is float):
-                    return combine(a, b)
-                return slow(scope, a, b)
-            if initial is NO_VALUE:
-                return _result(engine, functools.reduce(step, collection))
-            return _result(engine, functools.reduce(step, collection, initial))
+                    total = combine(total, b)
+                else:
+                    total = slow(scope, total, b)
+            return _result(engine, total)
         return fast
     return factory
 
@@ -391,11 +426,20 @@ def _group_by(compiler: Compiler, arg_nodes: t.Sequence[t.Any]) -> Method | None
         aggregator = yaql_queries.GroupAggregator(
             _lambda(aggregator_fn, scope) if aggregator_fn is not None else None, True)
         groups: dict[t.Any, list[t.Any]] = {}
+        quota = utils.get_memory_quota(engine)
         try:
             for item in collection:
                 v = item if value is None else value(item)
-                groups.setdefault(key(item), []).append(v)
-                utils.limit_memory_usage(engine, (1, groups))
+                k = key(item)
+                group = groups.get(k)
+                if group is not None:
+                    group.append(v)
+                    continue
+                groups[k] = [v]
+                # yaql checks the quota after every item; the dict's size
+                # (all sys.getsizeof counts of it) grows only with a new key
+                if quota > 0 and sys.getsizeof(groups, 0) > quota:
+                    raise yaql_exceptions.MemoryQuotaExceededException()
         except StopIteration as error:
             raise _stop(error) from error
         return _result(engine, map(aggregator, groups.items()))
@@ -410,15 +454,51 @@ class Ordering(yaql_queries.OrderingIterable):  # type: ignore[misc]
     yaql compares with `#operator_<` and `#operator_>` and evaluates a field's
     keys only for items the fields before tie on; so does this. Keys that are
     all numbers (no NaN) or all strings compare in Python; any other keys
-    through yaql's operators, as yaql's comparator does."""
+    through yaql's operators, as yaql's comparator does.
+
+    A later field whose lambda has a generated form (pure) is probed on every
+    item first: when it takes them all and gives plain keys, the fields are
+    sorted by one stable sort each, last field first, at C speed, which
+    orders as the runs of ties would."""
+
+    def __init__(self, collection: t.Any, operator_lt: t.Any, operator_gt: t.Any) -> None:
+        super().__init__(collection, operator_lt, operator_gt)
+        # selector (as appended) -> its generated form alone (item_probe)
+        self.probes: dict[Key, Key | None] = {}
 
     def __repr__(self) -> str:
         # as yaql's own shows in messages (`No method "len" for receiver <...>`)
         return f"<yaql.standard_library.queries.OrderingIterable object at {id(self):#x}>"
 
+    def add_field(self, selector: Key, ascending: bool, probe: Key | None) -> None:
+        self.append_field(selector, ascending)
+        self.probes[selector] = probe
+
     def do_sort(self) -> None:
-        self.sorted = _sort(list(self.collection), list(self.order), self.operator_lt,
-                            self.operator_gt)
+        items, fields = list(self.collection), list(self.order)
+        if len(items) < 2 or not fields:
+            self.sorted = items
+            return
+        selector, ascending = fields[0]
+        keys = [selector(item) for item in items]
+        plain = _plain_keys(keys)
+        if plain and len(fields) > 1:
+            later = [self._probed(field, items) for field in fields[1:]]
+            if all(k is not None for k in later):
+                order = list(range(len(items)))
+                for (_, up), field_keys in zip(reversed(fields), reversed([keys, *later])):
+                    order.sort(key=field_keys.__getitem__, reverse=not up)
+                self.sorted = [items[i] for i in order]
+                return
+        self.sorted = _sort(items, fields, self.operator_lt, self.operator_gt, keys, plain)
+
+    def _probed(self, field: tuple[Key, bool], items: list[t.Any]) -> list[t.Any] | None:
+        """The field's keys of every item, plain, from its generated form alone."""
+        probe = self.probes.get(field[0])
+        if probe is None:
+            return None
+        keys = [probe(item) for item in items]
+        return keys if _plain_keys(keys) else None   # (MISSED is not plain)
 
 
 def _plain_keys(keys: list[t.Any]) -> bool:
@@ -430,12 +510,16 @@ def _plain_keys(keys: list[t.Any]) -> bool:
     return False
 
 
-def _sort(items: list[t.Any], fields: list[tuple[Key, bool]], lt: t.Any, gt: t.Any) -> list[t.Any]:
+def _sort(items: list[t.Any], fields: list[tuple[Key, bool]], lt: t.Any, gt: t.Any,
+          keys: list[t.Any] | None = None, plain: bool = False) -> list[t.Any]:
+    """``items`` sorted by ``fields``, the keys of the first given or evaluated
+    here, the later fields' only within runs of ties."""
     if len(items) < 2 or not fields:
         return items
     selector, ascending = fields[0]
-    keys = [selector(item) for item in items]
-    plain = _plain_keys(keys)
+    if keys is None:
+        keys = [selector(item) for item in items]
+        plain = _plain_keys(keys)
     if plain:
         order = sorted(range(len(items)), key=keys.__getitem__, reverse=not ascending)
     else:
@@ -469,7 +553,7 @@ def _order_by(ascending: bool) -> MethodFactory:
     def order(scope: t.Any, engine: t.Any, collection: t.Any, selector: Fn) -> t.Any:
         lt, gt = _comparisons(scope)
         ordering = Ordering(collection, lt, gt)
-        ordering.append_field(_lambda(selector, scope), ascending)
+        ordering.add_field(_lambda(selector, scope), ascending, item_probe(selector, scope))
         return ordering
     return order
 
@@ -483,7 +567,11 @@ def _then_by(ascending: bool) -> MethodFactory:
         def fast(scope: t.Any, receiver: t.Any) -> t.Any:
             if not isinstance(receiver, yaql_queries.OrderingIterable):
                 return NO_VALUE
-            receiver.append_field(_lambda(selector, scope), ascending)
+            if isinstance(receiver, Ordering):
+                receiver.add_field(_lambda(selector, scope), ascending,
+                                   item_probe(selector, scope))
+            else:
+                receiver.append_field(_lambda(selector, scope), ascending)
             receiver.context = scope   # as yaql's thenBy does
             return _result(_engine(scope), receiver)
         return fast
@@ -592,7 +680,7 @@ def register(table: FunctionTable) -> None:
             ("selectMany", _select_many), ("skip", _slice(True)), ("take", _slice(False)),
             ("limit", _slice(False)), ("append", _append), ("distinct", _distinct),
             ("first", _first_or_last(False)), ("last", _first_or_last(True)),
-            ("single", _single), ("sum", _aggregate("#operator_+", lambda a, b: a + b)),
+            ("single", _single), ("sum", _aggregate("#operator_+", operator.add)),
             ("max", _aggregate("max", _max)), ("min", _aggregate("min", _min)),
             ("any", _any_or_all(False)), ("all", _any_or_all(True)),
             ("indexOf", _index_of), ("count", _count), ("len", _len),

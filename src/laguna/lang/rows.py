@@ -10,13 +10,14 @@ import typing as t
 from yaql.language import exceptions as yaql_exceptions
 from yaql.language import utils
 
-_RULE_SIZE = sys.getsizeof(utils.MappingRule(None, None), 0)
+# what yaql's quota counts of one mapping rule
+RULE_SIZE = sys.getsizeof(utils.MappingRule(None, None), 0)
 
 
 def dict_row(engine: t.Any, items: list[tuple[t.Any, t.Any]]) -> t.Any:
     """The row of ``items`` (key, value pairs, one per mapping rule)."""
     quota = utils.get_memory_quota(engine)
-    if 0 < quota < len(items) * _RULE_SIZE:
+    if 0 < quota < len(items) * RULE_SIZE:
         raise yaql_exceptions.MemoryQuotaExceededException()
     row = utils.FrozenDict(items)
     if quota > 0:   # what yaql's runner checks of the result, quota read once
