@@ -125,7 +125,8 @@ def psuper(scope: t.Any, obj: t.Any, func: t.Any = None) -> t.Any:
     parents = _parents(scope, obj)
     if func is None:
         return tuple(parents)
-    with concurrent.futures.ThreadPoolExecutor(max_workers=max(1, len(parents))) as pool:
+    with scope.frame.executor.method_locks.threads(), \
+            concurrent.futures.ThreadPoolExecutor(max_workers=max(1, len(parents))) as pool:
         # each thread runs under the call's limits (a copy of this context each)
         return tuple(pool.map(lambda parent: contextvars.copy_context().run(func, parent),
                               parents))

@@ -34,6 +34,7 @@ from laguna.lang.macros import ConstantData, compiled_data
 from laguna.lang.objects import MuranoObject, ObjectStore
 from laguna.lang.resolution import instance_class
 from laguna.lang.scope import Frame, Scope, child_scope, method_scope
+from laguna.lang.synchronize import MethodLocks
 from laguna.lang.tracebacks import stack_frames, to_murano_error
 from laguna.lang.types import Method, MuranoClass
 from laguna.yaql import engine as yaql_engine
@@ -78,6 +79,8 @@ class Executor:
                        for legacy in (True, False)}
         self._deadline: float | None = None
         self._lock = threading.RLock()
+        # calls serialised while pselect, psuper or Parallel run threads (lang/synchronize.py)
+        self.method_locks = MethodLocks()
 
     # -- classes ------------------------------------------------------------------------
     def find_class(self, name: str, requester: MuranoClass | None = None) -> MuranoClass:
@@ -109,6 +112,13 @@ class Executor:
     # -- calls --------------------------------------------------------------------------
     def invoke(self, method: Method, this: t.Any, args: t.Sequence[t.Any],
                kwargs: dict[str, t.Any], caller: Frame | None) -> t.Any:
+        if self.method_locks.parallel:
+            return self.method_locks.call(self, method, this, args, kwargs, caller,
+                                          self._invoke)
+        return self._invoke(method, this, args, kwargs, caller)
+
+    def _invoke(self, method: Method, this: t.Any, args: t.Sequence[t.Any],
+                kwargs: dict[str, t.Any], caller: Frame | None) -> t.Any:
         if caller is not None and caller.depth >= self.limits.call_depth:
             raise limits.exceeded(self.limits, "call_depth")
         deadline = self._deadline

@@ -623,7 +623,8 @@ class Parallel(Block):
             child.frame = branch_frame
             CodeBlock([instruction]).execute(child)
 
-        with concurrent.futures.ThreadPoolExecutor(max_workers=limit) as pool:
+        with executor.method_locks.threads(), \
+                concurrent.futures.ThreadPoolExecutor(max_workers=limit) as pool:
             # each thread runs under the call's limits (a copy of this context each)
             futures = [pool.submit(contextvars.copy_context().run, run, instruction)
                        for instruction in self.branches]

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import base64
 import concurrent.futures
+import contextlib
 import contextvars
 import itertools
 import random
@@ -194,7 +195,9 @@ def pselect(scope: t.Any, collection: t.Iterable[t.Any],
         return selector(item)
 
     workers = min(PSELECT_THREADS, len(items))
-    with concurrent.futures.ThreadPoolExecutor(max_workers=workers) as pool:
+    threads = (executor.method_locks.threads() if executor is not None
+               else contextlib.nullcontext())
+    with threads, concurrent.futures.ThreadPoolExecutor(max_workers=workers) as pool:
         # each thread runs under the call's limits (a copy of this context each)
         futures = [pool.submit(contextvars.copy_context().run, run, item) for item in items]
         concurrent.futures.wait(futures)
