@@ -8,10 +8,15 @@ the stack instead. ``push(isAsync)`` (also spelled ``async``, as the core's own
 Instance called it) runs synchronously: services answer when the cloud has.
 
 Instances deployed by ``pselect`` share their region's stack from several
-threads: each method of a stack holds the stack's lock, so one push runs at a
-time and sends a whole template, and the outputs read after a push are those
-of a template holding every fragment merged before it (the original got the
-same from Heat, which refuses a second update of a stack while one runs).
+threads: each method of a stack holds the stack's lock, and one push runs at
+a time, but a push leaves the stack open while the cloud works (starting a
+host's agent takes a while): other threads merge their fragments meanwhile,
+the push that ends sees that its template is no longer the stack's, and the
+next push sends them all at once, so the hosts of instances deployed
+together start together. The outputs read after a push are those of a
+template holding every fragment merged before that push began (the original
+got the same from Heat, which refuses a second update of a stack while one
+runs).
 """
 
 from __future__ import annotations
@@ -87,12 +92,26 @@ class Stack:
         self.parameters: dict[str, t.Any] = {}
         self.files: dict[str, t.Any] = {}
         self.hot_environment: t.Any = {}
+        # changes since the stack was made: a push sees whether it sent the last
+        self._changes = 0
         self.applied = True
+        self.pushing = threading.Lock()     # one push at a time
         self._outputs: dict[str, t.Any] | None = None
         self._frozen_outputs: t.Any = None
         #: (the held template, its MuranoPL form): valid while that very dict is held
         self._frozen_template: tuple[dict[str, t.Any], t.Any] | None = None
         self.lock = threading.RLock()
+
+    @property
+    def applied(self) -> bool:
+        """True while the cloud has what the stack holds."""
+        return self._applied
+
+    @applied.setter
+    def applied(self, applied: bool) -> None:
+        if not applied:
+            self._changes += 1
+        self._applied = applied
 
     @property
     def outputs(self) -> dict[str, t.Any] | None:
@@ -156,9 +175,17 @@ class Stack:
                     f"Currently only heat_template_version {HEAT_TEMPLATE_VERSION} is supported.")
             current = self.held()
             self.template = merge(current, fragment)
-            self.applied = self.applied and self.template == current
+            if self.template != current:
+                self.applied = False
 
     def push(self) -> None:
+        """Send the held template to the cloud, unless the cloud has it.
+        Holds the stack's lock only before and after the cloud's work (see
+        the module's docstring)."""
+        with self.pushing:
+            self._push()
+
+    def _push(self) -> None:
         with self.lock:
             if self.applied or self.template is None:
                 return
@@ -172,11 +199,14 @@ class Stack:
             if template.get("resources") is None and template.get("Resources") is None:
                 self.delete()
                 return
-            # No copy: the cloud copies what it keeps, and the template is never
-            # changed in place after this (updates build new dicts, see merge).
-            self.outputs = self.services.push_stack(self.name, template,
-                                                    dict(self.parameters))
-            self.applied = True
+            seen, parameters = self._changes, dict(self.parameters)
+        # No copy: the cloud copies what it keeps, and the template is never
+        # changed in place after this (updates build new dicts, see merge).
+        outputs = self.services.push_stack(self.name, template, parameters)
+        with self.lock:
+            self.outputs = outputs
+            if self._changes == seen:   # else a fragment came meanwhile: not sent yet
+                self.applied = True
 
     def output(self) -> dict[str, t.Any]:
         with self.lock:
@@ -244,9 +274,6 @@ def bind_heat_stack(cls: MuranoClass) -> None:
                                     else args))
         return call
 
-    def push(stack: Stack, isAsync: t.Any = False, **kwargs: t.Any) -> None:  # noqa: N803
-        stack.push()
-
     def set_parameters(stack: Stack, parameters: t.Any) -> None:
         stack.parameters = dict(parameters or {})
         stack.applied = False
@@ -281,6 +308,11 @@ def bind_heat_stack(cls: MuranoClass) -> None:
     native(cls, "setFiles", method(set_files), [("files", REQUIRED)])
     native(cls, "setHotEnvironment", method(set_hot_environment),
            [("hotEnvironment", REQUIRED)])
-    native(cls, "push", method(push), [("isAsync", False), ("async", False)])
+    def push_unlocked(executor: t.Any, this: MuranoObject, frame: t.Any,
+                      **args: t.Any) -> None:
+        # the stack stays open to other threads while the cloud works
+        stack_of(executor, this).push()
+
+    native(cls, "push", push_unlocked, [("isAsync", False), ("async", False)])
     native(cls, "output", method(lambda stack: stack.frozen_output()), [])
     native(cls, "delete", method(lambda stack: stack.delete()), [])

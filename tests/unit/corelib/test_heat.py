@@ -192,3 +192,39 @@ def test_a_stack_uses_the_services_attached_when_it_pushes_not_when_it_was_made(
     stack.push()
     assert [(p.target, p.data["template"]["resources"]) for p in services.recorded("push")] \
         == [("murano-env", {"vm": {"type": "OS::Nova::Server"}})]
+
+
+class GatedServices(RecordingServices):
+    """A cloud whose first push waits until the test opens the gate."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        import threading
+        self.entered = threading.Event()
+        self.gate = threading.Event()
+
+    def push_stack(self, name: str, template: dict[str, t.Any],
+                   parameters: dict[str, t.Any]) -> dict[str, t.Any]:
+        self.entered.set()
+        assert self.gate.wait(10)
+        return super().push_stack(name, template, parameters)
+
+
+def test_a_fragment_merged_while_the_cloud_works_goes_out_with_the_next_push() -> None:
+    services = GatedServices()
+    stack = Stack("murano-env", None, services)
+    stack.update_template({"resources": {"vm0": {"type": "OS::Nova::Server"}}})
+    with concurrent.futures.ThreadPoolExecutor(1) as pool:
+        first = pool.submit(stack.push)
+        assert services.entered.wait(10)
+        # the stack is open while its push waits for the cloud (starting hosts)
+        stack.update_template({"resources": {"vm1": {"type": "OS::Nova::Server"}}})
+        assert stack.output() == {}
+        services.gate.set()
+        first.result(10)
+    assert not stack.applied            # vm1 is not in the cloud yet
+    stack.push()
+    stack.push()                        # nothing new: nothing sent
+    assert [sorted(p.data["template"]["resources"]) for p in services.recorded("push")] \
+        == [["vm0"], ["vm0", "vm1"]]
+    assert stack.applied
