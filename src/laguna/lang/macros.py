@@ -486,6 +486,11 @@ class For(Block):
         for item in limits.limit_iterable(executor.limits, collection):
             deadline = executor._deadline   # executor.tick() and _loop_body, inlined
             if deadline is not None and monotonic() > deadline:
+                # named at the loop that ran out of time, not at whichever of its
+                # statements ran last (the first iteration's would be the loop's
+                # caller): one place, however the time fell
+                frame = scope.frame
+                frame.span, frame.instruction = self.span, self.text
                 raise limits.exceeded(executor.limits, "execution_seconds")
             local_data[variable] = item
             try:
