@@ -175,8 +175,10 @@ class Stack:
                     f"Currently only heat_template_version {HEAT_TEMPLATE_VERSION} is supported.")
             current = self.held()
             self.template = merge(current, fragment)
-            if self.template != current:
-                self.applied = False
+            # compared only while the cloud has the template (a whole-template
+            # walk per update otherwise); an update of an unapplied stack counts
+            # as a change, so a push under way leaves it for the next one
+            self.applied = self.applied and self.template == current
 
     def push(self) -> None:
         """Send the held template to the cloud, unless the cloud has it.
