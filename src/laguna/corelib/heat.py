@@ -94,6 +94,8 @@ class Stack:
         self.hot_environment: t.Any = {}
         # changes since the stack was made: a push sees whether it sent the last
         self._changes = 0
+        # the changes the cloud has (those made before the last push began)
+        self._sent = 0
         self.applied = True
         self.pushing = threading.Lock()     # one push at a time
         self._outputs: dict[str, t.Any] | None = None
@@ -181,15 +183,20 @@ class Stack:
             self.applied = self.applied and self.template == current
 
     def push(self) -> None:
-        """Send the held template to the cloud, unless the cloud has it.
-        Holds the stack's lock only before and after the cloud's work (see
-        the module's docstring)."""
+        """Make the cloud have every change made before the call: send the
+        held template unless the cloud has it, or a push that began after the
+        call's last change sent it meanwhile. Threads deploying instances at
+        once then share pushes: those waiting behind one that sent their
+        servers return when it ends, rather than each pushing the one server
+        that came while the last push ran. Holds the stack's lock only before
+        and after the cloud's work (see the module's docstring)."""
+        wanted = self._changes
         with self.pushing:
-            self._push()
+            self._push(wanted)
 
-    def _push(self) -> None:
+    def _push(self, wanted: int) -> None:
         with self.lock:
-            if self.applied or self.template is None:
+            if self.applied or self.template is None or self._sent >= wanted:
                 return
             template = self.template
             if "heat_template_version" not in template or (
@@ -207,6 +214,7 @@ class Stack:
         outputs = self.services.push_stack(self.name, template, parameters)
         with self.lock:
             self.outputs = outputs
+            self._sent = seen
             if self._changes == seen:   # else a fragment came meanwhile: not sent yet
                 self.applied = True
 
@@ -315,6 +323,9 @@ def bind_heat_stack(cls: MuranoClass) -> None:
         # the stack stays open to other threads while the cloud works
         stack_of(executor, this).push()
 
-    native(cls, "push", push_unlocked, [("isAsync", False), ("async", False)])
+    # Not one call at a time: Stack.push serialises the cloud's work itself,
+    # and lets a call whose changes went out with another's return at once.
+    native(cls, "push", push_unlocked, [("isAsync", False), ("async", False)],
+           serialised=False)
     native(cls, "output", method(lambda stack: stack.frozen_output()), [])
     native(cls, "delete", method(lambda stack: stack.delete()), [])

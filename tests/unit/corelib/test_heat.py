@@ -4,6 +4,8 @@ stacks shared by threads (pselect)."""
 from __future__ import annotations
 
 import concurrent.futures
+import queue
+import threading
 import time
 import types
 import typing as t
@@ -15,6 +17,8 @@ from laguna.corelib.binding import state
 from laguna.corelib.heat import HeatStackError, Stack, _AttachedServices, merge
 from laguna.corelib.services import RecordingServices, attach
 from laguna.lang.dispatch import freeze
+from laguna.lang.executor import Executor
+from laguna.testing.packages import core_registry
 
 
 def test_merge_dicts_recursively_and_lists_as_union() -> None:
@@ -199,7 +203,6 @@ class GatedServices(RecordingServices):
 
     def __init__(self) -> None:
         super().__init__()
-        import threading
         self.entered = threading.Event()
         self.gate = threading.Event()
 
@@ -228,3 +231,88 @@ def test_a_fragment_merged_while_the_cloud_works_goes_out_with_the_next_push() -
     assert [sorted(p.data["template"]["resources"]) for p in services.recorded("push")] \
         == [["vm0"], ["vm0", "vm1"]]
     assert stack.applied
+
+
+
+class EachPushGated(RecordingServices):
+    """A cloud whose every push waits for its own gate, while ``gated``."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.gated = True
+        self.entered: queue.Queue[threading.Event] = queue.Queue()
+
+    def push_stack(self, name: str, template: dict[str, t.Any],
+                   parameters: dict[str, t.Any]) -> dict[str, t.Any]:
+        if self.gated:
+            gate = threading.Event()
+            self.entered.put(gate)
+            assert gate.wait(10)
+        return super().push_stack(name, template, parameters)
+
+
+class NotedLock:
+    """A lock that lets the test wait until a thread has asked for it."""
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self.asked = threading.Semaphore(0)
+
+    def __enter__(self) -> None:
+        self.asked.release()
+        self._lock.acquire()
+
+    def __exit__(self, *exc: object) -> None:
+        self._lock.release()
+
+
+def test_a_push_whose_changes_another_push_sent_returns_at_once() -> None:
+    # Threads deploying servers at once: two wait behind a push; the first of
+    # them sends both their servers, and a third server comes while it does.
+    # The second must not push again for that third server (its own went
+    # out): else each push sends only the server that came during the last.
+    services = EachPushGated()
+    stack = Stack("murano-env", None, services)
+    stack.pushing = lock = NotedLock()   # type: ignore[assignment]
+
+    def server(name: str) -> None:
+        stack.update_template({"resources": {name: {"type": "OS::Nova::Server"}}})
+
+    server("vm0")
+    with concurrent.futures.ThreadPoolExecutor(3) as pool:
+        first = pool.submit(stack.push)
+        first_gate = services.entered.get(timeout=10)      # vm0 is with the cloud
+        assert lock.asked.acquire(timeout=10)
+        waiting = []
+        for name in ("vm1", "vm2"):
+            server(name)
+            waiting.append(pool.submit(stack.push))
+            assert lock.asked.acquire(timeout=10)         # it waits behind the push
+        first_gate.set()
+        first.result(10)
+        # one waiting thread sends vm0-vm2; vm3 comes while the cloud works
+        second_gate = services.entered.get(timeout=10)
+        server("vm3")
+        second_gate.set()
+        for future in waiting:
+            future.result(10)
+    assert [sorted(p.data["template"]["resources"]) for p in services.recorded("push")] \
+        == [["vm0"], ["vm0", "vm1", "vm2"]]
+    assert not stack.applied                   # vm3 goes out with its own thread's push
+    services.gated = False
+    stack.push()
+    assert sorted(services.recorded("push")[-1].data["template"]["resources"]) \
+        == ["vm0", "vm1", "vm2", "vm3"]
+    assert stack.applied
+
+
+def test_heat_stack_push_is_not_serialised_per_stack_by_the_method_locks() -> None:
+    # the stack serialises the cloud's work itself; a method lock held for a
+    # whole push would make each waiting thread push again (see above)
+    registry = core_registry()
+    executor = Executor(registry)
+    cls = registry.find("io.murano.system.HeatStack")
+    push = cls.find_method("push")
+    assert executor.method_locks.policy(executor, push, cls.ref, None) == (False, ())
+    update = cls.find_method("updateTemplate")
+    assert executor.method_locks.policy(executor, update, cls.ref, None) == (True, ())
