@@ -51,13 +51,21 @@ DEFAULT_TIMEOUT = 3600   # the original engine's agent_timeout
 
 
 class AgentException(DslError):
-    """The agent reported a failed plan; ``extra`` is the original's exception data."""
+    """The agent reported a failed plan; ``extra`` is the original's exception data.
+
+    ``agent`` (the host key of the agent's queue) and ``plan_name`` (the plan's
+    name) say where the failed plan went: a deployment's error names the host,
+    and with applications deployed in parallel the last plan sent may be
+    another application's."""
 
     code = "LAG-E0523"
     murano_name = "murano.engine.system.agent.AgentException"
 
-    def __init__(self, info: dict[str, t.Any]) -> None:
+    def __init__(self, info: dict[str, t.Any], agent: str | None = None,
+                 plan_name: str | None = None) -> None:
         self.extra = info
+        self.agent = agent
+        self.plan_name = plan_name
         super().__init__(str(info.get("message") or "the agent reported an error"))
 
 
@@ -203,7 +211,7 @@ def _run(executor: t.Any, this: MuranoObject, agent: AgentState, plan: dict[str,
     try:
         return result_value(result)
     except AgentResultError as error:
-        raise AgentException(error.info) from None
+        raise AgentException(error.info, agent.queue, plan.get("Name")) from None
 
 
 def bind_agent(cls: MuranoClass) -> None:

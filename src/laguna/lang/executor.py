@@ -96,12 +96,14 @@ class Executor:
         if deadline is not None and time.monotonic() > deadline:
             raise limits.exceeded(self.limits, "execution_seconds")
 
-    def run(self, fn: t.Callable[[], t.Any]) -> t.Any:
-        """Run a top-level call under the execution-time limit; the size limits
-        hold for code without a scope too (:mod:`laguna.lang.limits`)."""
+    def run(self, fn: t.Callable[[], t.Any], seconds: float | None = None) -> t.Any:
+        """Run a top-level call under the execution-time limit (or ``seconds``
+        when given); the size limits hold for code without a scope too
+        (:mod:`laguna.lang.limits`)."""
         outermost = self._deadline is None
         if outermost:
-            self._deadline = time.monotonic() + self.limits.execution_seconds
+            self._deadline = time.monotonic() + (
+                self.limits.execution_seconds if seconds is None else seconds)
         try:
             with limits.activated(self.limits, self._deadline):
                 return fn()

@@ -55,9 +55,10 @@ def _find(error: BaseException, kind: type[BaseException]) -> t.Any:
     return None
 
 
-def kind_and_message(error: BaseException, last_plan: t.Mapping[str, t.Any] | None = None
+def kind_and_message(error: BaseException, agent_hosts: t.Mapping[str, str] | None = None
                      ) -> tuple[str, str, dict[str, t.Any]]:
-    """``(kind, message, details)`` for an error raised while loading or running."""
+    """``(kind, message, details)`` for an error raised while loading or running;
+    ``agent_hosts`` names the host of each agent (by host key) plans went to."""
     details: dict[str, t.Any] = {}
     missing = _find(error, NoClassFound)
     if missing is not None:
@@ -82,7 +83,7 @@ def kind_and_message(error: BaseException, last_plan: t.Mapping[str, t.Any] | No
         return kinds.AGENT_TIMEOUT, str(timeout), details
     agent = _find(error, AgentException)
     if agent is not None:
-        return _script_failure(agent, last_plan, details)
+        return _script_failure(agent, agent_hosts or {}, details)
     unavailable = _find(error, AgentUnavailable)
     if unavailable is not None:
         return kinds.MURANOPL_ERROR, str(unavailable), details
@@ -96,14 +97,15 @@ def kind_and_message(error: BaseException, last_plan: t.Mapping[str, t.Any] | No
         else f"{type(error).__name__}: {error}", details
 
 
-def _script_failure(agent: AgentException, last_plan: t.Mapping[str, t.Any] | None,
+def _script_failure(agent: AgentException, agent_hosts: t.Mapping[str, str],
                     details: dict[str, t.Any]) -> tuple[str, str, dict[str, t.Any]]:
     info = agent.extra if isinstance(agent.extra, dict) else {}
     output = info.get("details") if isinstance(info.get("details"), dict) else {}
     where = ""
-    if last_plan:
-        where = f" on {last_plan.get('host')} (plan {last_plan.get('name')!r})"
-        details["host"] = last_plan.get("host")
+    host = agent_hosts.get(agent.agent) if agent.agent is not None else None
+    if host is not None:
+        where = f" on {host} (plan {agent.plan_name!r})"
+        details["host"] = host
     text = str(info.get("message") or agent)
     if output:
         details["output"] = {"exitCode": output.get("exitCode"),
@@ -117,10 +119,10 @@ def _script_failure(agent: AgentException, last_plan: t.Mapping[str, t.Any] | No
     return kinds.SCRIPT_FAILED, f"the agent reported a failure{where}: {text}", details
 
 
-def error_info(error: BaseException, *, last_plan: t.Mapping[str, t.Any] | None = None,
+def error_info(error: BaseException, *, agent_hosts: t.Mapping[str, str] | None = None,
                failing_object: str | None = None) -> ErrorInfo:
     """The ErrorInfo of a failed run, with the MuranoPL trace when there is one."""
-    kind, message, details = kind_and_message(error, last_plan)
+    kind, message, details = kind_and_message(error, agent_hosts)
     if failing_object is not None:
         details["object"] = failing_object
     if isinstance(error, MuranoPlError):

@@ -11,6 +11,8 @@ The core library's natives reach the cloud and the agents through
 
 from __future__ import annotations
 
+import concurrent.futures
+import contextvars
 import dataclasses
 import typing as t
 import uuid
@@ -31,6 +33,7 @@ from laguna.lang.actions import invoke_action
 from laguna.lang.classes import ClassRegistry
 from laguna.lang.errors import MuranoPlError
 from laguna.lang.executor import Executor
+from laguna.lang.functions.murano import PSELECT_THREADS
 from laguna.lang.objects import MuranoObject
 from laguna.lang.serializer import serialize_result
 from laguna.lang.types import PropertyUsage, TypeRef
@@ -208,6 +211,8 @@ class Run:
         attach(self.executor, self.services)
         #: the application (or action target) running when a failure comes
         self.failing: str | None = None
+        #: application id -> its state in this run (deploying, deployed, failed)
+        self.states: dict[str, str] = {}
 
     def _name_of_id(self, object_id: str) -> str | None:
         obj = self.executor.objects.get(object_id)
@@ -296,17 +301,66 @@ class Run:
         if root is None:
             return
         method = root.real_this.type.find_method("deploy")
-        reporter = self.context.reporter
         if method.declaring_type.name != models.ENVIRONMENT_CLASS:
             self.executor.call(root, "deploy")
             return
-        for app in self._applications(root):
-            kind, name = app.type.name, _name_of(app)
-            self.failing = app.id
-            reporter.component(app.id, kind, name, "deploying")
-            self.executor.call(app, "deploy")
-            reporter.component(app.id, kind, name, "deployed")
-        self.failing = None
+        applications = self._applications(root)
+        if self.plan is not None or len(applications) < 2:
+            # a dry run deploys them one by one: its plan keeps one order
+            for app in applications:
+                self.failing = app.id
+                self._deploy_application(app)
+            self.failing = None
+            return
+        # One deadline for all, as long as the time limit of each application
+        # deployed one by one in rounds of PSELECT_THREADS would allow.
+        rounds = -(-len(applications) // PSELECT_THREADS)
+        self.executor.run(lambda: self._deploy_in_parallel(applications),
+                          seconds=self.executor.limits.execution_seconds * rounds)
+
+    def _deploy_application(self, app: MuranoObject) -> None:
+        """Deploy one application, its state reported before and after."""
+        kind, name = app.type.name, _name_of(app)
+        reporter = self.context.reporter
+        self.states[app.id] = "deploying"
+        reporter.component(app.id, kind, name, "deploying")
+        self.executor.run(lambda: self.executor.invoke(
+            app.type.find_method("deploy"), app, (), {}, None))
+        self.states[app.id] = "deployed"
+        reporter.component(app.id, kind, name, "deployed")
+
+    def _deploy_in_parallel(self, applications: list[MuranoObject]) -> None:
+        """Deploy the applications at once, as the core Environment's
+        ``$.applications.pselect($.deploy())`` does (at most PSELECT_THREADS at
+        a time): the servers of several start in one push, and each one's
+        scripts run while the engine works on the others. Every application
+        runs to its end; the first failure in the model's order is the run's,
+        the others are reported as errors of their applications."""
+        failures: dict[str, BaseException] = {}
+
+        def deploy(app: MuranoObject) -> None:
+            try:
+                self._deploy_application(app)
+            except (MuranoPlError, LagunaError) as failure:
+                self.states[app.id] = "failed"
+                failures[app.id] = failure
+
+        workers = min(PSELECT_THREADS, len(applications))
+        with self.executor.method_locks.threads(), \
+                concurrent.futures.ThreadPoolExecutor(max_workers=workers) as pool:
+            # each thread under the run's limits (a copy of this context each)
+            for future in [pool.submit(contextvars.copy_context().run, deploy, app)
+                           for app in applications]:
+                future.result()     # anything but a deployment's failure is a bug: raised
+        failed = [app for app in applications if app.id in failures]
+        for app in failed[1:]:
+            error = error_info(failures[app.id], agent_hosts=self.services.agent_hosts,
+                               failing_object=app.id)
+            self.context.reporter.component(app.id, app.type.name, _name_of(app), "failed")
+            self.context.reporter.report("error", error.message, app.id)
+        if failed:
+            self.failing = failed[0].id
+            raise failures[failed[0].id]
 
     def _finish(self, root: MuranoObject | None, work: t.Callable[[], None],
                 failing: str | None = None) -> Outcome:
@@ -315,11 +369,12 @@ class Run:
         try:
             work()
         except (MuranoPlError, LagunaError) as failure:
-            error = error_info(failure, last_plan=self.services.last_plan,
+            error = error_info(failure, agent_hosts=self.services.agent_hosts,
                                failing_object=self.failing)
             if self.failing is not None:
                 app = self.executor.objects.get(self.failing)
                 if app is not None:
+                    self.states[app.real_this.id] = "failed"
                     self.context.reporter.component(app.id, app.real_this.type.name,
                                                     _name_of(app.real_this), "failed")
             self.context.reporter.report("error", error.message, self.failing)
@@ -355,10 +410,14 @@ class Run:
             obj = self.executor.objects.get(key)
             if obj is not None:
                 components[key] = Component(value.type, _name_of(obj), value.state)
+        stored = self.context.stored.components
         for app in self._applications(root):
-            state = "deployed" if ok or app.id != self.failing else "failed"
-            if not ok and app.id != self.failing and app.id not in self.context.stored.components:
-                state = "pending"
+            state = self.states.get(app.id)
+            if state is None or state == "deploying":
+                # not reached (a failure ended a one-by-one run first; or the
+                # environment's own deploy ran): as it was, else as the run ended
+                previous = stored.get(app.id)
+                state = "deployed" if ok else previous.state if previous else "pending"
             components[app.id] = Component(app.type.name, _name_of(app), state)
         return components
 

@@ -16,6 +16,7 @@ a :class:`laguna.cloud.Cloud` and the hosts' agents.
 
 from __future__ import annotations
 
+import threading
 import typing as t
 
 from laguna.agent.errors import AgentClientError, AgentPlanRejected, AgentTimeout
@@ -83,11 +84,14 @@ class CloudServices:
         #: every stack this run pushed to
         self.stacks: set[str] = set()
         self._transports: dict[str, t.Any] = {}
+        self._transports_lock = threading.Lock()
         #: stack -> its hosts as this run's last push left them (the environment is
-        #: held by this run, so nothing else pushes to its stacks meanwhile)
+        #: held by this run, so nothing else pushes to its stacks meanwhile); kept
+        #: while a push runs, as other threads' agents still live on those hosts
         self._hosts: dict[str, tuple[t.Any, ...]] = {}
-        #: the host and name of the last plan sent (named in a script failure)
-        self.last_plan: dict[str, t.Any] | None = None
+        #: agent (host key) -> the name of the server it runs on, for each plan
+        #: sent (a script failure names the host of its plan)
+        self.agent_hosts: dict[str, str] = {}
         self._network = RecordingServices(environment_id, environment_name)
         #: stack -> the template its last plan entry holds
         self._planned: dict[str, dict[str, t.Any]] = {}
@@ -102,10 +106,10 @@ class CloudServices:
             self._planned[name] = planned
             self.plan.append({"kind": "stack", "stack": name, "template": planned})
         self.stacks.add(name)
-        self._hosts.pop(name, None)
         try:
             result = self.cloud.push_stack(name, template, parameters or None)
         except CloudError as error:
+            self._hosts.pop(name, None)     # the cloud's state is what it says now
             raise CloudFailure(error) from error
         self._hosts[name] = tuple(result.hosts)
         return dict(result.outputs)
@@ -157,7 +161,7 @@ class CloudServices:
             raise AgentUnavailable(f"no server of the environment runs the agent {host_key} "
                                    "(was the instance deployed?)")
         name = host.server_name
-        self.last_plan = {"host": name, "name": plan.get("Name")}
+        self.agent_hosts[host_key] = name
         if self.plan is not None:
             self.plan.append({"kind": "agent", "host": name, "plan": copy_data(plan)})
         wait = timeout != 0
@@ -182,16 +186,20 @@ class CloudServices:
         key = f"{host.stack}/{host.name}/{host.agent_url}"
         transport = self._transports.get(key)
         if transport is None:
-            transport = self.agents(host)
-            self._transports[key] = transport
+            with self._transports_lock:     # applications deploy in several threads
+                transport = self._transports.get(key)
+                if transport is None:
+                    transport = self._transports[key] = self.agents(host)
         return transport
 
     def close(self) -> None:
-        for transport in self._transports.values():
+        with self._transports_lock:
+            transports = list(self._transports.values())
+            self._transports.clear()
+        for transport in transports:
             close = getattr(transport, "close", None)
             if close is not None:
                 close()
-        self._transports.clear()
 
     # -- networking ------------------------------------------------------------------------
     def network_info(self, query: str, *args: t.Any) -> t.Any:
