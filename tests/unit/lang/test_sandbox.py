@@ -5,6 +5,7 @@ import gc
 import pathlib
 import sys
 import textwrap
+import time
 
 import pytest
 
@@ -82,6 +83,22 @@ def test_endless_loop_hits_the_time_limit(make):
     assert info.value.frames[-1].method_name == "spin"
     # the frame points at the last instruction the loop ran
     assert info.value.frames[-1].span.line == 9
+
+
+def test_a_top_level_call_may_be_given_its_own_time_limit(make):
+    # (a front end deploying applications at once gives them one deadline,
+    # as long as rounds of them one by one would have had)
+    executor, obj = make(Limits(execution_seconds=0.2))
+    started = time.monotonic()
+    with pytest.raises(MuranoPlError) as info:
+        executor.run(lambda: executor.call(obj, "spin"), seconds=0.6)
+    assert 0.6 <= time.monotonic() - started < 5
+    # the limit named is the setting's: the call had three rounds of it
+    assert info.value.message == "execution_seconds limit of 0.2 s exceeded at Classes/Runaway.yaml:9"
+    with pytest.raises(MuranoPlError):      # and the next call has the setting's again
+        started = time.monotonic()
+        executor.call(obj, "spin")
+    assert time.monotonic() - started < 0.6
 
 
 def test_endless_recursion_hits_the_call_depth_limit(make):
