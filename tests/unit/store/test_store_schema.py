@@ -8,6 +8,7 @@ prove the two give the same schema (SQLite, and PostgreSQL when
 
 from __future__ import annotations
 
+import os
 import subprocess
 import sys
 import threading
@@ -198,5 +199,5 @@ def test_opening_a_working_directory_store_does_not_import_alembic(tmp_path: Pat
                f"Workdir(Path({str(tmp_path)!r})).open_store().dispose(); "
                "print(sorted(m for m in sys.modules if m.split('.')[0] == 'alembic'))")
     done = subprocess.run([sys.executable, "-c", program], capture_output=True, text=True,
-                          timeout=60, env={"PYTHONPATH": str(SRC), "PATH": "/usr/bin:/bin"})
+                          timeout=60, env={**os.environ, "PYTHONPATH": str(SRC)})
     assert (done.returncode, done.stderr, done.stdout) == (0, "", "[]\n")
