@@ -18,6 +18,8 @@ import sqlalchemy as sa
 from sqlalchemy.engine import Engine
 from sqlalchemy.orm import Session, sessionmaker
 
+from laguna.store.models import Base
+
 if t.TYPE_CHECKING:
     from alembic.config import Config as AlembicConfig
 
@@ -125,7 +127,6 @@ def bring_up_to_date(url: str) -> None:
 
 def create_schema(connection: sa.Connection) -> None:
     """The newest schema, from the models, stamped as migrated to its head."""
-    from laguna.store.models import Base
     Base.metadata.create_all(connection)
     version = _alembic_version_table()
     version.create(connection)
