@@ -13,8 +13,9 @@ from laguna.cli.shared import workdir_option
 
 # the subcommands, each defined by the module of its name under
 # laguna.cli.commands (as an attribute of that name): a command's module is imported only when the
-# command runs or is listed, so `laguna test` does not pay for SQLAlchemy and
-# Alembic, which the catalog and deployment commands import (~1.2 s)
+# command runs or is listed, so `laguna test` does not pay for SQLAlchemy, which
+# the catalog and deployment commands import (and Alembic, when their store is
+# older than the migrations: laguna.store.db)
 COMMANDS = frozenset((
     "action", "deploy", "deployments", "environments", "forget", "intent", "outputs",
     "package", "serve", "status", "test", "token", "undeploy", "validate"))

@@ -13,10 +13,24 @@ if t.TYPE_CHECKING:
 
 
 def builtin_frontends() -> list[Frontend]:
-    """The front ends laguna ships with, in the order they are asked."""
-    from laguna.frontends.assembly import AssemblyFrontend
+    """The front ends laguna ships with, in the order they are asked. TOSCA's
+    and assembly's are imported when a blueprint of theirs is first met
+    (:mod:`laguna.frontends.deferred`)."""
+    from laguna.frontends import marks
+    from laguna.frontends.deferred import DeferredFrontend
     from laguna.frontends.muranopl import MuranoPlFrontend
-    from laguna.frontends.tosca.frontend import ToscaFrontend
     # TOSCA and assembly first: each recognises its files by a mark
     # (tosca_definitions_version; a name assembly::...), MuranoPL takes any other yaml
-    return [ToscaFrontend(), AssemblyFrontend(), MuranoPlFrontend()]
+    return [DeferredFrontend("tosca", marks.is_tosca, _tosca),
+            DeferredFrontend("assembly", marks.is_assembly, _assembly),
+            MuranoPlFrontend()]
+
+
+def _tosca() -> Frontend:
+    from laguna.frontends.tosca.frontend import ToscaFrontend
+    return ToscaFrontend()
+
+
+def _assembly() -> Frontend:
+    from laguna.frontends.assembly import AssemblyFrontend
+    return AssemblyFrontend()

@@ -43,6 +43,20 @@ if t.TYPE_CHECKING:
     from laguna.lang.classes import ClassRegistry
 
 
+class _RootContexts(dict[bool, t.Any]):
+    """The root context of each flavour (legacy or not), built when a class of
+    that flavour first runs: building one takes ~25 ms in a new process, and a
+    deploy seldom holds a Format 1.0/1.1 package."""
+
+    def __init__(self, table: FunctionTable) -> None:
+        super().__init__()
+        self._table = table
+
+    def __missing__(self, legacy: bool) -> t.Any:
+        context = self[legacy] = functions.engine_context(self._table, legacy)
+        return context
+
+
 class Executor:
     """Runs MuranoPL code of the classes a :class:`ClassRegistry` provides."""
 
@@ -75,8 +89,7 @@ class Executor:
                              for legacy in (True, False)}
         # yaql's standard library and the table's functions, then the layer of
         # the original engine's functions (legacy ones for Format 1.0/1.1)
-        self._roots = {legacy: functions.engine_context(self.functions, legacy)
-                       for legacy in (True, False)}
+        self._roots = _RootContexts(self.functions)
         self._deadline: float | None = None
         self._lock = threading.RLock()
         # calls serialised while pselect, psuper or Parallel run threads (lang/synchronize.py)

@@ -1,7 +1,8 @@
 """The catalog's tables as typed SQLAlchemy 2 ORM classes.
 
 The schema itself is owned by the Alembic migrations in ``migrations/``;
-these classes must describe the same tables (a test compares them).
+these classes must describe the same tables: a new database's schema is made
+from them (:func:`laguna.store.db.bring_up_to_date`), and tests compare the two.
 """
 
 from __future__ import annotations

@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import copy
 import json
-import re
 import typing as t
 from pathlib import Path
 
@@ -37,13 +36,12 @@ from laguna.frontends.assembly.sources import (
     layered_catalog,
 )
 from laguna.frontends.assembly.topology import Node, Topology
+from laguna.frontends.marks import is_assembly
 
 LANGUAGE = "assembly"
 INPUTS_KEY = "laguna.inputs"
 STATE_KEY = "laguna.state"
 LIBS_KEY = "laguna.libs"
-#: a descriptor's name line (any type: a wrong one is refused with its own kind)
-_RECOGNISE = re.compile(r"^name:\s*['\"]?[A-Za-z][\w.-]*::", re.MULTILINE)
 
 
 #: where a descriptor given as data is written (in the cache) and what its spans name
@@ -78,12 +76,7 @@ class AssemblyFrontend:
 
     # -- the Frontend protocol -----------------------------------------------------------
     def recognises(self, path: Path) -> bool:
-        if path.suffix not in (".yaml", ".yml") or not path.is_file():
-            return False
-        try:
-            return _RECOGNISE.search(path.read_text(encoding="utf-8")) is not None
-        except (OSError, UnicodeDecodeError):
-            return False
+        return is_assembly(path)
 
     def prepare(self, path: Path, options: PrepareOptions) -> Blueprint:
         name = options.name or path.stem

@@ -12,13 +12,15 @@ from pathlib import Path
 
 import yaml
 
+from laguna.frontends.marks import TOSCA_META
 from laguna.frontends.tosca.grammar import KEYNAMES
 from laguna.frontends.tosca.problems import CSAR_INVALID, INVALID_TEMPLATE, YAML_ERROR, Problems
 from laguna.frontends.tosca.remote import FetchError, Fetcher, in_repository, is_url, repository
 from laguna.source import Span
 from laguna.yamlio import YamlError, YMap, load_all
 
-META = "TOSCA-Metadata/TOSCA.meta"
+#: the metadata file of a CSAR
+META = TOSCA_META
 
 
 class CsarError(Exception):

@@ -12,12 +12,10 @@ from __future__ import annotations
 import dataclasses
 import graphlib
 import json
-import re
 import hashlib
 import shutil
 import tempfile
 import typing as t
-import zipfile
 from pathlib import Path
 
 import yaml
@@ -27,9 +25,10 @@ from laguna.deploy.errors import NOT_DEPLOYED, Rejected
 from laguna.deploy.frontend import Blueprint, Outcome, PrepareOptions
 from laguna.deploy.result import Component, ErrorInfo
 from laguna.deploy.workdir import STATE_DIR
+from laguna.frontends.marks import is_tosca
 from laguna.frontends.tosca import actions, blocking, functions
 from laguna.frontends.tosca.deployed import kept_instances, restore
-from laguna.frontends.tosca.documents import META, CsarError, locate
+from laguna.frontends.tosca.documents import CsarError, locate
 from laguna.frontends.tosca.model import Operation, Topology
 from laguna.frontends.tosca.placement import is_machine, placements
 from laguna.frontends.tosca.remote import Fetcher
@@ -41,7 +40,6 @@ from laguna.frontends.tosca.types import is_function
 from laguna.frontends.tosca.workflows import WORKFLOW_OBJECT, WorkflowRun
 
 LANGUAGE = "tosca"
-_MARK = re.compile(rb"^tosca_definitions_version\s*:", re.MULTILINE)
 
 
 @dataclasses.dataclass(frozen=True)
@@ -58,32 +56,8 @@ class Prepared:
     settings: dict[str, str] = dataclasses.field(default_factory=dict)
 
 
-def recognises(path: Path) -> bool:
-    """A yaml file with ``tosca_definitions_version`` at its top level, or a CSAR (a
-    folder or zip with TOSCA-Metadata/TOSCA.meta or such a yaml at its root)."""
-    try:
-        if path.is_dir():
-            if (path / META).is_file():
-                return True
-            return any(_marked(p.read_bytes()) for p in path.iterdir()
-                       if p.is_file() and p.suffix in (".yaml", ".yml"))
-        if zipfile.is_zipfile(path):
-            with zipfile.ZipFile(path) as archive:
-                names = archive.namelist()
-                if META in names:
-                    return True
-                return any(_marked(archive.read(n)) for n in names
-                           if "/" not in n and n.endswith((".yaml", ".yml")))
-        if path.is_file() and path.suffix in (".yaml", ".yml"):
-            with path.open("rb") as handle:
-                return _marked(handle.read(65536))
-    except (OSError, zipfile.BadZipFile):
-        return False
-    return False
-
-
-def _marked(data: bytes) -> bool:
-    return _MARK.search(data) is not None
+#: whether a path is a TOSCA blueprint (read without importing this module)
+recognises = is_tosca
 
 
 def read_inputs(options: PrepareOptions) -> dict[str, t.Any]:
