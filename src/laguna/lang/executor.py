@@ -124,6 +124,13 @@ class Executor:
             if outermost:
                 self._deadline = None
 
+    def expire(self) -> None:
+        """End the top-level call under way at its next call or loop step, in
+        every thread that runs it (a deploy interrupted while its applications
+        run in threads: they stop rather than deploy on)."""
+        if self._deadline is not None:
+            self._deadline = 0.0
+
     # -- calls --------------------------------------------------------------------------
     def invoke(self, method: Method, this: t.Any, args: t.Sequence[t.Any],
                kwargs: dict[str, t.Any], caller: Frame | None) -> t.Any:

@@ -6,7 +6,10 @@ run's. A dry run stays one by one."""
 from __future__ import annotations
 
 import json
+import os
+import signal
 import threading
+import time
 import typing as t
 from pathlib import Path
 
@@ -145,3 +148,27 @@ def test_a_dry_run_deploys_the_applications_in_the_models_order(tmp_path: Path) 
     assert overlapped == [False]
     assert [entry["host"] for entry in result.plan or () if entry["kind"] == "agent"] \
         == ["host-a", "host-b", "host-c"]
+
+
+def test_ctrl_c_stops_the_applications_and_starts_no_more(tmp_path: Path) -> None:
+    # ten applications, eight at a time: Ctrl-C comes while a's plan runs;
+    # the two waiting for a thread never begin, and the run ends interrupted
+    def answer(host: str, plan: dict[str, t.Any]) -> dict[str, t.Any]:
+        if host == "host-a":
+            os.kill(os.getpid(), signal.SIGINT)
+        else:
+            time.sleep(0.5)     # none ends before the interruption
+        return agents.ok(plan)
+    agents = Agents(answer)
+    letters = "abcdefghij"
+    previous = signal.signal(signal.SIGINT, signal.default_int_handler)
+    try:
+        result, _ = deploy(tmp_path, agents, *(probe(letter) for letter in letters))
+    finally:
+        signal.signal(signal.SIGINT, previous)
+    assert result.error is not None
+    assert (result.status, result.error.kind, result.error.message) == (
+        "failed", "interrupted", "the deploy was interrupted by the user")
+    # (of the first eight, one slow to start may have stopped before its plan)
+    assert "host-a" in agents.hosts
+    assert set(agents.hosts) <= {f"host-{letter}" for letter in letters[:8]}

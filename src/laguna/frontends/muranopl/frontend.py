@@ -346,12 +346,24 @@ class Run:
                 failures[app.id] = failure
 
         workers = min(PSELECT_THREADS, len(applications))
-        with self.executor.method_locks.threads(), \
-                concurrent.futures.ThreadPoolExecutor(max_workers=workers) as pool:
+        pool = concurrent.futures.ThreadPoolExecutor(max_workers=workers)
+        with self.executor.method_locks.threads():
             # each thread under the run's limits (a copy of this context each)
-            for future in [pool.submit(contextvars.copy_context().run, deploy, app)
-                           for app in applications]:
-                future.result()     # anything but a deployment's failure is a bug: raised
+            futures = [pool.submit(contextvars.copy_context().run, deploy, app)
+                       for app in applications]
+            try:
+                concurrent.futures.wait(futures)
+            except BaseException:
+                # Ctrl-C: the applications not begun never begin, and those
+                # under way stop at their next step rather than deploy on
+                for future in futures:
+                    future.cancel()
+                self.executor.expire()
+                raise
+            finally:
+                pool.shutdown(wait=True)
+        for future in futures:
+            future.result()     # anything but a deployment's failure is a bug: raised
         failed = [app for app in applications if app.id in failures]
         for app in failed[1:]:
             error = error_info(failures[app.id], agent_hosts=self.services.agent_hosts,
