@@ -305,6 +305,16 @@ class SecretNotFound(DslError):
     murano_name = "castellan.common.exception.ManagedObjectNotFoundError"
 
 
+class DeadlockError(DslError):
+    """Threads of one run wait for each other's method calls in a circle
+    (lang/synchronize.py): none could go on. The original engine hung; the
+    thread that closes the circle fails with this instead, which frees the
+    calls it holds."""
+
+    code = "LAG-E0324"
+    murano_name = "DeadlockError"
+
+
 class StackFrame(t.NamedTuple):
     """One MuranoPL frame of a stack trace."""
 

@@ -15,8 +15,10 @@ applications deployed by `pselect` that share one host would both run its
 Serial code pays nothing: the executor asks for a lock only while some
 thread of it runs MuranoPL in parallel (:meth:`MethodLocks.threads`), and
 calls that began before stay as they are (the thread that started the
-threads waits for them). A wait honours the run's execution time limit, so
-two threads waiting for each other end with a limit error rather than hang.
+threads waits for them). A wait honours the run's execution time limit, and
+threads that wait for each other in a circle (each for a call the next one
+holds) do not wait at all: the one that closes the circle fails with
+DeadlockError, where the original engine hung.
 """
 
 from __future__ import annotations
@@ -25,6 +27,7 @@ import contextlib
 import threading
 import typing as t
 
+from laguna.lang import errors
 from laguna.lang.objects import MuranoObject
 from laguna.lang.types import Method
 
@@ -50,6 +53,8 @@ class MethodLocks:
         self._changed = threading.Condition()
         # key -> argument values -> the thread that holds them
         self._held: dict[t.Any, dict[t.Any, int]] = {}
+        # thread -> the (key, argument values) it waits for
+        self._waiting: dict[int, tuple[t.Any, t.Any]] = {}
         self._policies: dict[Method, Policy] = {}
 
     @contextlib.contextmanager
@@ -106,16 +111,36 @@ class MethodLocks:
     def _acquire(self, executor: Executor, key: t.Any, values: t.Any) -> bool:
         me = threading.get_ident()
         with self._changed:
-            while True:
-                holders = self._held.setdefault(key, {})
-                owner = holders.get(values)
-                if owner is None:
-                    holders[values] = me
-                    return True
-                if owner == me:
-                    return False
-                self._changed.wait(WAIT_SLICE)
-                executor.tick()
+            try:
+                while True:
+                    holders = self._held.setdefault(key, {})
+                    owner = holders.get(values)
+                    if owner is None:
+                        holders[values] = me
+                        return True
+                    if owner == me:
+                        return False
+                    self._waiting[me] = (key, values)
+                    circle = self._circle(me, owner)
+                    if circle:
+                        raise errors.DeadlockError(_deadlock_text(circle))
+                    self._changed.wait(WAIT_SLICE)
+                    executor.tick()
+            finally:
+                self._waiting.pop(me, None)
+
+    def _circle(self, me: int, owner: int) -> list[t.Any]:
+        """The keys of the waits from ``me`` on, if they come back to ``me``
+        (each thread waits for the next one's call): else empty."""
+        keys = [self._waiting[me][0]]
+        thread: int | None = owner
+        while thread is not None and thread in self._waiting and len(keys) <= len(self._waiting):
+            key, values = self._waiting[thread]
+            keys.append(key)
+            thread = self._held.get(key, {}).get(values)
+            if thread == me:
+                return keys
+        return []
 
     def _release(self, key: t.Any, values: t.Any) -> None:
         with self._changed:
@@ -124,6 +149,13 @@ class MethodLocks:
             if not holders:
                 del self._held[key]
             self._changed.notify_all()
+
+
+def _deadlock_text(keys: list[t.Any]) -> str:
+    names = [f"{method.declaring_type.name}.{method.name}" for _, method in keys]
+    return ("threads wait for each other's method calls: this one waits for "
+            + "".join(f"{name}, held by a thread that waits for " for name in names[:-1])
+            + f"{names[-1]}, held by this one")
 
 
 def _argument_values(method: Method, args: t.Sequence[t.Any], kwargs: dict[str, t.Any],

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import pathlib
 import textwrap
+import time
 
 import pytest
 
@@ -138,6 +139,19 @@ CLASSES = {
           recurseInThreads:
             Body:
               - Return: list(3, 4).pselect($this.countdown($))
+          cross:
+            Arguments: [other: {Contract: $.class(Worker).notNull()}, depth: {Contract: $.int()}]
+            Body:
+              - If: $depth > 0
+                Then:
+                  - sleep(0.2)
+                  - $other.cross($this, $depth - 1)
+              - Return: $depth
+          crossWith:
+            Arguments: [other: {Contract: $.class(Worker).notNull()}]
+            Body:
+              - Return: list(list($this, $other), list($other, $this)).pselect(
+                  $[0].cross($[1], 1))
         """,
 }
 PAIRS = (["a-in", "a-out", "b-in", "b-out"], ["b-in", "b-out", "a-in", "a-out"])
@@ -205,3 +219,19 @@ def test_serial_code_takes_no_lock(worker):
     assert (executor.method_locks.parallel, executor.method_locks._held) == (0, {})
     executor.call(obj, "stepTwice")
     assert (executor.method_locks.parallel, executor.method_locks._held) == (0, {})
+
+
+def test_threads_waiting_for_each_other_fail_at_once_naming_the_calls(worker):
+    # a.cross holds a and calls b.cross; b.cross holds b and calls a.cross:
+    # without the check both would wait until the time limit (20 s)
+    executor, obj = worker
+    other = executor.new_object(obj.type, None, {"log": [], "board": obj.values["board"]})
+    started = time.monotonic()
+    with pytest.raises(MuranoPlError) as error:
+        executor.call(obj, "crossWith", other)
+    assert time.monotonic() - started < 5
+    assert (error.value.names, error.value.message) == (
+        ["DeadlockError"], "threads wait for each other's method calls: this one waits "
+        "for t.sync.Worker.cross, held by a thread that waits for t.sync.Worker.cross, "
+        "held by this one")
+    assert executor.method_locks._held == {} and executor.method_locks._waiting == {}
