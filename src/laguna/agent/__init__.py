@@ -2,28 +2,33 @@
 
 The agent side (``laguna-agent``: ``main``, ``server``, ``executor``, ``plan``,
 ``body``, ``process``, ``workspace``, ``results``) uses only the standard
-library and knows nothing of MuranoPL. The engine side is ``AgentClient`` (HTTP,
-imported lazily because it needs httpx), the ``AgentTransport`` protocol and its
-fake ``RecordingAgent``. See docs/AGENT.md.
+library and knows nothing of MuranoPL. The engine side is ``AgentClient``
+(HTTP, needs httpx), the ``AgentTransport`` protocol and its fake
+``RecordingAgent``. See docs/AGENT.md.
+
+Every name below is imported when first asked for: the agent's program
+imports this package before ``laguna.agent.main``, and its start must not pay
+for the engine's side (errors, plans, http.client through httpx...).
 """
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+import importlib
 
-from laguna.agent.errors import (
-    AgentClientError,
-    AgentError,
-    AgentPlanRejected,
-    AgentResultError,
-    AgentTimeout,
-    AgentUnreachable,
-)
-from laguna.agent.reading import result_value
-from laguna.agent.transport import AgentTransport, RecordingAgent
-
+# typing itself costs the agent's start ~20 ms; mypy reads any name TYPE_CHECKING as true.
+TYPE_CHECKING = False
 if TYPE_CHECKING:
     from laguna.agent.client import AgentClient
+    from laguna.agent.errors import (
+        AgentClientError,
+        AgentError,
+        AgentPlanRejected,
+        AgentResultError,
+        AgentTimeout,
+        AgentUnreachable,
+    )
+    from laguna.agent.reading import result_value
+    from laguna.agent.transport import AgentTransport, RecordingAgent
 
 __all__ = [
     "AgentClient",
@@ -38,10 +43,18 @@ __all__ = [
     "result_value",
 ]
 
+_HOMES = {
+    "AgentClient": "client", "AgentClientError": "errors", "AgentError": "errors",
+    "AgentPlanRejected": "errors", "AgentResultError": "errors", "AgentTimeout": "errors",
+    "AgentTransport": "transport", "AgentUnreachable": "errors",
+    "RecordingAgent": "transport", "result_value": "reading",
+}
 
-def __getattr__(name: str) -> Any:
-    if name == "AgentClient":
-        from laguna.agent.client import AgentClient
 
-        return AgentClient
-    raise AttributeError(f"module 'laguna.agent' has no attribute {name!r}")
+def __getattr__(name: str) -> object:
+    home = _HOMES.get(name)
+    if home is None:
+        raise AttributeError(f"module 'laguna.agent' has no attribute {name!r}")
+    value = getattr(importlib.import_module(f"laguna.agent.{home}"), name)
+    globals()[name] = value  # asked once, then an ordinary attribute
+    return value

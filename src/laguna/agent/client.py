@@ -14,7 +14,7 @@ from typing import Any
 import httpx
 
 from laguna.agent.errors import AgentPlanRejected, AgentTimeout, AgentUnreachable
-from laguna.agent.transport import HEALTH_PATH, PLANS_PATH, TOKEN_HEADER
+from laguna.agent.protocol import HEALTH_PATH, PLANS_PATH, TOKEN_HEADER
 
 CONNECT_TIMEOUT = 5.0
 GRACE = 5.0

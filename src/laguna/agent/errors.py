@@ -23,12 +23,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from laguna.agent.protocol import FORMAT_UNSUPPORTED, GENERIC_FAILURE, PLAN_MALFORMED
 from laguna.errors import LagunaError
-
-PLAN_MALFORMED = 2
-FORMAT_UNSUPPORTED = 9
-GENERIC_FAILURE = 1
-SCRIPT_FAILED = 100
 
 
 class AgentError(LagunaError):

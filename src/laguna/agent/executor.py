@@ -26,9 +26,10 @@ from pathlib import Path
 from typing import Any, Literal
 
 from laguna.agent.body import ScriptFunction
-from laguna.agent.errors import SCRIPT_FAILED, PlanError, PlanFailed, PlanTimeout, ScriptFailed
+from laguna.agent.errors import PlanError, PlanFailed, PlanTimeout, ScriptFailed
 from laguna.agent.plan import PlanV1, PlanV2, Script, is_v1, parse_plan, plan_id_of
 from laguna.agent.process import Completed, run_process
+from laguna.agent.protocol import SCRIPT_FAILED
 from laguna.agent.results import (
     ResultFactory,
     v1_command_ok,

@@ -15,12 +15,17 @@ import signal
 import sys
 import threading
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
 from pathlib import Path
 from types import FrameType
 
-from laguna.agent.executor import PlanExecutor
 from laguna.agent.server import AgentServer
+
+# Nothing typing-only at run time: the agent's start is what this module costs.
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
+
+    from laguna.agent.executor import Outcome, PlanExecutor
 
 DEFAULT_PATH = "/usr/local/bin:/usr/bin:/bin"
 TOKEN_VARIABLE = "LAGUNA_AGENT_TOKEN"
@@ -29,15 +34,35 @@ TOKEN_VARIABLE = "LAGUNA_AGENT_TOKEN"
 CLOUD_MARKER = "LAGUNA_CLOUD_HOST"
 
 
-@dataclass(frozen=True)
 class AgentConfig:
-    name: str
-    host: str
-    port: int
-    root: Path
-    ready_file: Path | None
-    token: str | None
-    script_env: dict[str, str]
+    """The program's arguments. A plain class: dataclasses (and inspect, ast, dis
+    under it) would cost the start ~30 ms for one small class."""
+
+    __slots__ = ("name", "host", "port", "root", "ready_file", "token", "script_env")
+
+    def __init__(self, *, name: str, host: str, port: int, root: Path,
+                 ready_file: Path | None, token: str | None,
+                 script_env: dict[str, str]) -> None:
+        self.name = name
+        self.host = host
+        self.port = port
+        self.root = root
+        self.ready_file = ready_file
+        self.token = token
+        self.script_env = script_env
+
+    def _values(self) -> tuple[object, ...]:
+        return tuple(getattr(self, field) for field in self.__slots__)
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, AgentConfig):
+            return NotImplemented
+        return self._values() == other._values()
+
+    def __repr__(self) -> str:
+        fields = ", ".join(f"{field}={value!r}"
+                           for field, value in zip(self.__slots__, self._values()))
+        return f"AgentConfig({fields})"
 
     @classmethod
     def from_args(cls, argv: Sequence[str], environ: Mapping[str, str]) -> AgentConfig:
@@ -79,11 +104,33 @@ def write_ready_file(path: Path, name: str, url: str, pid: int) -> None:
     os.replace(temporary, path)
 
 
+class DeferredExecutor:
+    """The host's ``PlanExecutor``, imported and built when the first plan arrives.
+
+    Running plans needs ast, subprocess, shutil, base64 and most of this
+    package; an agent is ready (and answers health checks) without them.
+    """
+
+    def __init__(self, root: Path, env: Mapping[str, str]) -> None:
+        self.root = root
+        self.env = env
+        self._executor: PlanExecutor | None = None
+        self._lock = threading.Lock()  # two first plans at once must share one executor
+
+    def execute(self, raw: Any, timeout: float) -> Outcome:
+        with self._lock:
+            if self._executor is None:
+                from laguna.agent.executor import PlanExecutor
+
+                self._executor = PlanExecutor(self.root, self.env)
+        return self._executor.execute(raw, timeout)
+
+
 def main(argv: Sequence[str] | None = None, environ: Mapping[str, str] | None = None) -> int:
     config = AgentConfig.from_args(sys.argv[1:] if argv is None else argv,
                                    os.environ if environ is None else environ)
     (config.root / "agent").mkdir(parents=True, exist_ok=True)
-    executor = PlanExecutor(config.root, config.script_env)
+    executor = DeferredExecutor(config.root, config.script_env)
     server = AgentServer(config.name, (config.host, config.port), executor, config.token)
 
     def stop(signum: int, frame: FrameType | None) -> None:

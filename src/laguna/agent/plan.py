@@ -23,7 +23,8 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from laguna.agent.body import Body
-from laguna.agent.errors import FORMAT_UNSUPPORTED, PlanError
+from laguna.agent.errors import PlanError
+from laguna.agent.protocol import FORMAT_UNSUPPORTED
 from laguna.agent.results import hex_id
 
 MAX_FORMAT = (2, 2, 0)

@@ -14,10 +14,6 @@ from typing import Any, Protocol, runtime_checkable
 from laguna.agent.plan import is_v1
 from laguna.agent.results import ResultFactory, v1_result
 
-TOKEN_HEADER = "X-Laguna-Agent-Token"
-HEALTH_PATH = "/v1/health"
-PLANS_PATH = "/v1/plans"
-
 
 @runtime_checkable
 class AgentTransport(Protocol):
