@@ -17,6 +17,7 @@ import json
 import sys
 from http import HTTPStatus
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from socketserver import TCPServer
 
 from laguna.agent.protocol import HEALTH_PATH, PLAN_MALFORMED, PLANS_PATH, TOKEN_HEADER
 
@@ -47,6 +48,14 @@ class AgentServer(ThreadingHTTPServer):
         self.executor = executor
         self.token = token
         self.quiet = quiet
+
+    def server_bind(self) -> None:
+        # HTTPServer's own asks the resolver for the address's name (socket.getfqdn):
+        # a DNS query for every host's start, waiting out the resolver's timeout when
+        # none answers, for a name only CGI scripts read.
+        TCPServer.server_bind(self)
+        self.server_name = str(self.server_address[0])
+        self.server_port = int(self.server_address[1])
 
     @property
     def url(self) -> str:

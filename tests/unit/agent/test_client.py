@@ -57,6 +57,21 @@ def test_health(server: AgentServer) -> None:
         assert client.health() == {"name": "h1", "status": "ready"}
 
 
+def test_server_starts_without_asking_the_resolver(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    def no_dns(name: str = "") -> str:
+        raise AssertionError(f"getfqdn({name!r}) called")
+
+    monkeypatch.setattr("socket.getfqdn", no_dns)
+    server = AgentServer("h1", ("127.0.0.1", 0), PlanExecutor(tmp_path, {}), quiet=True)
+    try:
+        port = server.server_address[1]
+        assert (server.url, server.server_name, server.server_port) == (
+            f"http://127.0.0.1:{port}", "127.0.0.1", port)
+    finally:
+        server.server_close()
+
+
 def test_execute_returns_the_result_document(server: AgentServer) -> None:
     plan = {"FormatVersion": "2.0.0", "ID": "p1", "Body": "return args.x + 1",
             "Parameters": {"x": 41}, "Scripts": {}}
