@@ -16,7 +16,12 @@ messages.
 
 from __future__ import annotations
 
-from laguna.source import Diagnostic, Span
+import typing as t
+
+# laguna.source (and dataclasses under it) only where a span is built: the
+# host agent's errors derive from LagunaError and it never builds one.
+if t.TYPE_CHECKING:
+    from laguna.source import Diagnostic, Span
 
 
 class LagunaError(Exception):
@@ -53,6 +58,8 @@ def decode_text(data: bytes, source: str, code: str = "LAG-E0103") -> str:
         line = data.count(b"\n", 0, exc.start) + 1
         col = len(data[line_start:exc.start].decode("utf-8", errors="replace")) + 1
         byte = data[exc.start]
+        from laguna.source import Span
+
         raise SourceError(f"the file is not UTF-8 text: byte 0x{byte:02x} cannot be decoded",
                           Span(source, line, col), code) from None
 
@@ -63,7 +70,7 @@ class SourceErrors(LagunaError):
     code = "LAG-E0102"
 
     def __init__(self, diagnostics: list[Diagnostic], what: str = "input") -> None:
-        self.diagnostics = sorted(diagnostics, key=Diagnostic.sort_key)
+        self.diagnostics = sorted(diagnostics, key=lambda diagnostic: diagnostic.sort_key())
         errors = [d for d in self.diagnostics if d.severity == "error"]
         self.message = f"{what} has {len(errors)} error(s)"
         super().__init__(self.message)

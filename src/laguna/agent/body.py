@@ -24,8 +24,7 @@ import re
 import string
 import textwrap
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass
-from typing import Any
+from typing import Any, NamedTuple
 
 from laguna.agent.errors import AgentError, PlanError, PlanFailed
 
@@ -84,8 +83,7 @@ class _Return(Exception):
         self.value = value
 
 
-@dataclass(frozen=True)
-class Body:
+class Body(NamedTuple):
     """A checked Body; ``run`` evaluates it and returns what it returns (``None`` if nothing)."""
 
     source: str

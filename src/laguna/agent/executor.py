@@ -21,9 +21,8 @@ import stat
 import threading
 import time
 from collections.abc import Mapping
-from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any, Literal, NamedTuple
 
 from laguna.agent.body import ScriptFunction
 from laguna.agent.errors import PlanError, PlanFailed, PlanTimeout, ScriptFailed
@@ -42,8 +41,7 @@ from laguna.agent.workspace import PlanWorkspace
 _V1_RUNNER = '. "$1"; shift; "$@"'
 
 
-@dataclass(frozen=True)
-class Outcome:
+class Outcome(NamedTuple):
     status: Literal["done", "rejected", "timeout"]
     result: dict[str, Any]
     plan_id: str | None

@@ -14,12 +14,11 @@ import signal
 import subprocess
 import time
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
 from pathlib import Path
+from typing import NamedTuple
 
 
-@dataclass(frozen=True)
-class Completed:
+class Completed(NamedTuple):
     """How a process ended; ``timed_out`` means it was killed at the deadline."""
 
     exit_code: int

@@ -71,7 +71,8 @@ def test_agent_loads_the_plan_machinery_with_its_first_plan(tmp_path: Path) -> N
              "outcome = DeferredExecutor(Path(sys.argv[1]), {}).execute("
              "{'FormatVersion': '3.0.0', 'ID': 'p'}, 5); "
              "print(json.dumps([outcome.status, outcome.error_code, "
-             "sorted(m for m in sys.modules if m.startswith(('laguna', 'httpx')))]))")
+             "sorted(m for m in sys.modules if m.startswith(('laguna', 'httpx')) "
+             "or m in ('dataclasses', 'inspect'))]))")
     output = subprocess.run([sys.executable, "-S", "-c", probe, str(tmp_path)],
                             env={"PYTHONPATH": str(SRC)}, capture_output=True, check=True,
                             text=True, timeout=60).stdout
@@ -79,5 +80,5 @@ def test_agent_loads_the_plan_machinery_with_its_first_plan(tmp_path: Path) -> N
         "laguna", "laguna.agent", "laguna.agent.body", "laguna.agent.errors",
         "laguna.agent.executor", "laguna.agent.main", "laguna.agent.plan",
         "laguna.agent.process", "laguna.agent.protocol", "laguna.agent.results",
-        "laguna.agent.server", "laguna.agent.workspace", "laguna.errors", "laguna.source",
+        "laguna.agent.server", "laguna.agent.workspace", "laguna.errors",
     ]]
