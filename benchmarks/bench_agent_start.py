@@ -9,17 +9,24 @@ the agent's own imports under ``-X importtime -m laguna.agent --help`` (every
 top-level import after ``site``: laguna's modules and the standard library
 they need; the median of five runs).
 
+``--plan`` also sends each agent one plan (a script that echoes ``ok``) once
+it is ready and reports the CPU time of the agent and its script from spawn
+to stop: what a host of the local cloud costs in a deploy, the plan machinery
+included.
+
 ``--no-site`` runs the agent with ``-S``: this sandbox's ``site`` imports
 certifi through a ``.pth`` file, which loads pathlib, re, typing, zipfile and
 tempfile before the agent starts; without it the figures are those of an
 interpreter that has not (the agent needs nothing from site-packages).
 
-    python benchmarks/bench_agent_start.py [--runs 10] [--no-site]
+    python benchmarks/bench_agent_start.py [--runs 10] [--plan] [--no-site]
 """
 
 from __future__ import annotations
 
 import argparse
+import http.client
+import json
 import os
 import re
 import statistics
@@ -30,6 +37,9 @@ import time
 from pathlib import Path
 
 READY_TIMEOUT = 20.0
+PLAN = {"FormatVersion": "2.0.0", "ID": "bench", "Body": "return deploy().stdout",
+        "Files": {"f": {"Name": "run.sh", "BodyType": "Text", "Body": "#!/bin/sh\necho ok\n"}},
+        "Scripts": {"deploy": {"Type": "Application", "EntryPoint": "f"}}}
 _IMPORT_LINE = re.compile(r"^import time:\s+(\d+) \|\s+(\d+) \| (\s*)(\S+)$")
 
 
@@ -43,8 +53,22 @@ def cpu_seconds(pid: int) -> float:
     return int(Path(f"/proc/{pid}/schedstat").read_text().split()[0]) / 1e9
 
 
-def one_start(flags: list[str]) -> tuple[float, float]:
-    """(seconds from spawn to ready file, CPU seconds of the agent by then)."""
+def send_plan(url: str) -> None:
+    host, _, port = url.removeprefix("http://").rpartition(":")
+    connection = http.client.HTTPConnection(host, int(port), timeout=30)
+    try:
+        connection.request("POST", "/v1/plans", json.dumps({"plan": PLAN, "timeout": 30}),
+                           {"Content-Type": "application/json"})
+        answer = json.loads(connection.getresponse().read())
+    finally:
+        connection.close()
+    if answer.get("Body") != "ok":
+        raise SystemExit(f"the plan failed: {answer}")
+
+
+def one_start(flags: list[str], plan: bool) -> tuple[float, float]:
+    """(seconds from spawn to ready file, CPU seconds of the agent by then, or with
+    ``plan`` from spawn to stop, its script included)."""
     with tempfile.TemporaryDirectory(prefix="bench-agent-") as folder:
         root, ready = Path(folder) / "host", Path(folder) / "run" / "ready.json"
         started = time.perf_counter()
@@ -58,14 +82,22 @@ def one_start(flags: list[str]) -> tuple[float, float]:
                     raise SystemExit(f"the agent did not become ready (exit {process.poll()})")
                 time.sleep(0.0005)
             elapsed = time.perf_counter() - started
-            return elapsed, cpu_seconds(process.pid)
-        finally:
+            if not plan:
+                return elapsed, cpu_seconds(process.pid)
+            send_plan(json.loads(ready.read_text())["url"])
             process.terminate()
-            try:
-                process.wait(timeout=5)
-            except subprocess.TimeoutExpired:
-                process.kill()
-                process.wait()
+            # wait4: the agent's own CPU and that of its reaped children (the script)
+            _, status, usage = os.wait4(process.pid, 0)
+            process.returncode = os.waitstatus_to_exitcode(status)
+            return elapsed, usage.ru_utime + usage.ru_stime
+        finally:
+            if process.returncode is None:
+                process.terminate()
+                try:
+                    process.wait(timeout=5)
+                except subprocess.TimeoutExpired:
+                    process.kill()
+                    process.wait()
 
 
 def agent_imports(flags: list[str]) -> tuple[float, int, list[tuple[float, str]]]:
@@ -89,16 +121,19 @@ def summary(label: str, values: list[float]) -> str:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--runs", type=int, default=10)
+    parser.add_argument("--plan", action="store_true",
+                        help="send each agent one plan; CPU from spawn to stop")
     parser.add_argument("--no-site", action="store_true", help="run the agent with -S")
     args = parser.parse_args()
     flags = ["-S"] if args.no_site else []
-    one_start(flags)  # warm the page cache; not counted
-    starts = [one_start(flags) for _ in range(args.runs)]
+    one_start(flags, args.plan)  # warm the page cache; not counted
+    starts = [one_start(flags, args.plan) for _ in range(args.runs)]
     bytecode = "off" if os.environ.get("PYTHONDONTWRITEBYTECODE") else "on"
     print(f"{args.runs} starts, {'-S, ' if args.no_site else ''}bytecode of laguna's "
           f"modules {bytecode}, load {os.getloadavg()[0]:.2f}")
     print(summary("spawn to ready file", [wall for wall, _ in starts]))
-    print(summary("CPU of the agent until ready", [cpu for _, cpu in starts]))
+    print(summary("CPU of the agent and its script, spawn to stop, one plan" if args.plan
+                  else "CPU of the agent until ready", [cpu for _, cpu in starts]))
     imports = sorted((agent_imports(flags) for _ in range(5)), key=lambda found: found[0])
     total, count, largest = imports[len(imports) // 2]
     print(f"imports after site (median of 5): {total:.1f} ms, {count} modules; largest: "
