@@ -91,13 +91,9 @@ def one_start(flags: list[str], plan: bool) -> tuple[float, float]:
             process.returncode = os.waitstatus_to_exitcode(status)
             return elapsed, usage.ru_utime + usage.ru_stime
         finally:
-            if process.returncode is None:
-                process.terminate()
-                try:
-                    process.wait(timeout=5)
-                except subprocess.TimeoutExpired:
-                    process.kill()
-                    process.wait()
+            if process.returncode is None:  # measured by schedstat, or failed: not needed more
+                process.kill()
+                process.wait()
 
 
 def agent_imports(flags: list[str]) -> tuple[float, int, list[tuple[float, str]]]:
