@@ -13,7 +13,9 @@ from typing import Any
 
 import pytest
 
+import laguna.agent.executor
 from laguna.agent.executor import Outcome, PlanExecutor
+from laguna.agent.main import DeferredExecutor
 from laguna.agent.results import ResultFactory
 
 TIME = "2026-01-02 03:04:05.000006"
@@ -230,3 +232,33 @@ def test_entry_point_name_is_quoted_for_the_shell(executor: PlanExecutor) -> Non
     files = {"f1": {"Name": "my $x `deploy`.sh", "BodyType": "Text", "Body": "echo ran $1"}}
     outcome = executor.execute(plan("", body="return deploy('ok').stdout", Files=files), 10)
     assert outcome.result["Body"] == "ran ok"
+
+
+def test_two_first_plans_at_once_share_one_deferred_executor(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    built: list[PlanExecutor] = []
+
+    class SlowToBuild(PlanExecutor):
+        def __init__(self, *args: Any) -> None:
+            time.sleep(0.1)  # long enough for the other thread to look meanwhile
+            super().__init__(*args)
+            built.append(self)
+
+    monkeypatch.setattr(laguna.agent.executor, "PlanExecutor", SlowToBuild)
+    deferred = DeferredExecutor(tmp_path, {"PATH": "/usr/bin:/bin"})
+    start = threading.Barrier(2)
+    outcomes: list[Outcome] = []
+
+    def first_plan(plan_id: str) -> None:
+        start.wait(5)
+        outcomes.append(deferred.execute(plan("echo ok", "return deploy().stdout",
+                                              ID=plan_id), 30))
+
+    threads = [threading.Thread(target=first_plan, args=(name,)) for name in ("a", "b")]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join(30)
+    assert len(built) == 1
+    assert sorted((o.status, o.plan_id, o.result["Body"]) for o in outcomes) == [
+        ("done", "a", "ok"), ("done", "b", "ok")]
