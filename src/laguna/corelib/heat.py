@@ -13,7 +13,10 @@ a time, but a push leaves the stack open while the cloud works (starting a
 host's agent takes a while): other threads merge their fragments meanwhile,
 the push that ends sees that its template is no longer the stack's, and the
 next push sends them all at once, so the hosts of instances deployed
-together start together. The outputs read after a push are those of a
+together start together. A push whose caller's changes went out with a push
+that began after them returns at once (``HeatStack.push`` is not serialised
+per stack by the method locks: the stack orders its pushes itself). The
+outputs read after a push are those of a
 template holding every fragment merged before that push began (the original
 got the same from Heat, which refuses a second update of a stack while one
 runs).
