@@ -52,20 +52,44 @@ def test_outside_ci_a_missing_postgresql_only_warns(ci_copy: pathlib.Path) -> No
     assert result.returncode == 0
     assert "warning: no PostgreSQL server" in result.stderr
     # layering and types are checked before the tests run
-    assert result.stdout.splitlines()[-3:] == ["lint-imports ", "python3 -m mypy",
+    # then the wheel's smoke test, then the suite
+    assert result.stdout.splitlines()[-4:] == ["lint-imports ", "python3 -m mypy",
+                                               "python3 .ci/wheel_smoke.py",
                                                "python3 -m pytest -n 2"]
 
 
 def test_readme_runs_the_tests_as_ci_does() -> None:
     readme = (ROOT / "README.md").read_text()
-    command = "python3 -m pip install -e '.[test]' && python3 -m pytest -n 2"
+    install = "python3 -m pip install -r requirements/test.txt"
+    editable = "python3 -m pip install --no-deps -e ."
+    command = f"{install} && {editable} && python3 -m pytest -n 2"
     assert f"    {command}\n" in readme
-    assert command in (ROOT / ".ci" / "run").read_text()
+    ci = (ROOT / ".ci" / "run").read_text()
+    # the same three steps, in order (CI quietens pip's output)
+    steps = [ci.index("-r requirements/test.txt"), ci.index("--no-deps -e ."),
+             ci.index("\npython3 -m pytest -n 2")]
+    assert steps == sorted(steps)
+
+
+def test_the_lock_files_pin_every_package_with_hashes() -> None:
+    for name in ("runtime.txt", "test.txt"):
+        lines = (ROOT / "requirements" / name).read_text().splitlines()
+        pins = [line for line in lines if line and not line[0].isspace() and line[0] != "#"]
+        assert pins, name
+        for pin in pins:
+            assert "==" in pin and pin.endswith("\\"), (name, pin)  # version, then hashes
+    runtime = set(_pins("runtime.txt"))
+    assert runtime <= set(_pins("test.txt"))  # the suite runs the versions users get
+
+
+def _pins(name: str) -> list[str]:
+    return [line.split(" ")[0] for line in (ROOT / "requirements" / name).read_text().splitlines()
+            if "==" in line and not line[0].isspace()]
 
 
 def test_skip_reasons_are_printed() -> None:
     options = tomllib.loads((ROOT / "pyproject.toml").read_text())["tool"]["pytest"]["ini_options"]
-    assert "-rs" in options["addopts"].split()
+    assert "-rfEs" in options["addopts"].split()
 
 
 def test_readme_says_how_to_run_the_postgresql_tests() -> None:

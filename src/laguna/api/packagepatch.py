@@ -23,7 +23,7 @@ import json
 import re
 import typing as t
 
-import jsonpatch  # type: ignore[import-untyped]
+import jsonpatch
 
 from laguna.api.errors import bad_request, forbidden, not_found
 

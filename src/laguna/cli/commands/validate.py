@@ -7,6 +7,7 @@ from pathlib import Path
 
 import click
 
+from laguna.cli.sources import catalog_sources, db_url_option
 from laguna.cli.workdirs import Wiring, default_wiring, key_values, print_json
 from laguna.deploy.errors import MODEL_INVALID, Rejected
 from laguna.deploy.frontend import PrepareOptions
@@ -14,26 +15,33 @@ from laguna.deploy.frontend import PrepareOptions
 
 @click.command("validate")
 @click.argument("path", type=click.Path(path_type=Path))
+@click.option("-l", "--lib", "libs", multiple=True, type=click.Path(path_type=Path),
+              help="A folder of packages, or a package (folder or zip), the blueprint "
+                   "uses; repeatable (as for deploy).")
 @click.option("--inputs", "inputs", type=click.Path(path_type=Path), metavar="FILE",
               help="A YAML map of the blueprint's input values.")
 @click.option("--set", "settings", multiple=True, metavar="KEY=VALUE",
               help="A value for the blueprint's inputs (TOSCA: also the settings "
                    "brooklyn.tosca.get_attribute_mode and "
                    "laguna.tosca.get_attribute_down_wait); repeatable.")
+@db_url_option
 @click.option("--json", "as_json", is_flag=True,
               help="Print one JSON object on stdout and nothing else.")
-def validate(path: Path, inputs: Path | None, settings: tuple[str, ...], as_json: bool) -> None:
+def validate(path: Path, libs: tuple[Path, ...], inputs: Path | None, settings: tuple[str, ...],
+             db_url: str | None, as_json: bool) -> None:
     """Check PATH (a blueprint in any language laguna reads) and report every problem,
     or a summary of what it would deploy. Exit status: 0 valid, 2 not."""
     wiring = click.get_current_context().find_object(Wiring) or default_wiring()
-    options = PrepareOptions(settings=key_values(settings, "--set"), inputs=inputs)
     frontend = wiring.frontends.recognise(path) if path.exists() else None
     try:
         if not path.exists():
             raise Rejected(MODEL_INVALID, f"{path} does not exist")
         if frontend is None:
             raise Rejected(MODEL_INVALID, f"no blueprint language recognises {path}")
-        blueprint = frontend.prepare(path, options)
+        with catalog_sources(db_url) as stores:
+            options = PrepareOptions(libs=libs, settings=key_values(settings, "--set"),
+                                     inputs=inputs, catalog=stores[0] if stores else None)
+            blueprint = frontend.prepare(path, options)
     except Rejected as rejected:
         language = frontend.language if frontend is not None else None
         if as_json:

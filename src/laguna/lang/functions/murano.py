@@ -21,8 +21,8 @@ import time
 import typing as t
 from collections import abc
 
-import jsonpatch  # type: ignore[import-untyped]
-import jsonpointer  # type: ignore[import-untyped]
+import jsonpatch
+import jsonpointer
 from yaql.language import specs, utils, yaqltypes
 
 from laguna.lang.dispatch import freeze, thaw
@@ -122,7 +122,10 @@ def patch_(obj: t.Any, patch: t.Any) -> t.Any:
 
     ``obj`` with a JSON patch (RFC 6902) applied: one operation (a mapping) or
     a list of them. A path that does not exist leaves ``obj`` unchanged; a
-    failed ``test`` operation raises ``jsonpatch.JsonPatchTestFailed``.
+    failed ``test`` operation raises ``jsonpatch.JsonPatchTestFailed``, an
+    operation on a missing member ``jsonpatch.JsonPatchConflict``, a malformed
+    operation ``jsonpatch.InvalidJsonPatch`` (the same names whatever version of
+    the jsonpatch library runs).
 
     :signature: obj.patch(patch)
 
@@ -137,6 +140,37 @@ def patch_(obj: t.Any, patch: t.Any) -> t.Any:
         return freeze(jsonpatch.JsonPatch(operations).apply(document, in_place=True))
     except jsonpointer.JsonPointerException:
         return freeze(document)
+    except jsonpatch.JsonPatchException as exc:
+        raise PatchError.of(exc) from exc
+
+
+class PatchError(Exception):
+    """A JSON patch that cannot apply, under the name MuranoPL code catches.
+
+    Packages catch ``py:jsonpatch.JsonPatchConflict`` and its siblings by the
+    names jsonpatch 1.33 raised, which the original engine ran with; later
+    jsonpatch releases raise subclasses (``JsonPatchPathNotFound``) whose names
+    no ``Catch`` matches. The names MuranoPL sees are laguna's, fixed here.
+    """
+
+    murano_name = "jsonpatch.JsonPatchException"
+
+    @staticmethod
+    def of(exc: jsonpatch.JsonPatchException) -> PatchError:
+        for library_class, name in _PATCH_ERROR_NAMES:
+            if isinstance(exc, library_class):
+                error = PatchError(str(exc))
+                error.murano_name = name
+                return error
+        return PatchError(str(exc))
+
+
+#: most specific first: JsonPatchPathNotFound (jsonpatch >= 1.34) is a conflict
+_PATCH_ERROR_NAMES: tuple[tuple[type[Exception], str], ...] = (
+    (jsonpatch.JsonPatchTestFailed, "jsonpatch.JsonPatchTestFailed"),
+    (jsonpatch.JsonPatchConflict, "jsonpatch.JsonPatchConflict"),
+    (jsonpatch.InvalidJsonPatch, "jsonpatch.InvalidJsonPatch"),
+)
 
 
 def _base36(number: int) -> str:

@@ -1,0 +1,1 @@
+echo "$PROP_text" > "$HOME/site/index.html"
