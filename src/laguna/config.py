@@ -13,6 +13,10 @@ import typing as t
 from pathlib import Path
 
 DATABASE_URL_VAR = "LAGUNA_DATABASE_URL"
+WORKDIR_VAR = "LAGUNA_WORKDIR"
+#: DIR/.laguna/laguna.sqlite: the working directory's store, its catalog too
+STATE_DIR = ".laguna"
+STORE_FILE = "laguna.sqlite"
 CLASS_CONFIGS_VAR = "LAGUNA_CLASS_CONFIGS"
 ENGINE_SETTINGS_VAR = "LAGUNA_ENGINE_SETTINGS"
 
@@ -24,6 +28,18 @@ def default_data_dir(environ: t.Mapping[str, str]) -> Path:
     return Path(base) / "laguna"
 
 
+def resolve_workdir(option: str | os.PathLike[str] | None, environ: t.Mapping[str, str],
+                    cwd: Path) -> Path:
+    """The working directory: the option, else ``$LAGUNA_WORKDIR``, else ``cwd``."""
+    chosen = option if option not in (None, "") else environ.get(WORKDIR_VAR) or cwd
+    return (cwd / Path(chosen)).resolve()
+
+
+def workdir_store(workdir: Path) -> Path:
+    """The store file of a working directory (which holds its catalog)."""
+    return workdir / STATE_DIR / STORE_FILE
+
+
 def sqlite_url(path: str | os.PathLike[str]) -> str:
     """The SQLAlchemy URL of an SQLite file."""
     return f"sqlite:///{Path(path).absolute().as_posix()}"
@@ -33,7 +49,9 @@ def sqlite_url(path: str | os.PathLike[str]) -> str:
 class Config:
     """Settings; every field has a default that works on one machine."""
 
-    database_url: str
+    #: the catalog's URL (``$LAGUNA_DATABASE_URL``); None: the working
+    #: directory's store, the one catalog every command and the server share
+    database_url: str | None = None
     #: the folder of per-class configuration files (values of `Usage: Config`
     #: properties, see :mod:`laguna.lang.classconfig`); None: no such files
     class_configs: Path | None = None
@@ -44,8 +62,7 @@ class Config:
     @classmethod
     def from_environ(cls, environ: t.Mapping[str, str]) -> Config:
         """Settings from an environment (``os.environ`` at the program's edge)."""
-        url = environ.get(DATABASE_URL_VAR) or sqlite_url(
-            default_data_dir(environ) / "catalog.sqlite")
+        url = environ.get(DATABASE_URL_VAR) or None
         configs = environ.get(CLASS_CONFIGS_VAR)
         settings = environ.get(ENGINE_SETTINGS_VAR)
         return cls(database_url=url,

@@ -10,7 +10,8 @@ from pathlib import Path
 import click
 
 from laguna.cli.errors import CatalogError
-from laguna.config import DATABASE_URL_VAR, Config, default_data_dir, sqlite_url
+from laguna.cli.shared import WORKDIR_KEY
+from laguna.config import DATABASE_URL_VAR, Config, resolve_workdir, sqlite_url, workdir_store
 from laguna.packages.source import DirectorySource, PackageSource
 from laguna.packages.versions import Version
 
@@ -41,7 +42,8 @@ def db_url_option(function: F) -> F:
     return click.option(
         "--db-url", metavar="URL", callback=_db_url_value,
         help="Catalog database URL, or the path of an SQLite file (default: "
-             "$LAGUNA_DATABASE_URL, else an SQLite file in the user's data folder)."
+             "$LAGUNA_DATABASE_URL, else the working directory's store, which "
+             "`laguna serve` and the deployments use)."
     )(function)
 
 
@@ -87,21 +89,29 @@ def _shown(url: sa.URL) -> str:
 
 def configured_url(db_url: str | None) -> str:
     """The catalog URL: the option, else the configuration of this invocation
-    (checked as the option is, unless it is the default file in the user's
-    data folder, whose folder is created on first use)."""
+    (checked as the option is), else the working directory's store."""
     url, origin = _unchecked_url(db_url)
     return url if origin is None else catalog_url(url, origin)
 
 
 def _unchecked_url(db_url: str | None) -> tuple[str, str | None]:
-    """The catalog URL, and where it comes from if it still needs checking."""
+    """The catalog URL, and where it comes from if it still needs checking.
+
+    One working directory, one store, one catalog: without ``--db-url`` or
+    ``$LAGUNA_DATABASE_URL`` the catalog is the working directory's store,
+    where `laguna serve` imports packages and deployments keep theirs. A read
+    of a store that does not exist finds nothing and creates nothing
+    (:class:`DeferredCatalog`); a write creates it.
+    """
     if db_url is not None:
         return db_url, None   # checked as the option was read
     context = click.get_current_context(silent=True)
     config = context.find_object(Config) if context is not None else None
     url = (config or Config.from_environ(os.environ)).database_url
-    if url == sqlite_url(default_data_dir(os.environ) / "catalog.sqlite"):
-        return url, None
+    if url is None:
+        option = context.meta.get(WORKDIR_KEY) if context is not None else None
+        workdir = resolve_workdir(option, os.environ, Path.cwd())
+        return sqlite_url(workdir_store(workdir)), None
     return url, f"${DATABASE_URL_VAR}"
 
 
@@ -121,7 +131,8 @@ def open_catalog(url: str) -> Database:
                            f"{reason}") from None
 
 
-def _missing_sqlite_file(url: str) -> bool:
+def missing_sqlite_file(url: str) -> bool:
+    """Whether ``url`` is an SQLite file that does not exist (a read finds nothing in it)."""
     import sqlalchemy as sa
 
     parsed = sa.make_url(url)
@@ -156,7 +167,7 @@ class DeferredCatalog:
             if self._origin is not None:
                 self.url = catalog_url(self.url, self._origin)
                 self._origin = None
-            if _missing_sqlite_file(self.url):
+            if missing_sqlite_file(self.url):
                 self._absent = True
                 return None
             from laguna.store.source import StoreSource

@@ -17,22 +17,14 @@ from pathlib import Path
 
 import sqlalchemy as sa
 
-from laguna.config import sqlite_url
+from laguna.config import STATE_DIR, STORE_FILE, WORKDIR_VAR, resolve_workdir, sqlite_url
 from laguna.store.db import READ_ONLY, Database, open_database
 
-WORKDIR_VAR = "LAGUNA_WORKDIR"
-STATE_DIR = ".laguna"
-STORE_FILE = "laguna.sqlite"
+__all__ = ["STATE_DIR", "STORE_FILE", "WORKDIR_VAR", "Workdir", "open_store", "resolve_workdir"]
+
 CLOUD_DIR = "cloud"
 #: how long a command waits for another one's write to the store, in seconds
 BUSY_TIMEOUT = 30.0
-
-
-def resolve_workdir(option: str | Path | None, environ: t.Mapping[str, str],
-                    cwd: Path) -> Path:
-    """The working directory: the option, else ``$LAGUNA_WORKDIR``, else ``cwd``."""
-    chosen = option if option not in (None, "") else environ.get(WORKDIR_VAR) or cwd
-    return (cwd / Path(chosen)).resolve()
 
 
 @dataclasses.dataclass(frozen=True)

@@ -3,19 +3,14 @@ schemathesis (bounded) for answers of 500."""
 
 from __future__ import annotations
 
-import datetime
 import typing as t
 from pathlib import Path
 
 import schemathesis
 from hypothesis import HealthCheck, given, settings
 
-from laguna.api.app import create_app
 from laguna.api.openapi import text
-from laguna.api.settings import ApiSettings
-from laguna.api.tasks import StoreTaskQueue
-from laguna.store.db import Database
-from laguna.store.identity import issue_token
+from tests.unit.api.idle import idle_app
 
 DOCUMENT = Path(__file__).parents[3] / "docs" / "openapi.json"
 
@@ -30,14 +25,7 @@ schemathesis.serializer.alias("application/murano-packages-json-patch", "applica
 
 
 def _served_schema(workdir: Path) -> tuple[t.Any, str]:
-    def idle(_settings: ApiSettings, database: Database) -> StoreTaskQueue:
-        return StoreTaskQueue(database, {}, workers=0)
-
-    app = create_app(ApiSettings(workdir=workdir, workers=0), queue=idle)
-    with app.state.laguna.database.session() as session:
-        token = issue_token(session, "fuzz", "fuzzer", False,
-                            datetime.datetime.now(datetime.timezone.utc),
-                            datetime.timedelta(hours=1))
+    app, token = idle_app(workdir, "fuzz", "fuzzer")
     return schemathesis.openapi.from_asgi("/openapi.json", app), token
 
 

@@ -61,9 +61,8 @@ def test_models_create_all_equals_migrations(tmp_path: Path) -> None:
 
 
 def test_config_default_url_and_override(tmp_path: Path) -> None:
-    assert Config.from_environ({"HOME": "/home/u"}).database_url == (
-        "sqlite:////home/u/.local/share/laguna/catalog.sqlite")
-    assert Config.from_environ({"XDG_DATA_HOME": "/data"}).database_url == (
-        "sqlite:////data/laguna/catalog.sqlite")
+    # no URL: the working directory's store (tests/unit/cli/test_one_catalog.py)
+    assert Config.from_environ({"HOME": "/home/u"}).database_url is None
+    assert Config.from_environ({"LAGUNA_DATABASE_URL": ""}).database_url is None
     assert Config.from_environ({"LAGUNA_DATABASE_URL": "postgresql+psycopg://h/db",
                                 "HOME": "/home/u"}).database_url == "postgresql+psycopg://h/db"

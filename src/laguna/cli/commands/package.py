@@ -12,13 +12,14 @@ from rich.console import Console
 from rich.table import Table
 
 from laguna.cli.errors import CommandError, OutputError, described
+from laguna.cli.shared import workdir_option
 from laguna.cli.sources import (
-    configured_url, db_url_option, lib_option, open_catalog, package_sources,
+    configured_url, db_url_option, lib_option, missing_sqlite_file, open_catalog, package_sources,
 )
 from laguna.errors import LagunaError
 from laguna.packages.archive import build_archive
 from laguna.packages.check import CheckResult, check_path
-from laguna.packages.errors import VersionError
+from laguna.packages.errors import PackageNotFoundError, VersionError
 from laguna.packages.package import Package
 from laguna.packages.versions import Version, parse_version
 from laguna.source import Diagnostic
@@ -31,6 +32,13 @@ from laguna.testing.packages import import_checkers
 def _database(db_url: str | None) -> Database:
     """The catalog, migrated; the URL comes from the option or the config object."""
     return open_catalog(configured_url(db_url))
+
+
+def _readable_database(db_url: str | None) -> Database | None:
+    """The catalog to read, or None when it is an SQLite file that does not exist
+    yet: a read finds nothing there and creates nothing."""
+    url = configured_url(db_url)
+    return None if missing_sqlite_file(url) else open_catalog(url)
 
 
 def _fail(error: LagunaError | str) -> t.NoReturn:
@@ -131,6 +139,7 @@ def _write_archive(directory: str, output: str) -> list[str]:
               help="The zip archive to write.")
 @lib_option
 @db_url_option
+@workdir_option
 def build_command(directory: str, output: str, libs: tuple[Path, ...],
                   db_url: str | None) -> None:
     """Zip a package folder after checking it as `laguna package check` does.
@@ -150,6 +159,7 @@ def build_command(directory: str, output: str, libs: tuple[Path, ...],
 @click.option("--category", "categories", multiple=True, help="A category; may be repeated.")
 @lib_option
 @db_url_option
+@workdir_option
 def import_command(path: str, public: bool, disabled: bool, categories: tuple[str, ...],
                    libs: tuple[Path, ...], db_url: str | None) -> None:
     """Import a package folder or zip archive into the catalog.
@@ -210,18 +220,21 @@ def _store_import(db_url: str | None, what: str,
 @click.option("--tag", help="Only packages with this tag.")
 @click.option("--search", help="Text to look for in names and descriptions.")
 @db_url_option
+@workdir_option
 def list_command(package_type: str | None, tag: str | None, search: str | None,
                  db_url: str | None) -> None:
     """List the packages in the catalog."""
-    database = _database(db_url)
-    try:
-        with database.session() as session:
-            records = repo.list_packages(session, repo.PackageFilter(
-                type=package_type, tag=tag, search=search))
-            rows = [(r.fully_qualified_name, r.version, r.type, _yes(r.enabled), _yes(r.is_public))
-                    for r in records]
-    finally:
-        database.dispose()
+    database = _readable_database(db_url)
+    rows: list[tuple[str, str, str, str, str]] = []
+    if database is not None:
+        try:
+            with database.session() as session:
+                records = repo.list_packages(session, repo.PackageFilter(
+                    type=package_type, tag=tag, search=search))
+                rows = [(r.fully_qualified_name, r.version, r.type, _yes(r.enabled),
+                         _yes(r.is_public)) for r in records]
+        finally:
+            database.dispose()
     if not rows:
         click.echo("no packages")
         return
@@ -260,10 +273,13 @@ def _describe(record: PackageRecord, versions: list[Version]) -> list[tuple[str,
 @package.command("show")
 @click.argument("spec", metavar="NAME[==VERSION]")
 @db_url_option
+@workdir_option
 def show_command(spec: str, db_url: str | None) -> None:
     """Show one package (the highest version unless one is named)."""
     name, version = _parse_spec(spec)
-    database = _database(db_url)
+    database = _readable_database(db_url)
+    if database is None:
+        _fail(PackageNotFoundError(name, None if version is None else str(version)))
     try:
         with database.session() as session:
             record = repo.get_package(session, name, version)
@@ -282,10 +298,13 @@ def show_command(spec: str, db_url: str | None) -> None:
 @click.option("--all-versions", is_flag=True,
               help="Delete every version when NAME has several and none is named.")
 @db_url_option
+@workdir_option
 def delete_command(spec: str, all_versions: bool, db_url: str | None) -> None:
     """Delete a package version from the catalog."""
     name, version = _parse_spec(spec)
-    database = _database(db_url)
+    database = _readable_database(db_url)
+    if database is None:
+        _fail(PackageNotFoundError(name, None if version is None else str(version)))
     try:
         with database.session() as session:
             if version is None and not all_versions:
@@ -307,6 +326,7 @@ def delete_command(spec: str, all_versions: bool, db_url: str | None) -> None:
 @click.argument("path", type=click.Path(exists=True))
 @lib_option
 @db_url_option
+@workdir_option
 def check_command(path: str, libs: tuple[Path, ...], db_url: str | None) -> None:
     """Check a package folder or archive and print every problem found.
 

@@ -12,6 +12,7 @@ import yaml
 
 from laguna.cli.errors import NO_TEST_MATCHES, CommandError, described
 from laguna.cli.testprogress import TestProgress
+from laguna.cli.shared import workdir_option
 from laguna.cli.sources import catalog_sources, db_url_option, warn_skipped
 from laguna.cli.shared import stdout_console
 from laguna.config import Config
@@ -37,6 +38,7 @@ TEST_TIMEOUT = 60.0
               help="A folder of packages, or a package (folder or zip), the tested one "
                    "may require; looked in before the catalog. Repeatable.")
 @db_url_option
+@workdir_option
 @click.option("--class-configs", "class_configs",
               type=click.Path(exists=True, file_okay=False, path_type=pathlib.Path),
               help="The folder of class configuration files (values of `Usage: Config` "

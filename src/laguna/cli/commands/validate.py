@@ -7,6 +7,7 @@ from pathlib import Path
 
 import click
 
+from laguna.cli.shared import workdir_option
 from laguna.cli.sources import catalog_sources, db_url_option
 from laguna.cli.workdirs import Wiring, default_wiring, key_values, print_json
 from laguna.deploy.errors import MODEL_INVALID, Rejected
@@ -25,6 +26,7 @@ from laguna.deploy.frontend import PrepareOptions
                    "brooklyn.tosca.get_attribute_mode and "
                    "laguna.tosca.get_attribute_down_wait); repeatable.")
 @db_url_option
+@workdir_option
 @click.option("--json", "as_json", is_flag=True,
               help="Print one JSON object on stdout and nothing else.")
 def validate(path: Path, libs: tuple[Path, ...], inputs: Path | None, settings: tuple[str, ...],
