@@ -8,6 +8,8 @@ Every operation on an environment goes the same way (see docs/DEPLOY.md):
    process died (:meth:`Service._recover`), ask the admission rules, claim the
    environment (``acquired_by``), add a ``running`` deployment;
 3. the front end runs; its reports are committed one by one (StoreReporter);
+   a front end that refuses here, before running anything (an unknown class,
+   an unknown action), leaves no trace: step 2 is undone (:meth:`Service._undo`);
 4. one transaction: the deployment's end, the environment's new state, model,
    outputs, components and packages; the claim is released.
 
@@ -85,6 +87,10 @@ class _Started:
     deployment_id: str
     stored: StoredState
     previous: EnvironmentState
+    #: whether this operation created the environment (a refusal then deletes it)
+    created: bool = False
+    #: the environment's packages before the operation added the blueprint's
+    packages_before: tuple[tuple[str, str, bytes], ...] = ()
 
 
 class Service:
@@ -262,11 +268,13 @@ class Service:
             outcome, rejected = self._run(started.frontend, operation, context,
                                           blueprint, action)
             outcome = self._close_reporter(reporter, outcome)
+            if rejected:
+                return self._undo(database, name, started, outcome)
             with database.session() as session:
-                record = self._finish(session, started, operation, outcome, rejected,
+                record = self._finish(session, started, operation, outcome,
                                       blueprint, reporter.components)
                 deployment = repo.get_deployment(session, started.deployment_id)
-                result = self._result(session, record, deployment, rejected=rejected)
+                result = self._result(session, record, deployment)
             sink(DeploymentFinished(name, started.deployment_id,
                                     DeploymentState.SUCCESS.value if outcome.ok
                                     else DeploymentState.FAILURE.value, self.clock()))
@@ -292,10 +300,13 @@ class Service:
                action: dict[str, t.Any] | None) -> _Started:
         now = self.clock()
         # Recovery commits on its own: a refusal below must not undo it.
+        created = False
         with database.session() as session:
             if operation is Operation.DEPLOY:
-                record = repo.find_environment(session, self.project, name) or \
-                    repo.create_environment(
+                record = repo.find_environment(session, self.project, name)
+                if record is None:
+                    created = True
+                    record = repo.create_environment(
                         session, self.project, name, EnvironmentState.PENDING.value, now,
                         blueprint.environment_id if blueprint is not None else None)
             else:
@@ -322,13 +333,16 @@ class Service:
                                      "claimed it first")
             record.status = RUNNING[operation].value
             record.updated = now
+            packages_before = tuple((row.name, row.version, row.archive)
+                                    for row in record.package_rows)
             if blueprint is not None:
                 # Known from the start, so that an interrupted deploy can be undeployed:
                 # the language, and the new packages next to those of the stored model.
                 record.language = blueprint.language
                 repo.add_packages(session, record, [
                     (p.name, p.version, p.archive) for p in blueprint.packages])
-            return _Started(frontend, deployment.id, _stored_state(record), previous)
+            return _Started(frontend, deployment.id, _stored_state(record), previous,
+                            created, packages_before)
 
     def _run(self, frontend: Frontend, operation: Operation, context: RunContext,
              blueprint: Blueprint | None,
@@ -356,8 +370,30 @@ class Service:
             return Outcome(ok=False, error=ErrorInfo(
                 errors.INTERNAL_ERROR, f"{type(exc).__name__}: {exc}")), False
 
+    def _undo(self, database: Database, name: str, started: _Started,
+              outcome: Outcome) -> Result:
+        """A front end that refused before running anything leaves no trace: the
+        deployment record goes, the environment as it was (gone if this operation
+        made it), its packages those it had."""
+        with database.session() as session:
+            deployment = repo.get_deployment(session, started.deployment_id)
+            assert deployment is not None
+            record = session.get(EnvironmentRecord, deployment.environment_id)
+            assert record is not None
+            session.delete(deployment)
+            state: str | None = None
+            if started.created:
+                session.delete(record)
+            else:
+                record.status = state = started.previous.value
+                repo.replace_packages(session, record, started.packages_before)
+                repo.release(session, record)
+            session.flush()
+        return Result(name=name, language=started.frontend.language, status=REJECTED,
+                      state=state, error=outcome.error)
+
     def _finish(self, session: Session, started: _Started, operation: Operation,
-                outcome: Outcome, rejected: bool, blueprint: Blueprint | None,
+                outcome: Outcome, blueprint: Blueprint | None,
                 reported: t.Mapping[str, Component]) -> EnvironmentRecord:
         now = self.clock()
         deployment = repo.get_deployment(session, started.deployment_id)
@@ -373,10 +409,7 @@ class Service:
         }
         if operation is Operation.ACTION:
             deployment.result["result"] = outcome.result
-        if rejected:
-            record.status = started.previous.value
-        else:
-            record.status = finished(operation, outcome.ok).value
+        record.status = finished(operation, outcome.ok).value
         if operation is Operation.UNDEPLOY and outcome.ok:
             record.model, record.outputs, record.components = None, {}, {}
         else:
@@ -507,7 +540,7 @@ class Service:
                       error=error)
 
     def _result(self, session: Session, record: EnvironmentRecord,
-                deployment: DeploymentRecord | None, rejected: bool = False) -> Result:
+                deployment: DeploymentRecord | None) -> Result:
         error = None
         reports: list[Report] = []
         status = OK
@@ -517,7 +550,7 @@ class Service:
             if stored_error is not None:
                 error = ErrorInfo.from_json(stored_error)
             if deployment.state == DeploymentState.FAILURE.value:
-                status = REJECTED if rejected else FAILED
+                status = FAILED
         return Result(
             name=record.name, language=record.language, status=status, state=record.status,
             outputs=dict(record.outputs),

@@ -249,20 +249,45 @@ def test_deploy_refuses_a_loopback_range_off_loopback(wiring: Wiring, tmp_path: 
     assert not (tmp_path / ".laguna" / "laguna.sqlite").exists()
 
 
-def test_a_first_deploy_refused_for_a_missing_class_can_be_forgotten(tmp_path: Path) -> None:
-    # the real MuranoPL front end: the class is looked for once the environment
-    # exists (its stored packages could hold it), so the refusal leaves it pending
+def test_a_first_deploy_refused_for_a_missing_class_writes_nothing(tmp_path: Path) -> None:
+    # the real MuranoPL front end looks for the class once the environment is
+    # claimed (its stored packages could hold it); its refusal still writes nothing
     model = tmp_path / "m.yaml"
     model.write_text("- ?: {id: x, type: no.such.App}\n  name: x\n")
     workdir = ["--workdir", str(tmp_path / "wd")]
     deployed = CliRunner().invoke(cli, [*workdir, "deploy", str(model), "--json"])
     assert deployed.exit_code == 2
     assert json.loads(deployed.stdout)["error"]["kind"] == "class_not_found"
-    listed = CliRunner().invoke(cli, [*workdir, "environments"])
-    assert listed.stdout.splitlines()[1].split()[:3] == ["m", "muranopl", "pending"]
-    forgotten = CliRunner().invoke(cli, [*workdir, "forget", "m"])
-    assert (forgotten.exit_code, forgotten.stdout) == (0, "environment m: forgotten\n")
     assert CliRunner().invoke(cli, [*workdir, "environments"]).stdout == "no environments\n"
-    again = CliRunner().invoke(cli, [*workdir, "forget", "m"])
-    assert (again.exit_code, again.stderr) == (
+    status = CliRunner().invoke(cli, [*workdir, "status", "m"])
+    assert (status.exit_code, status.stderr) == (
         2, "error[environment_not_found]: no environment named 'm'\n")
+
+
+def test_a_refused_redeploy_leaves_the_environment_as_it_was(tmp_path: Path) -> None:
+    workdir = ["--workdir", str(tmp_path / "wd")]
+    package = tmp_path / "app"
+    (package / "Classes").mkdir(parents=True)
+    (package / "manifest.yaml").write_text(
+        "Format: 1.4\nType: Application\nFullName: com.example.Quiet\n"
+        "Classes: {com.example.Quiet: Quiet.yaml}\n")
+    (package / "Classes" / "Quiet.yaml").write_text(
+        "Namespaces: {=: com.example, res: io.murano}\nName: Quiet\n"
+        "Extends: res:Application\nMethods:\n  deploy:\n    Body:\n"
+        "      - $.reported: true\n")
+    good = tmp_path / "m.yaml"
+    good.write_text("- ?: {id: x, type: com.example.Quiet}\n")
+    first = CliRunner().invoke(cli, [*workdir, "deploy", str(good), "-l", str(package),
+                                     "--json"])
+    assert first.exit_code == 0, first.stdout
+    before = json.loads(CliRunner().invoke(cli, [*workdir, "status", "m", "--json"]).stdout)
+    history = CliRunner().invoke(cli, [*workdir, "deployments", "m", "--json"]).stdout
+    bad = tmp_path / "bad" / "m.yaml"
+    bad.parent.mkdir()
+    bad.write_text("- ?: {id: x, type: no.such.App}\n")
+    refused = CliRunner().invoke(cli, [*workdir, "deploy", str(bad), "--json"])
+    assert refused.exit_code == 2
+    assert json.loads(refused.stdout)["state"] == "ready"
+    after = json.loads(CliRunner().invoke(cli, [*workdir, "status", "m", "--json"]).stdout)
+    assert after == before
+    assert CliRunner().invoke(cli, [*workdir, "deployments", "m", "--json"]).stdout == history
