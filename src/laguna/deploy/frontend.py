@@ -56,6 +56,9 @@ class PrepareOptions:
     #: ``--cloud``: where machines come from (TOSCA: None for this machine, ``local``
     #: for the local cloud's hosts)
     cloud: str | None = None
+    #: the blueprint must stand on its own (``laguna validate``): what a deploy would
+    #: still look for in the environment's stored packages is refused now
+    complete: bool = False
 
 
 @dataclasses.dataclass(frozen=True)

@@ -9,7 +9,9 @@ import click
 
 from laguna.cli.shared import workdir_option
 from laguna.cli.sources import catalog_sources, db_url_option
-from laguna.cli.workdirs import Wiring, default_wiring, key_values, print_json
+from laguna.cli.workdirs import (
+    Wiring, current_workdir, default_wiring, key_values, print_json,
+)
 from laguna.deploy.errors import MODEL_INVALID, Rejected
 from laguna.deploy.frontend import PrepareOptions
 
@@ -41,8 +43,12 @@ def validate(path: Path, libs: tuple[Path, ...], inputs: Path | None, settings: 
         if frontend is None:
             raise Rejected(MODEL_INVALID, f"no blueprint language recognises {path}")
         with catalog_sources(db_url) as stores:
+            # every check a deploy makes before anything runs, against this working
+            # directory (an assembly's existing instances) but not an environment's
+            # stored packages: a blueprint validated here stands on its own
             options = PrepareOptions(libs=libs, settings=key_values(settings, "--set"),
-                                     inputs=inputs, catalog=stores[0] if stores else None)
+                                     inputs=inputs, catalog=stores[0] if stores else None,
+                                     workdir=current_workdir().root, complete=True)
             blueprint = frontend.prepare(path, options)
     except Rejected as rejected:
         language = frontend.language if frontend is not None else None

@@ -105,7 +105,7 @@ class MuranoPlFrontend:
         # the environment's name and id as the service will give them to a new one
         environment_id = uuid.uuid4().hex     # as the store makes ids
         trial = self._trial_load(registry, model, environment_id,
-                                 options.name or name or path.stem)
+                                 options.name or name or path.stem, options.complete)
         return Blueprint(language=LANGUAGE, source=str(path), model=model,
                          packages=used_packages(registry), name=name,
                          payload=Prepared(libs, wrapped, trial=trial),
@@ -119,7 +119,8 @@ class MuranoPlFrontend:
         model = dict(data)
         registry = registry_for(options.libs, catalog=options.catalog)
         environment_id = uuid.uuid4().hex     # as the store makes ids
-        trial = self._trial_load(registry, model, environment_id, options.name or "")
+        trial = self._trial_load(registry, model, environment_id, options.name or "",
+                                 options.complete)
         return Blueprint(language=LANGUAGE, source="the API", model=model,
                          packages=used_packages(registry), name=options.name,
                          payload=Prepared(tuple(options.libs), False, options.catalog,
@@ -142,11 +143,12 @@ class MuranoPlFrontend:
 
     @staticmethod
     def _trial_load(registry: ClassRegistry, model: t.Mapping[str, t.Any],
-                    environment_id: str, name: str) -> TrialLoad | None:
+                    environment_id: str, name: str, complete: bool = False) -> TrialLoad | None:
         """Load the model without a cloud: a contract the values break or a model
         that does not load is refused before anything runs. A class that is
         missing may be in the environment's stored packages (a redeploy needs
-        no ``-l``): the run's own load decides, still before anything runs.
+        no ``-l``): the run's own load decides, still before anything runs;
+        unless the blueprint must be ``complete`` (``laguna validate``).
 
         The model is loaded as a new environment ``name`` with id
         ``environment_id`` would load it; the objects are kept for that run."""
@@ -157,7 +159,7 @@ class MuranoPlFrontend:
                 models.settle_wrapped(dict(model), environment_id, name))
         except Exception as error:  # noqa: BLE001 - an engine error that escaped its conversion
             kind, message, _ = kind_and_message(error)
-            if kind == CLASS_NOT_FOUND:
+            if kind == CLASS_NOT_FOUND and not complete:
                 return None
             raise Rejected(kind, message) from None
         finally:
