@@ -122,7 +122,8 @@ class DirectorySource(MemorySource):
     """Packages found on disk.
 
     Each path is a package folder (it has a ``manifest.yaml``), a package
-    zip, or a folder whose subfolders and ``*.zip`` files are packages.
+    zip, or a folder whose subfolders (those with a ``manifest.yaml`` or a
+    ``Classes/`` folder) and ``*.zip`` files are packages.
     Manifests are read once, when the source is made; the rest of a package
     is read when it is first asked for. When two entries have the same name
     and version, the first one found wins and the other is listed in
@@ -146,8 +147,13 @@ class DirectorySource(MemorySource):
             return [path]
         if not path.is_dir():
             return [path]  # reported as skipped by _index
+        # A subfolder with neither a manifest nor Classes/ is no attempt at a
+        # package (a folder of packages may hold other blueprints, as examples/
+        # holds TOSCA and assembly ones) and is passed over; one that has either
+        # is a package, and is reported when it is not a usable one.
         return sorted(child for child in path.iterdir()
-                      if (child.is_dir() and not child.name.startswith("."))
+                      if (child.is_dir() and not child.name.startswith(".")
+                          and ((child / MANIFEST_FILE).is_file() or (child / "Classes").is_dir()))
                       or (child.is_file() and child.suffix == ".zip"))
 
     def _index(self, path: Path) -> None:

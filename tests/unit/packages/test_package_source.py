@@ -42,7 +42,8 @@ def library(tmp_path: Path) -> Path:
         write_package(root, "com.example.Lib", version)
     zipped = write_package(tmp_path, "com.example.Lib", "2.0.0")
     build_archive(zipped, root / "lib-2.zip")
-    (root / "not-a-package").mkdir()
+    (root / "not-a-package" / "Classes").mkdir(parents=True)   # a package's folder, no manifest
+    (root / "tosca").mkdir()                                    # not a package: passed over
     (root / "notes.txt").write_text("ignored")
     return root
 

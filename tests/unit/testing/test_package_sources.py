@@ -140,7 +140,8 @@ def test_unusable_lib_entries_are_warned_about(env: dict[str, str], tested: path
                                                tmp_path: pathlib.Path) -> None:
     libs = tmp_path / "libs"
     lib(libs, "1.1.0")
-    (libs / "junk").mkdir()
+    (libs / "junk" / "Classes").mkdir(parents=True)   # a package without its manifest
+    (libs / "notes").mkdir()                          # not a package: passed over
     result = CliRunner().invoke(cli, ["test", str(tested), "-l", str(libs)],
                                                 env=env)
     assert result.exit_code == 0
