@@ -84,8 +84,11 @@ def create_app(settings: ApiSettings, *, database: Database | None = None,
         finally:
             state.queue.stop()
 
+    # No /docs nor /redoc: FastAPI's pages load their scripts from a CDN and are
+    # blank on a machine without the Internet. The document itself is served at
+    # /openapi.json (and kept as docs/openapi.json) for any OpenAPI viewer.
     app = FastAPI(title="laguna application catalog API (Murano v1)", version=__version__,
-                  lifespan=lifespan)
+                  lifespan=lifespan, docs_url=None, redoc_url=None)
     app.state.laguna = state
     errors.install(app)
 
