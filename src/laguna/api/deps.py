@@ -7,8 +7,8 @@ import typing as t
 from fastapi import Depends, Header, Request
 from sqlalchemy.orm import Session
 
-from laguna.api.errors import ApiError
-from laguna.api.identity import RequestContext
+from laguna.api.identity import RequestContext, authenticate
+from laguna.api.limits import CALLER_KEY
 from laguna.api.state import ApiState
 
 
@@ -18,13 +18,16 @@ def api_state(request: Request) -> ApiState:
 
 def caller(request: Request,
            x_auth_token: t.Annotated[str | None, Header()] = None) -> RequestContext:
-    """The caller of the request, from ``X-Auth-Token``; 401 without a valid one."""
-    if not x_auth_token:
-        raise ApiError(401, "Authentication required: send a token in X-Auth-Token")
-    context = api_state(request).identity.authenticate(x_auth_token)
-    if context is None:
-        raise ApiError(401, "The token in X-Auth-Token is not valid or has expired")
-    request.scope.setdefault("state", {})["project_id"] = context.project_id
+    """The caller of the request, from ``X-Auth-Token``; 401 without a valid one.
+
+    :class:`~laguna.api.limits.RequestLimits` authenticated every ``/v1``
+    request before its body was read and left the caller in the scope."""
+    state = request.scope.setdefault("state", {})
+    context = state.get(CALLER_KEY)
+    if not isinstance(context, RequestContext):
+        context = authenticate(api_state(request).identity, x_auth_token)
+        state[CALLER_KEY] = context
+        state["project_id"] = context.project_id
     return context
 
 
