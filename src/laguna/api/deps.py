@@ -32,19 +32,28 @@ def caller(request: Request,
 
 
 def store(request: Request) -> t.Iterator[Session]:
-    """A session of the store, committed when the route returns, else rolled back."""
+    """A session of the store, committed when the route returns, else rolled back.
+
+    Used with the scope ``function`` (:data:`Store`): FastAPI's default runs a
+    dependency's exit after the answer is sent, so a client could read its
+    own write's answer, ask again and be served the snapshot before the
+    commit (or be told 200 for a commit that then failed)."""
     with api_state(request).database.session() as session:
         yield session
 
 
 def reader(request: Request) -> t.Iterator[Session]:
-    """A session that only reads (GETs): it does not wait for writers on SQLite."""
+    """A session that only reads (GETs): it does not wait for writers on SQLite.
+
+    Closed before the answer is sent (scope ``function``), so that no read
+    transaction stays open on a pooled connection while a slow client
+    reads the answer."""
     with api_state(request).database.read_session() as session:
         yield session
 
 
 Caller = t.Annotated[RequestContext, Depends(caller)]
-Store = t.Annotated[Session, Depends(store)]
-Reader = t.Annotated[Session, Depends(reader)]
+Store = t.Annotated[Session, Depends(store, scope="function")]
+Reader = t.Annotated[Session, Depends(reader, scope="function")]
 State = t.Annotated[ApiState, Depends(api_state)]
 ConfigurationSessionHeader = t.Annotated[str | None, Header(alias="X-Configuration-Session")]
