@@ -11,6 +11,7 @@ from fastapi import FastAPI
 from laguna import __version__
 from laguna.api import errors
 from laguna.api.identity import Identity, KeystoneIdentity, StoreIdentity
+from laguna.api.limits import RequestLimits
 from laguna.api.routes import V1, root
 from laguna.api.settings import ApiSettings
 from laguna.api.state import ApiState
@@ -92,6 +93,8 @@ def create_app(settings: ApiSettings, *, database: Database | None = None,
     app.state.laguna = state
     errors.install(app)
 
+    # the last added runs first: requests refused by the limits are counted too
+    app.add_middleware(RequestLimits, settings=settings, identity=identity)
     app.add_middleware(_CountRequests, stats=state.stats)
     app.include_router(root.router)
     for router in V1:

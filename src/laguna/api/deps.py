@@ -7,8 +7,8 @@ import typing as t
 from fastapi import Depends, Header, Request
 from sqlalchemy.orm import Session
 
-from laguna.api.errors import ApiError
-from laguna.api.identity import RequestContext
+from laguna.api.identity import RequestContext, authenticate
+from laguna.api.limits import CALLER_KEY
 from laguna.api.state import ApiState
 
 
@@ -18,30 +18,42 @@ def api_state(request: Request) -> ApiState:
 
 def caller(request: Request,
            x_auth_token: t.Annotated[str | None, Header()] = None) -> RequestContext:
-    """The caller of the request, from ``X-Auth-Token``; 401 without a valid one."""
-    if not x_auth_token:
-        raise ApiError(401, "Authentication required: send a token in X-Auth-Token")
-    context = api_state(request).identity.authenticate(x_auth_token)
-    if context is None:
-        raise ApiError(401, "The token in X-Auth-Token is not valid or has expired")
-    request.scope.setdefault("state", {})["project_id"] = context.project_id
+    """The caller of the request, from ``X-Auth-Token``; 401 without a valid one.
+
+    :class:`~laguna.api.limits.RequestLimits` authenticated every ``/v1``
+    request before its body was read and left the caller in the scope."""
+    state = request.scope.setdefault("state", {})
+    context = state.get(CALLER_KEY)
+    if not isinstance(context, RequestContext):
+        context = authenticate(api_state(request).identity, x_auth_token)
+        state[CALLER_KEY] = context
+        state["project_id"] = context.project_id
     return context
 
 
 def store(request: Request) -> t.Iterator[Session]:
-    """A session of the store, committed when the route returns, else rolled back."""
+    """A session of the store, committed when the route returns, else rolled back.
+
+    Used with the scope ``function`` (:data:`Store`): FastAPI's default runs a
+    dependency's exit after the answer is sent, so a client could read its
+    own write's answer, ask again and be served the snapshot before the
+    commit (or be told 200 for a commit that then failed)."""
     with api_state(request).database.session() as session:
         yield session
 
 
 def reader(request: Request) -> t.Iterator[Session]:
-    """A session that only reads (GETs): it does not wait for writers on SQLite."""
+    """A session that only reads (GETs): it does not wait for writers on SQLite.
+
+    Closed before the answer is sent (scope ``function``), so that no read
+    transaction stays open on a pooled connection while a slow client
+    reads the answer."""
     with api_state(request).database.read_session() as session:
         yield session
 
 
 Caller = t.Annotated[RequestContext, Depends(caller)]
-Store = t.Annotated[Session, Depends(store)]
-Reader = t.Annotated[Session, Depends(reader)]
+Store = t.Annotated[Session, Depends(store, scope="function")]
+Reader = t.Annotated[Session, Depends(reader, scope="function")]
 State = t.Annotated[ApiState, Depends(api_state)]
 ConfigurationSessionHeader = t.Annotated[str | None, Header(alias="X-Configuration-Session")]

@@ -14,6 +14,7 @@ import typing as t
 
 import httpx
 
+from laguna.api.errors import ApiError
 from laguna.store import identity as store_identity
 from laguna.store.db import Database
 
@@ -38,6 +39,16 @@ class Identity(t.Protocol):
     def authenticate(self, token: str) -> RequestContext | None:
         """The caller ``token`` speaks for; None when it is not valid."""
         ...
+
+
+def authenticate(identity: Identity, token: str | None) -> RequestContext:
+    """The caller ``token`` (``X-Auth-Token``) speaks for; 401 without a valid one."""
+    if not token:
+        raise ApiError(401, "Authentication required: send a token in X-Auth-Token")
+    context = identity.authenticate(token)
+    if context is None:
+        raise ApiError(401, "The token in X-Auth-Token is not valid or has expired")
+    return context
 
 
 class StoreIdentity:

@@ -52,7 +52,8 @@ def check_session(session: Session, context: RequestContext, environment_id: str
 def editable_session(session: Session, context: RequestContext, environment_id: str,
                      session_id: str | None) -> tuple[EnvironmentRecord, ConfigurationSession]:
     """The session of ``X-Configuration-Session`` for a change: 400 without the
-    header, 404 when unknown, 403 when invalid or deploying."""
+    header, 404 when unknown, 401 when another user's (the seed's table of
+    "POST applications"), 403 when invalid or deploying."""
     record = check_environment(session, context, environment_id)
     if not session_id:
         raise bad_request("X-Configuration-Session header which indicates to the session "
@@ -60,6 +61,7 @@ def editable_session(session: Session, context: RequestContext, environment_id: 
     configuration = session.get(ConfigurationSession, session_id)
     if configuration is None or configuration.environment_id != environment_id:
         raise not_found(f"Session <SessionId {session_id}> is not found")
+    owner_check(context, configuration)
     if not valid(session, record, configuration):
         raise forbidden(invalid_message(session_id))
     if configuration.state == session_store.DEPLOYING:
@@ -75,7 +77,8 @@ def session_view(configuration: ConfigurationSession) -> dict[str, t.Any]:
 
 
 def owner_check(context: RequestContext, configuration: ConfigurationSession) -> None:
-    """Only the user who opened a session may read or delete it (401, as the original)."""
+    """Only the user who opened a session may read, change, delete or deploy it
+    (401, the seed's code for each of these verbs)."""
     if configuration.user_id != context.user_id:
         raise ApiError(401, f"User <UserId {context.user_id}> is not authorized to access "
                             f"session <SessionId {configuration.id}>.")

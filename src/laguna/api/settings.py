@@ -8,6 +8,11 @@ from pathlib import Path
 
 #: how long a token of the embedded identity is valid
 TOKEN_LIFETIME = datetime.timedelta(hours=24)
+#: the defaults of the request limits (docs/SECURITY.md): a JSON body, a package
+#: archive (the original's ``package_size_limit``, 5 MB), a JSON body's nesting
+MAX_BODY_SIZE = 1024 * 1024
+MAX_PACKAGE_SIZE = 5 * 1024 * 1024
+MAX_JSON_DEPTH = 100
 
 
 @dataclasses.dataclass(frozen=True)
@@ -23,3 +28,9 @@ class ApiSettings:
     #: engine workers running deployments and actions in this process
     workers: int = 2
     token_lifetime: datetime.timedelta = TOKEN_LIFETIME
+    #: bytes of a request's body (every request but a package upload): 413 above
+    max_body_size: int = MAX_BODY_SIZE
+    #: bytes of an uploaded package archive: 413 above
+    max_package_size: int = MAX_PACKAGE_SIZE
+    #: levels of arrays and objects in a JSON body: 400 deeper
+    max_json_depth: int = MAX_JSON_DEPTH

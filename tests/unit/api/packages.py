@@ -73,9 +73,10 @@ def fault(code: int, message: str) -> dict[str, t.Any]:
     """The error body: the original fault middleware's fields under ``error``
     (what the original client reads)."""
     titles = {400: "Bad Request", 401: "Unauthorized", 403: "Forbidden", 404: "Not Found",
-              409: "Conflict", 500: "Internal Server Error", 503: "Service Unavailable"}
+              409: "Conflict", 413: "Request Entity Too Large", 500: "Internal Server Error",
+              503: "Service Unavailable"}
     types = {400: "HTTPBadRequest", 401: "HTTPUnauthorized", 403: "HTTPForbidden",
-             404: "HTTPNotFound", 409: "HTTPConflict", 500: "HTTPInternalServerError",
-             503: "HTTPServiceUnavailable"}
+             404: "HTTPNotFound", 409: "HTTPConflict", 413: "HTTPRequestEntityTooLarge",
+             500: "HTTPInternalServerError", 503: "HTTPServiceUnavailable"}
     return {"error": {"code": code, "title": titles[code], "message": message,
                       "explanation": message, "type": types[code], "traceback": None}}

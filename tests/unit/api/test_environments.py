@@ -7,6 +7,8 @@ import concurrent.futures
 import threading
 import typing as t
 
+import pytest
+
 from laguna.deploy.frontend import FrontendRegistry, PrepareOptions
 from laguna.deploy.service import Service
 from laguna.deploy.workdir import Workdir
@@ -34,12 +36,18 @@ def configure(api: Api, token: str, env_id: str) -> str:
     return t.cast(str, response.json()["id"])
 
 
-def deployed(api: Api, token: str) -> tuple[str, str]:
+def with_application(api: Api, token: str) -> tuple[str, str]:
+    """A new environment and an open session holding :data:`APP`."""
     api.import_package(EXAMPLES / "webserver")
     env_id = create(api, token)["id"]
     session_id = configure(api, token, env_id)
     api.client.post(f"/v1/environments/{env_id}/services", json=APP,
                     headers=api.headers(token, session_id))
+    return env_id, session_id
+
+
+def deployed(api: Api, token: str) -> tuple[str, str]:
+    env_id, session_id = with_application(api, token)
     response = api.client.post(f"/v1/environments/{env_id}/sessions/{session_id}/deploy",
                                headers=api.headers(token))
     assert response.status_code == 200
@@ -218,6 +226,42 @@ def test_a_session_is_its_users_and_answers_401_to_another(api: Api) -> None:
     assert (deleted.status_code, deleted.json()) == (200, None)
     assert api.client.get(f"/v1/environments/{env_id}/sessions/{session_id}",
                           headers=api.headers(token)).status_code == 404
+
+
+def _not_yours(session_id: str) -> dict[str, t.Any]:
+    return fault(401, f"User <UserId u9> is not authorized to access session "
+                      f"<SessionId {session_id}>.")
+
+
+@pytest.mark.parametrize("method, path, with_header", [
+    # the seed's table of each session verb: 401 "User is not authorized to access
+    # this session" (murano-api-v1.txt: Deploy session, Get session details,
+    # Delete session, POST applications)
+    ("POST", "/sessions/{sid}/deploy", False),
+    ("GET", "/sessions/{sid}", False),
+    ("DELETE", "/sessions/{sid}", False),
+    ("POST", "/services", True),
+    ("PUT", "/services/app1/name", True),
+    ("DELETE", "/services/app1", True),
+])
+def test_another_user_of_the_project_gets_401_from_every_session_verb(
+        api: Api, method: str, path: str, with_header: bool) -> None:
+    token = api.token()
+    env_id, session_id = with_application(api, token)
+    other = api.token(user="u9")    # the same project, another user
+    response = api.client.request(
+        method, f"/v1/environments/{env_id}" + path.format(sid=session_id),
+        json=APP if method in ("POST", "PUT") and with_header else None,
+        headers=api.headers(other, session_id if with_header else None))
+    assert (response.status_code, response.json()) == (401, _not_yours(session_id))
+    # the session is as its user left it: opened, its application there, no task queued
+    shown = api.client.get(f"/v1/environments/{env_id}/sessions/{session_id}",
+                           headers=api.headers(token)).json()
+    assert shown["state"] == "opened"
+    services = api.client.get(f"/v1/environments/{env_id}/services",
+                              headers=api.headers(token, session_id)).json()
+    assert [(s["?"]["id"], s["name"]) for s in services] == [("app1", "web")]
+    assert api.run_tasks() == 0
 
 
 # -- deploying ------------------------------------------------------------------------------

@@ -131,3 +131,26 @@ def test_request_statistics(api: Api) -> None:
 
 def test_request_statistics_need_a_token(api: Api) -> None:
     assert api.client.get("/v1/stats").status_code == 401
+
+
+def test_request_statistics_show_a_project_its_own_counts_only(api: Api) -> None:
+    mine, theirs = api.token("pa", "u1"), api.token("pb", "u2")
+    api.client.get("/v1/templates", headers=api.headers(mine))
+    for _ in range(3):
+        api.client.get("/v1/templates", headers=api.headers(theirs))
+    api.client.get("/v1/environments")    # no token: 401, the host's alone
+    [entry] = api.client.get("/v1/stats", headers=api.headers(mine)).json()
+    assert (entry["request_count"], entry["error_count"]) == (1, 0)
+    assert entry["requests_per_tenant"] == '{"pa": 1}'
+    # an admin sees the host's counts and every project's
+    admin = api.token("ops", "root", admin=True)
+    [entry] = api.client.get("/v1/stats", headers=api.headers(admin)).json()
+    assert (entry["request_count"], entry["error_count"]) == (6, 0)
+    assert entry["requests_per_tenant"] == '{"pa": 2, "pb": 3}'
+
+
+def test_request_statistics_of_a_project_without_requests_are_zero(api: Api) -> None:
+    api.client.get("/v1/templates", headers=api.headers(api.token("pb", "u2")))
+    [entry] = api.client.get("/v1/stats", headers=api.headers(api.token("pa", "u1"))).json()
+    assert (entry["request_count"], entry["requests_per_tenant"]) == (0, "{}")
+    assert (entry["average_response_time"], entry["requests_per_second"]) == (0.0, 0.0)

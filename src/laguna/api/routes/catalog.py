@@ -20,9 +20,9 @@ from fastapi import APIRouter, Depends, Request
 from fastapi.responses import PlainTextResponse, Response
 from sqlalchemy.orm import Session
 
-from laguna.api import packagepatch
-from laguna.api.deps import Caller, Reader, State, Store
-from laguna.api.errors import ACCESS_DENIED, bad_request, conflict, forbidden, not_found
+from laguna.api import limits, packagepatch
+from laguna.api.deps import Caller, Reader, State, Store, api_state
+from laguna.api.errors import ACCESS_DENIED, ApiError, bad_request, conflict, forbidden, not_found
 from laguna.api.identity import RequestContext
 from laguna.api.state import ApiState
 from laguna.api.timestamps import timestamp
@@ -41,8 +41,6 @@ router = APIRouter(tags=["catalog"])
 #: page size when ``limit`` is not given, and the largest page (the original's settings)
 DEFAULT_LIMIT = 20
 MAX_LIMIT = 100
-#: the largest package archive an upload may carry, in MiB (the original's setting)
-PACKAGE_SIZE_LIMIT_MB = 5
 NAME_LIMIT = 80
 
 #: the query parameters of a package search; others are ignored, as the original did
@@ -195,12 +193,18 @@ class Upload:
 
 
 async def upload_body(request: Request) -> Upload:
-    """The parts of an upload, checked as the original checked them (400s)."""
+    """The parts of an upload, checked as the original checked them (400s), and
+    the archive's size (413, the limit named).
+
+    The request is at most the archive's limit plus the metadata's allowance
+    (:class:`~laguna.api.limits.RequestLimits` cut it while it arrived, so no
+    more than that was spooled to disk); the archive alone is checked here."""
     content_type = request.headers.get("content-type", "").split(";")[0].strip().lower()
     if content_type != "multipart/form-data":
         raise bad_request("Content-Type must be 'multipart/form-data'")
-    limit = PACKAGE_SIZE_LIMIT_MB * 1024 * 1024
-    async with request.form(max_part_size=limit) as form:
+    settings = api_state(request).settings
+    limit = settings.max_package_size
+    async with request.form(max_part_size=limits.UPLOAD_ALLOWANCE) as form:
         parts = form.multi_items()
         if len(parts) > 2:
             raise bad_request("'multipart/form-data' request body should contain 1 or 2 parts: "
@@ -210,6 +214,8 @@ async def upload_body(request: Request) -> Upload:
         metadata: dict[str, t.Any] = {}
         for _name, part in parts:
             if isinstance(part, str):
+                # json.loads recurses per level: the same bound as any JSON body
+                limits.check_json_depth(part.encode(), settings.max_json_depth)
                 try:
                     value = json.loads(part)
                 except ValueError:
@@ -219,8 +225,7 @@ async def upload_body(request: Request) -> Upload:
             else:
                 archive = await part.read(limit + 1)
                 if len(archive) > limit:
-                    raise bad_request("Uploading file is too large. The limit is "
-                                      f"{PACKAGE_SIZE_LIMIT_MB} Mb")
+                    raise ApiError(413, limits.upload_too_large(limit))
     if archive is None:
         raise bad_request("There is no file package with application description")
     return Upload(archive, metadata)

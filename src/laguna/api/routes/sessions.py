@@ -63,6 +63,7 @@ def deploy(environment_id: str, session_id: str, context: Caller, session: Store
     session.execute(sa.select(EnvironmentRecord.id).where(
         EnvironmentRecord.id == environment_id).with_for_update())
     record, configuration = check_session(session, context, environment_id, session_id)
+    owner_check(context, configuration)
     if not valid(session, record, configuration):
         raise forbidden(invalid_message(session_id))
     if configuration.state != session_store.OPENED:

@@ -44,5 +44,6 @@ def aggregated_statistics(environment_id: str, caller: Caller,
 
 @router.get("/stats", summary="Request statistics of this API host")
 def request_statistics(caller: Caller, state: State) -> list[dict[str, t.Any]]:
-    # one entry per API host, as the original's table held; this process is one host
-    return [state.stats.snapshot()]
+    # one entry per API host, as the original's table held; this process is one host.
+    # Another project's counts are its own business: admins alone see them.
+    return [state.stats.snapshot(None if caller.is_admin else caller.project_id)]

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import click
 
+from laguna.api.settings import MAX_BODY_SIZE, MAX_JSON_DEPTH, MAX_PACKAGE_SIZE
 from laguna.cli.sources import catalog_url
 from laguna.cli.workdirs import current_workdir, workdir_option
 
@@ -21,9 +22,19 @@ from laguna.cli.workdirs import current_workdir, workdir_option
                    "tokens of `laguna token create`.")
 @click.option("--workers", default=2, show_default=True, type=click.IntRange(1, 64),
               help="Engine workers running deployments and actions.")
+@click.option("--max-body-size", default=MAX_BODY_SIZE, show_default=True, metavar="BYTES",
+              type=click.IntRange(min=1),
+              help="The largest request body (all but package uploads): 413 above.")
+@click.option("--max-package-size", default=MAX_PACKAGE_SIZE, show_default=True,
+              metavar="BYTES", type=click.IntRange(min=1),
+              help="The largest package archive an upload may carry: 413 above.")
+@click.option("--max-json-depth", default=MAX_JSON_DEPTH, show_default=True, metavar="LEVELS",
+              type=click.IntRange(min=1),
+              help="The deepest nesting of arrays and objects in a JSON body: 400 deeper.")
 @workdir_option
 def serve(host: str, port: int, db_url: str | None, keystone_url: str | None,
-          workers: int) -> None:
+          workers: int, max_body_size: int, max_package_size: int,
+          max_json_depth: int) -> None:
     """Serve the Murano v1 REST API (environments, sessions, services, deployments,
     actions, catalog, templates, statistics) until interrupted.
 
@@ -37,7 +48,9 @@ def serve(host: str, port: int, db_url: str | None, keystone_url: str | None,
 
     settings = ApiSettings(workdir=current_workdir().root,
                            database_url=catalog_url(db_url, "--db") if db_url else None,
-                           keystone_url=keystone_url, workers=workers)
+                           keystone_url=keystone_url, workers=workers,
+                           max_body_size=max_body_size, max_package_size=max_package_size,
+                           max_json_depth=max_json_depth)
     app = create_app(settings)
     click.echo(f"laguna API on http://{host}:{port}/ (store: "
                f"{settings.database_url or current_workdir().url})", err=True)
