@@ -144,23 +144,40 @@ def test_laguna_test_runner_takes_required_packages_from_the_catalog(
 
 
 def test_migration_indexes_packages_imported_before_it(tmp_path: Path) -> None:
+    # several packages, one whose archive no longer reads between them: each
+    # readable one gets its classes, the unreadable one none, and none is lost
     url = sqlite_url(tmp_path / "old.sqlite")
     upgrade(url, "0001")
-    package = thing(tmp_path, "1.0.0")
+    packages = [
+        ("00000000000000000000000000000001", "cat.lib", "1.0.0",
+         thing(tmp_path, "1.0.0").to_archive()),
+        ("00000000000000000000000000000002", "cat.broken", "1.0.0", b"not a zip"),
+        ("00000000000000000000000000000003", "cat.other", "1.0.0",
+         user(tmp_path, "other", "1.0").to_archive()),
+        ("00000000000000000000000000000004", "cat.lib", "2.0.0",
+         thing(tmp_path, "2.0.0").to_archive()),
+    ]
     engine = make_engine(url)
     try:
         with engine.begin() as connection:
-            connection.execute(sa.text(
-                "INSERT INTO packages (id, fully_qualified_name, name, version, version_major, "
-                "version_minor, version_patch, version_prerelease, type, format, enabled, "
-                "is_public, archive, manifest, created_at, updated_at) VALUES "
-                "('00000000000000000000000000000001', 'cat.lib', 'cat.lib', '1.0.0', 1, 0, 0, "
-                "'', 'Library', 'MuranoPL/1.4', 1, 0, :archive, '{}', '2026-01-01', "
-                "'2026-01-01')"), {"archive": package.to_archive()})
+            for package_id, name, version, archive in packages:
+                major = int(version.split(".")[0])
+                connection.execute(sa.text(
+                    "INSERT INTO packages (id, fully_qualified_name, name, version, "
+                    "version_major, version_minor, version_patch, version_prerelease, type, "
+                    "format, enabled, is_public, archive, manifest, created_at, updated_at) "
+                    "VALUES (:id, :name, :name, :version, :major, 0, 0, '', 'Library', "
+                    "'MuranoPL/1.4', 1, 0, :archive, '{}', '2026-01-01', '2026-01-01')"),
+                    {"id": package_id, "name": name, "version": version, "major": major,
+                     "archive": archive})
         upgrade(url)
         with engine.connect() as connection:
             rows = connection.execute(sa.text(
-                "SELECT class_name FROM package_classes ORDER BY class_name")).all()
-        assert [r[0] for r in rows] == ["cat.lib.Extra", "cat.lib.Thing"]
+                "SELECT package_id, class_name FROM package_classes "
+                "ORDER BY package_id, class_name")).all()
+        assert [(str(r[0])[-1], r[1]) for r in rows] == [
+            ("1", "cat.lib.Extra"), ("1", "cat.lib.Thing"),
+            ("3", "cat.other.User"),
+            ("4", "cat.lib.Extra"), ("4", "cat.lib.Thing")]
     finally:
         engine.dispose()
