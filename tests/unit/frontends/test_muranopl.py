@@ -94,17 +94,27 @@ def test_settings_set_application_properties(tmp_path: Path) -> None:
 
 
 # -- redeploy ---------------------------------------------------------------------------
+def _stored_header(object_id: str, type_name: str) -> dict[str, t.Any]:
+    """An object's header as a deploy stores it: with its package, version and actions."""
+    return {"type": type_name, "id": object_id, "package": f"pkg.{type_name}",
+            "version": "1.2.0", "_actions": {f"{object_id}_act": {
+                "enabled": True, "name": "act", "title": "act"}}}
+
+
 def test_a_new_model_is_applied_to_the_stored_one_by_object_id() -> None:
-    stored = {"Objects": {"?": {"id": "env", "type": "E"}, "applications": [
-        {"?": {"id": "a", "type": "A"}, "url": "http://kept/", "message": "old"},
-        {"?": {"id": "b", "type": "B"}, "url": "http://gone/"}]},
+    # stored headers as deploys write them; the user's new file has plain ones
+    stored = {"Objects": {"?": _stored_header("env", "E"), "applications": [
+        {"?": _stored_header("a", "A"), "url": "http://kept/", "message": "old"},
+        {"?": _stored_header("b", "B"), "url": "http://gone/"}]},
         "Attributes": [["a", "A", "deployed", True]]}
     new = {"Objects": {"?": {"id": "env", "type": "E"}, "applications": [
         {"?": {"id": "a", "type": "A"}, "message": "new"},
         {"?": {"id": "c", "type": "C"}}]}}
     data = redeploy.deployment_model(new, stored)
     a, c = data["Objects"]["applications"]
-    assert a == {"?": {"id": "a", "type": "A"}, "url": "http://kept/", "message": "new"}
+    # unchanged objects keep what was stored, header included: they are not new
+    assert a == {"?": _stored_header("a", "A"), "url": "http://kept/", "message": "new"}
+    assert data["Objects"]["?"] == _stored_header("env", "E")
     assert c == {"?": {"id": "c", "type": "C"}}
     assert data["ObjectsCopy"] == stored["Objects"]
     assert data["Attributes"] == stored["Attributes"]
