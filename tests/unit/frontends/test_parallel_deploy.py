@@ -9,9 +9,10 @@ import json
 import os
 import signal
 import threading
-import time
 import typing as t
 from pathlib import Path
+
+import pytest
 
 from laguna.agent.results import ResultFactory
 from laguna.cloud.recording import RecordingCloud
@@ -20,6 +21,7 @@ from laguna.deploy.frontend import FrontendRegistry, PrepareOptions
 from laguna.deploy.result import Result
 from laguna.deploy.service import Service
 from laguna.deploy.workdir import Workdir
+from laguna.lang.executor import Executor
 from laguna.frontends.muranopl import MuranoPlFrontend
 
 PROBE = Path(__file__).parents[2] / "e2e" / "packages" / "probe"
@@ -150,14 +152,25 @@ def test_a_dry_run_deploys_the_applications_in_the_models_order(tmp_path: Path) 
         == ["host-a", "host-b", "host-c"]
 
 
-def test_ctrl_c_stops_the_applications_and_starts_no_more(tmp_path: Path) -> None:
-    # ten applications, eight at a time: Ctrl-C comes while a's plan runs;
-    # the two waiting for a thread never begin, and the run ends interrupted
+def test_ctrl_c_stops_the_applications_and_starts_no_more(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    # ten applications, eight at a time: Ctrl-C comes while a's plan runs; the
+    # two waiting for a thread never begin, and the run ends interrupted. No
+    # plan answers before the run has taken the interruption (cancelled what
+    # had not begun, expired the rest): an answer before that would free a
+    # thread for a waiting application, however long the others sleep
+    taken = threading.Event()
+    expire = Executor.expire
+
+    def expired(self: Executor) -> None:
+        expire(self)
+        taken.set()
+    monkeypatch.setattr(Executor, "expire", expired)
+
     def answer(host: str, plan: dict[str, t.Any]) -> dict[str, t.Any]:
         if host == "host-a":
             os.kill(os.getpid(), signal.SIGINT)
-        else:
-            time.sleep(0.5)     # none ends before the interruption
+        assert taken.wait(WAIT), "the interruption was not taken"
         return agents.ok(plan)
     agents = Agents(answer)
     letters = "abcdefghij"
