@@ -13,12 +13,32 @@ from laguna.cli.shared import workdir_option
 
 # the subcommands, each defined by the module of its name under
 # laguna.cli.commands (as an attribute of that name): a command's module is imported only when the
-# command runs or is listed, so `laguna test` does not pay for SQLAlchemy, which
-# the catalog and deployment commands import (and Alembic, when their store is
-# older than the migrations: laguna.store.db)
-COMMANDS = frozenset((
-    "action", "deploy", "deployments", "environments", "forget", "intent", "outputs",
-    "package", "serve", "status", "test", "token", "undeploy", "validate"))
+# command runs, so `laguna test` does not pay for SQLAlchemy, which the catalog and
+# deployment commands import (and Alembic, when their store is older than the
+# migrations: laguna.store.db), and `laguna --help` lists them all from their
+# one-line summaries here without importing any (tests/unit/cli/test_startup.py
+# keeps each summary equal to its command's own)
+COMMANDS: dict[str, str] = {
+    "action": "Run action METHOD of object OBJECT_ID in ENVIRONMENT.",
+    "deploy": "Deploy MODEL (a MuranoPL object model file or package; a TOSCA service "
+              "template or CSAR; an assembly descriptor, or its assembly::NAME::VERSION in "
+              "the -l folders or the catalog store) into an environment.",
+    "deployments": "List ENVIRONMENT's deployments, oldest first, each with its reports.",
+    "environments": "List the environments, with their language, state and version.",
+    "forget": "Delete ENVIRONMENT and its deployments' history from the store.",
+    "intent": "Run intent VERB on assembly NAME (TARGET: a state, a cluster component or "
+              "an instance name, as the verb needs).",
+    "outputs": "Print ENVIRONMENT's outputs (one ``name: value`` a line, values as JSON).",
+    "package": "Build, check and import packages, and manage the catalog.",
+    "serve": "Serve the Murano v1 REST API (environments, sessions, services, deployments, "
+             "actions, catalog, templates, statistics) until interrupted.",
+    "status": "Show ENVIRONMENT's state, components, outputs and last reports.",
+    "test": "Run every test method of every TestFixture class in PACKAGE_DIR.",
+    "token": "Tokens of the API's embedded identity (`laguna serve` without --keystone-url).",
+    "undeploy": "Run the destruction of ENVIRONMENT's objects and delete its stack.",
+    "validate": "Check PATH (a blueprint in any language laguna reads) and report every "
+                "problem, or a summary of what it would deploy.",
+}
 
 
 class LazyGroup(click.Group):
@@ -32,6 +52,26 @@ class LazyGroup(click.Group):
             return super().get_command(ctx, cmd_name)
         module = importlib.import_module(f"laguna.cli.commands.{cmd_name}")
         return t.cast(click.Command, getattr(module, cmd_name))
+
+    def format_commands(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
+        """The commands and their summaries, as click lists them, without
+        importing the built-in ones (their summaries are in COMMANDS)."""
+        names = self.list_commands(ctx)
+        if not names:
+            return
+        limit = formatter.width - 6 - max(len(name) for name in names)
+        rows = []
+        for name in names:
+            if name in COMMANDS:
+                # a stand-in with the summary as its help shortens it as click would
+                stand_in = click.Command(name, help=COMMANDS[name])
+                rows.append((name, stand_in.get_short_help_str(limit)))
+                continue
+            command = super().get_command(ctx, name)
+            if command is not None and not command.hidden:
+                rows.append((name, command.get_short_help_str(limit)))
+        with formatter.section("Commands"):
+            formatter.write_dl(rows)
 
 
 @click.group(cls=LazyGroup, context_settings={"help_option_names": ["-h", "--help"]})

@@ -10,7 +10,9 @@ import sys
 import typing as t
 
 import click
-from rich.console import Console
+
+if t.TYPE_CHECKING:
+    from rich.console import Console
 
 F = t.TypeVar("F", bound=t.Callable[..., t.Any])
 
@@ -33,6 +35,10 @@ def workdir_option(function: F) -> F:
 
 
 def stdout_console() -> Console:
+    # rich is imported here, not with this module: `laguna --help` and
+    # `--version` (which import this module) never print through it
+    from rich.console import Console
+
     terminal = sys.stdout.isatty()
     return Console(file=sys.stdout, highlight=False, soft_wrap=True,
                    width=None if terminal else 200,
