@@ -10,7 +10,7 @@ from fastapi import FastAPI
 
 from laguna import __version__
 from laguna.api import errors
-from laguna.api.identity import Identity, KeystoneIdentity, StoreIdentity
+from laguna.api.identity import Identity, KeystoneIdentity, LocalAnonymous, StoreIdentity
 from laguna.api.limits import RequestLimits
 from laguna.api.routes import V1, root
 from laguna.api.settings import ApiSettings
@@ -71,6 +71,8 @@ def create_app(settings: ApiSettings, *, database: Database | None = None,
     if identity is None:
         identity = KeystoneIdentity(settings.keystone_url) if settings.keystone_url \
             else StoreIdentity(database)
+    if settings.anonymous is not None:
+        identity = LocalAnonymous(identity, *settings.anonymous)
     if queue is None:
         from laguna.api.engine import engine_queue
         queue = engine_queue

@@ -37,18 +37,39 @@ class RequestContext:
 
 class Identity(t.Protocol):
     def authenticate(self, token: str) -> RequestContext | None:
-        """The caller ``token`` speaks for; None when it is not valid."""
+        """The caller ``token`` speaks for (``""``: a request without a token);
+        None when it is not valid."""
         ...
 
 
 def authenticate(identity: Identity, token: str | None) -> RequestContext:
     """The caller ``token`` (``X-Auth-Token``) speaks for; 401 without a valid one."""
-    if not token:
-        raise ApiError(401, "Authentication required: send a token in X-Auth-Token")
-    context = identity.authenticate(token)
+    context = identity.authenticate(token or "")
     if context is None:
+        if not token:
+            raise ApiError(401, "Authentication required: send a token in X-Auth-Token")
         raise ApiError(401, "The token in X-Auth-Token is not valid or has expired")
     return context
+
+
+class LocalAnonymous:
+    """Requests without a token act as one project's user; those with a token as
+    the token says (``laguna serve --anonymous PROJECT:USER``, which listens on
+    loopback only): for clients that cannot send a token, such as the OpenStack
+    client's ``--os-auth-type none``. Never an admin."""
+
+    def __init__(self, identity: Identity, project_id: str, user_id: str) -> None:
+        self.identity = identity
+        self.context = RequestContext(project_id, user_id, False, "")
+
+    def authenticate(self, token: str) -> RequestContext | None:
+        if not token or token == NOAUTH_PLACEHOLDER:
+            return self.context
+        return self.identity.authenticate(token)
+
+
+#: what keystoneauth's ``none`` plugin (``--os-auth-type none``) sends as its token
+NOAUTH_PLACEHOLDER = "notused"
 
 
 class StoreIdentity:
@@ -67,6 +88,8 @@ class StoreIdentity:
         self._lock = threading.Lock()
 
     def authenticate(self, token: str) -> RequestContext | None:
+        if not token:
+            return None
         now = self.clock()
         with self._lock:
             cached = self._cache.get(token)
@@ -103,6 +126,8 @@ class KeystoneIdentity:
         self._lock = threading.Lock()
 
     def authenticate(self, token: str) -> RequestContext | None:
+        if not token:
+            return None
         now = self.clock()
         with self._lock:
             cached = self._cache.get(token)

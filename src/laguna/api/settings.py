@@ -34,3 +34,6 @@ class ApiSettings:
     max_package_size: int = MAX_PACKAGE_SIZE
     #: levels of arrays and objects in a JSON body: 400 deeper
     max_json_depth: int = MAX_JSON_DEPTH
+    #: (project, user) that requests without a token act as (``--anonymous``; the
+    #: server then listens on loopback only); None: every request needs a token
+    anonymous: tuple[str, str] | None = None

@@ -9,6 +9,27 @@ from laguna.cli.sources import catalog_url
 from laguna.cli.workdirs import current_workdir, workdir_option
 
 
+def _anonymous_value(_ctx: click.Context, _param: click.Parameter,
+                     value: str | None) -> tuple[str, str] | None:
+    if value is None:
+        return None
+    project, separator, user = value.partition(":")
+    if not separator or not project or not user:
+        raise click.BadParameter(f"{value!r} is not PROJECT:USER")
+    return project, user
+
+
+def _is_loopback(host: str) -> bool:
+    import ipaddress
+
+    if host == "localhost":
+        return True
+    try:
+        return ipaddress.ip_address(host).is_loopback
+    except ValueError:
+        return False
+
+
 @click.command("serve")
 @click.option("--host", default="127.0.0.1", show_default=True,
               help="The address to listen on.")
@@ -31,10 +52,14 @@ from laguna.cli.workdirs import current_workdir, workdir_option
 @click.option("--max-json-depth", default=MAX_JSON_DEPTH, show_default=True, metavar="LEVELS",
               type=click.IntRange(min=1),
               help="The deepest nesting of arrays and objects in a JSON body: 400 deeper.")
+@click.option("--anonymous", metavar="PROJECT:USER", callback=_anonymous_value,
+              help="Requests without a token act as USER of PROJECT (for clients that "
+                   "send none, e.g. `openstack --os-auth-type none`); only with a "
+                   "loopback --host.")
 @workdir_option
 def serve(host: str, port: int, db_url: str | None, keystone_url: str | None,
           workers: int, max_body_size: int, max_package_size: int,
-          max_json_depth: int) -> None:
+          max_json_depth: int, anonymous: tuple[str, str] | None) -> None:
     """Serve the Murano v1 REST API (environments, sessions, services, deployments,
     actions, catalog, templates, statistics) until interrupted.
 
@@ -46,11 +71,16 @@ def serve(host: str, port: int, db_url: str | None, keystone_url: str | None,
     from laguna.api.app import create_app
     from laguna.api.settings import ApiSettings
 
+    if anonymous is not None and not _is_loopback(host):
+        raise click.BadParameter(f"--anonymous needs a loopback --host, not {host!r}: "
+                                 "anyone who reaches the server would act as "
+                                 f"{anonymous[1]} of {anonymous[0]}",
+                                 param_hint="'--anonymous'")
     settings = ApiSettings(workdir=current_workdir().root,
                            database_url=catalog_url(db_url, "--db") if db_url else None,
                            keystone_url=keystone_url, workers=workers,
                            max_body_size=max_body_size, max_package_size=max_package_size,
-                           max_json_depth=max_json_depth)
+                           max_json_depth=max_json_depth, anonymous=anonymous)
     app = create_app(settings)
     click.echo(f"laguna API on http://{host}:{port}/ (store: "
                f"{settings.database_url or current_workdir().url})", err=True)
