@@ -43,11 +43,13 @@ def default_registry() -> Path:
 
 
 def _own_private(folder: Path) -> None:
-    """Make ``folder`` private; refuse one of another user."""
-    owner = private_directory(folder).st_uid
+    """Make ``folder`` private; refuse (and leave alone) one of another user."""
+    folder.mkdir(mode=0o700, parents=True, exist_ok=True)
+    owner = folder.stat().st_uid
     if owner != os.geteuid():
         raise CloudError(f"the address registry {folder} belongs to user {owner}, "
                          f"not to this one ({os.geteuid()})")
+    private_directory(folder)
 
 
 class AddressPool:
