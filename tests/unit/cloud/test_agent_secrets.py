@@ -18,7 +18,8 @@ from laguna.agent import AgentClient, AgentUnreachable
 from laguna.cloud.base import Host
 from laguna.cloud.local.driver import DEFAULT_AGENT, LocalCloud
 
-from .test_local import kill_agent, servers
+from .helpers import pid_alive
+from .test_local import agent_pid, kill_agent, servers
 
 MakeCloud = t.Callable[..., LocalCloud]
 WRONG = ("the agent refused the request: The request's signature is wrong: it was not "
@@ -85,6 +86,19 @@ def test_a_host_made_again_has_a_new_secret(real_cloud: LocalCloud) -> None:
     assert first.agent_secret is not None and second.agent_secret is not None
     assert second.agent_secret != first.agent_secret
     assert refusal(second, first.agent_secret) == WRONG
+
+
+def test_an_agent_without_a_secret_is_replaced_by_the_next_push(
+        real_cloud: LocalCloud) -> None:
+    [before] = real_cloud.push_stack("env-1", servers("web")).hosts
+    pid = agent_pid(real_cloud, "env-1", "web")
+    # as a host started by a laguna whose agents took unsigned requests
+    (real_cloud.directory / "run" / "env-1" / "web" / "agent.key").unlink()
+    assert real_cloud.hosts("env-1")[0].agent_secret is None
+    [after] = real_cloud.push_stack("env-1", servers("web")).hosts
+    assert (agent_pid(real_cloud, "env-1", "web") != pid, pid_alive(pid)) == (True, False)
+    assert after.agent_secret is not None and after.address == before.address
+    assert healthy(after)["status"] == "ready"
 
 
 # What another user of the machine tries: read the cloud's files, then send a

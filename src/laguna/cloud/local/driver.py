@@ -181,8 +181,9 @@ class LocalCloud:
             processes.kill([], marker)
 
     def _recover(self, realm: _Realm, unfinished: bool) -> None:
-        """Restart dead agents; after a crash (``unfinished``) first kill stray
-        processes and free addresses no record holds."""
+        """Restart dead agents and agents without a secret; after a crash
+        (``unfinished``) first kill stray processes and free addresses no record
+        holds."""
         if unfinished:
             self._kill_strays(realm)
             recorded = {a for r in realm.state.records.values()
@@ -192,7 +193,11 @@ class LocalCloud:
                 if address not in recorded:
                     self.pool.release(address, realm.state.stack)
         for record in realm.state.of_type(Server.name):
-            if record.status == COMPLETE and not realm.launched(record):
+            # an agent without a secret was started by a laguna before agents had
+            # one, and answers anyone: it goes, as a dead one would
+            if record.status == COMPLETE and (
+                    not realm.launched(record)
+                    or self.agent_secret(realm.state.stack, record.name) is None):
                 realm.stop_host(record, keep_root=True)
                 realm.start_host(record)
 
