@@ -83,7 +83,8 @@ def one_start(flags: list[str], plan: bool) -> tuple[float, float]:
         key.write_text(SECRET)
         key.chmod(0o600)
         started = time.perf_counter()
-        process = subprocess.Popen(agent_command(flags, root, ready, key), stdin=subprocess.DEVNULL,
+        process = subprocess.Popen(agent_command(flags, root, ready, key),
+                                   stdin=subprocess.DEVNULL,
                                    stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
                                    start_new_session=True)
         try:

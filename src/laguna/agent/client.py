@@ -112,8 +112,8 @@ class AgentClient:
         if not signing.response_is_signed(self._secret, response.status_code, nonce,
                                           response.content,
                                           response.headers.get(SIGNATURE_HEADER)):
-            raise AgentForgedAnswer(self.url, f"HTTP {response.status_code} with "
-                                    f"{'a wrong' if SIGNATURE_HEADER in response.headers else 'no'} "
+            which = "a wrong" if SIGNATURE_HEADER in response.headers else "no"
+            raise AgentForgedAnswer(self.url, f"HTTP {response.status_code} with {which} "
                                     f"{SIGNATURE_HEADER}")
         if response.status_code not in (200, 400, 413, 504):
             raise AgentUnreachable(self.url, f"HTTP {response.status_code}: "

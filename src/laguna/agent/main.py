@@ -1,4 +1,5 @@
-"""``laguna-agent --name NAME --listen ADDR:PORT --root DIR --secret-file FILE [--ready-file FILE] [--max-request BYTES]``.
+"""``laguna-agent --name NAME --listen ADDR:PORT --root DIR --secret-file KEY``
+``[--ready-file FILE] [--max-request BYTES]``.
 
 Once it listens, the agent writes ``--ready-file`` atomically as JSON
 ``{"name", "url", "pid"}`` (port 0 picks a free port; the file tells which),

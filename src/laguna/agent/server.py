@@ -18,11 +18,10 @@ from __future__ import annotations
 
 import json
 import sys
+import threading
 from http import HTTPStatus
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from socketserver import TCPServer
-
-import threading
 
 from laguna.agent.protocol import (BODY_HEADER, HEALTH_PATH, MAX_REQUEST, NONCE_HEADER,
                                    PLAN_MALFORMED, PLANS_PATH, SIGNATURE_HEADER,
@@ -132,7 +131,7 @@ class _Handler(BaseHTTPRequestHandler):
 
         Everything is decided from the headers before a byte of the body is
         read: a caller without the secret cannot make the agent hold its body."""
-        from laguna.agent.signing import NONCE_DIGITS, Refused, is_hex
+        from laguna.agent.signing import NONCE_DIGITS, Refused, digest, is_hex
 
         nonce = self.headers.get(NONCE_HEADER, "")
         self.nonce = nonce if is_hex(nonce, NONCE_DIGITS) else ""
@@ -157,8 +156,6 @@ class _Handler(BaseHTTPRequestHandler):
             self._refuse(HTTPStatus.BAD_REQUEST, f"The request's body ended after "
                          f"{len(body)} of its {length} bytes", PLAN_MALFORMED)
             return None
-        from laguna.agent.signing import digest
-
         if digest(body) != body_sha:
             self._refuse(HTTPStatus.UNAUTHORIZED,
                          f"The request's body does not match its {BODY_HEADER}")

@@ -122,5 +122,9 @@ def test_config_from_arguments_and_environ(tmp_path: Path) -> None:
          "LAGUNA_CLOUD_HOST": "c1:s:web:ab12"})
     assert config == AgentConfig(
         name="db", host="127.42.0.7", port=0, root=tmp_path, ready_file=None, secret=SECRET,
-        max_request=64 * 1024 * 1024, script_env={"PATH": "/bin", "LANG": "C.UTF-8", "HOME": str(tmp_path),
+        max_request=64 * 1024 * 1024,
+        script_env={"PATH": "/bin", "LANG": "C.UTF-8", "HOME": str(tmp_path),
                     "LAGUNA_CLOUD_HOST": "c1:s:web:ab12"})
+    # the secret stays out of logs and tracebacks
+    assert "secret=..., max_request=67108864" in repr(config)
+    assert SECRET not in repr(config)

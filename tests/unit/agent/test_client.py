@@ -126,7 +126,8 @@ def test_malformed_request_is_a_400(server: AgentServer) -> None:
 
 
 def test_nothing_listening_raises_unreachable(tmp_path: Path) -> None:
-    with AgentClient("http://127.0.0.1:9", SECRET) as client, pytest.raises(AgentUnreachable) as info:
+    with AgentClient("http://127.0.0.1:9", SECRET) as client, \
+            pytest.raises(AgentUnreachable) as info:
         client.health()
     assert info.value.url == "http://127.0.0.1:9"
 

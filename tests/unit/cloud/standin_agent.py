@@ -3,8 +3,8 @@
 ``--name NAME --listen ADDR:PORT --root DIR --ready-file FILE --secret-file
 KEY``: listen, then write FILE atomically as {"name", "url", "pid"}; ``GET
 /v1/health`` answers {"name", "status": "ready"} (unsigned: the stand-in only
-checks that KEY holds a secret, private to its owner). Test-only extras, given before the contract's
-options: ``--daemon`` double-forks a detached ``sleep`` whose pid goes to
+checks that KEY holds a secret, private to its owner). Test-only extras, given
+before the contract's options: ``--daemon`` double-forks a detached ``sleep`` whose pid goes to
 ``DIR/daemon.pid``; ``--fail`` exits at once with a message; ``--hang-on NAME``
 never becomes ready when its name is NAME.
 """
