@@ -129,17 +129,29 @@ print(json.dumps(seen))
 SYSTEM_PYTHON = "/usr/bin/python3"
 
 
+NETNS = {"isolation": "netns", "bridge": "lgauth0", "address_range": "203.0.113.0/24"}
+
+
 @pytest.mark.skipif(os.geteuid() != 0 or shutil.which("runuser") is None
                     or not os.path.exists(SYSTEM_PYTHON),
                     reason="needs root, runuser and the system's python3")
-def test_another_user_reads_nothing_and_runs_nothing(make_cloud: MakeCloud) -> None:
+@pytest.mark.parametrize("isolation", [
+    {},
+    # the agent on its own network namespace, reached through the bridge
+    pytest.param(NETNS, marks=pytest.mark.skipif(shutil.which("ip") is None,
+                                                 reason="needs iproute2"), id="netns"),
+], ids=["loopback", "netns"])
+def test_another_user_reads_nothing_and_runs_nothing(make_cloud: MakeCloud,
+                                                     isolation: dict[str, str]) -> None:
     # not under pytest's 0700 temporary folder: the cloud's own modes must hold
     base = Path(tempfile.mkdtemp(prefix="laguna-attack-", dir="/tmp"))
     base.chmod(0o755)
-    cloud = make_cloud(base / ".laguna" / "cloud", agent_command=DEFAULT_AGENT)
+    cloud = make_cloud(base / ".laguna" / "cloud", agent_command=DEFAULT_AGENT, **isolation)
     (base / ".laguna").chmod(0o755)      # as loose as a working directory can be
     try:
         [host] = cloud.push_stack("env-1", servers("web")).hosts
+        assert str(host.agent_url).startswith("http://203.0.113." if isolation
+                                              else "http://127.42.")
         marker = base / "pwned"
         plan = {"FormatVersion": "2.0.0", "ID": "x", "Body": "return id().stdout",
                 "Files": {"f": {"Name": "id.sh", "BodyType": "Text",
@@ -162,3 +174,5 @@ def test_another_user_reads_nothing_and_runs_nothing(make_cloud: MakeCloud) -> N
         for stack in cloud.stacks():
             cloud.delete_stack(stack)
         shutil.rmtree(base)
+        if isolation:   # this test's own bridge, kept while other clouds' namespaces live
+            subprocess.run(["ip", "link", "del", NETNS["bridge"]], capture_output=True)
