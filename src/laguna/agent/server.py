@@ -213,6 +213,8 @@ class _Handler(BaseHTTPRequestHandler):
         self.send_response(status)
         self.send_header("Content-Type", "application/json")
         self.send_header("Content-Length", str(len(body)))
+        if self.close_connection:   # say so: the client must not send another request
+            self.send_header("Connection", "close")
         from laguna.agent.signing import response_signature
 
         self.send_header(SIGNATURE_HEADER,

@@ -182,6 +182,7 @@ def test_a_body_over_the_limit_is_refused_before_it_is_read(agent: Agent) -> Non
                                   f"Host: agent\r\nContent-Length: {length}\r\n\r\n")
     head, _, body = answer.partition(b"\r\n\r\n")
     assert head.split(b"\r\n")[0] == b"HTTP/1.1 413 Request Entity Too Large"
+    assert b"\r\nConnection: close" in head
     assert json.loads(body) == {"error": {"message": (
         f"The request's body of {length} bytes is larger than the agent's limit of "
         "67108864 bytes")}}
