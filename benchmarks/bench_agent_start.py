@@ -1,7 +1,7 @@
 """The start of one ``laguna-agent``: spawned as the local cloud spawns it, until its ready file.
 
 Each run starts ``python -m laguna.agent --name bench --listen 127.0.0.1:0
---root DIR --ready-file FILE`` (the command of ``cloud/local/driver.py``
+--root DIR --ready-file FILE --secret-file KEY`` (the command of ``cloud/local/driver.py``
 ``_spawn``), waits for the ready file, reads the CPU time the agent used so far
 (``/proc/PID/schedstat``, nanoseconds) and stops it. Prints the median, minimum
 and maximum of the time from spawn to ready file and of that CPU time, then
@@ -29,6 +29,7 @@ import http.client
 import json
 import os
 import re
+import secrets
 import statistics
 import subprocess
 import sys
@@ -36,16 +37,20 @@ import tempfile
 import time
 from pathlib import Path
 
+from laguna.agent import signing
+
 READY_TIMEOUT = 20.0
+SECRET = secrets.token_hex(32)
 PLAN = {"FormatVersion": "2.0.0", "ID": "bench", "Body": "return deploy().stdout",
         "Files": {"f": {"Name": "run.sh", "BodyType": "Text", "Body": "#!/bin/sh\necho ok\n"}},
         "Scripts": {"deploy": {"Type": "Application", "EntryPoint": "f"}}}
 _IMPORT_LINE = re.compile(r"^import time:\s+(\d+) \|\s+(\d+) \| (\s*)(\S+)$")
 
 
-def agent_command(flags: list[str], root: Path, ready: Path) -> list[str]:
+def agent_command(flags: list[str], root: Path, ready: Path, key: Path) -> list[str]:
     return [sys.executable, *flags, "-m", "laguna.agent", "--name", "bench",
-            "--listen", "127.0.0.1:0", "--root", str(root), "--ready-file", str(ready)]
+            "--listen", "127.0.0.1:0", "--root", str(root), "--ready-file", str(ready),
+            "--secret-file", str(key)]
 
 
 def cpu_seconds(pid: int) -> float:
@@ -56,9 +61,12 @@ def cpu_seconds(pid: int) -> float:
 def send_plan(url: str) -> None:
     host, _, port = url.removeprefix("http://").rpartition(":")
     connection = http.client.HTTPConnection(host, int(port), timeout=30)
+    body = json.dumps({"plan": PLAN, "timeout": 30}).encode()
+    headers = signing.request_headers(SECRET.encode(), "POST", "/v1/plans", body,
+                                      secrets.token_hex(16), int(time.time()))
     try:
-        connection.request("POST", "/v1/plans", json.dumps({"plan": PLAN, "timeout": 30}),
-                           {"Content-Type": "application/json"})
+        connection.request("POST", "/v1/plans", body,
+                           {"Content-Type": "application/json", **headers})
         answer = json.loads(connection.getresponse().read())
     finally:
         connection.close()
@@ -71,8 +79,12 @@ def one_start(flags: list[str], plan: bool) -> tuple[float, float]:
     ``plan`` from spawn to stop, its script included)."""
     with tempfile.TemporaryDirectory(prefix="bench-agent-") as folder:
         root, ready = Path(folder) / "host", Path(folder) / "run" / "ready.json"
+        key = Path(folder) / "agent.key"
+        key.write_text(SECRET)
+        key.chmod(0o600)
         started = time.perf_counter()
-        process = subprocess.Popen(agent_command(flags, root, ready), stdin=subprocess.DEVNULL,
+        process = subprocess.Popen(agent_command(flags, root, ready, key),
+                                   stdin=subprocess.DEVNULL,
                                    stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
                                    start_new_session=True)
         try:

@@ -22,6 +22,7 @@ if TYPE_CHECKING:
     from laguna.agent.errors import (
         AgentClientError,
         AgentError,
+        AgentForgedAnswer,
         AgentPlanRejected,
         AgentResultError,
         AgentTimeout,
@@ -34,6 +35,7 @@ __all__ = [
     "AgentClient",
     "AgentClientError",
     "AgentError",
+    "AgentForgedAnswer",
     "AgentPlanRejected",
     "AgentResultError",
     "AgentTimeout",
@@ -45,6 +47,7 @@ __all__ = [
 
 _HOMES = {
     "AgentClient": "client", "AgentClientError": "errors", "AgentError": "errors",
+    "AgentForgedAnswer": "errors",
     "AgentPlanRejected": "errors", "AgentResultError": "errors", "AgentTimeout": "errors",
     "AgentTransport": "transport", "AgentUnreachable": "errors",
     "RecordingAgent": "transport", "result_value": "reading",

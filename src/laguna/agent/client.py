@@ -3,37 +3,51 @@
 The plan's timeout is enforced here: the agent kills a script at the timeout
 and answers 504, and if no answer comes within the timeout (plus a short
 grace for the answer to travel) the client gives up; both raise ``AgentTimeout``.
+
+Every request is signed with the host's secret and every answer must be
+signed for it (``laguna.agent.signing``); an answer that is not raises
+``AgentForgedAnswer`` and none of it is used.
 """
 
 from __future__ import annotations
 
 import functools
+import json
+import secrets
 import ssl
+import time
 from typing import Any
 
 import httpx
 
-from laguna.agent.errors import AgentPlanRejected, AgentTimeout, AgentUnreachable
-from laguna.agent.protocol import HEALTH_PATH, PLANS_PATH, TOKEN_HEADER
+from laguna.agent import signing
+from laguna.agent.errors import (AgentForgedAnswer, AgentPlanRejected, AgentTimeout,
+                                 AgentUnreachable)
+from laguna.agent.protocol import (HEALTH_PATH, MAX_REQUEST, PLAN_MALFORMED, PLANS_PATH,
+                                   SIGNATURE_HEADER)
 
 CONNECT_TIMEOUT = 5.0
 GRACE = 5.0
 
 
 class AgentClient:
-    """Talks to one agent at ``url`` (``http://127.42.0.7:40123``); an ``AgentTransport``."""
+    """Talks to one agent at ``url`` (``http://127.42.0.7:40123``) with the host's
+    ``secret``; an ``AgentTransport``. A plan whose request would be larger than
+    ``max_request`` bytes (the agent's limit) is refused before it is sent."""
 
-    def __init__(self, url: str, token: str | None = None, *,
-                 transport: httpx.BaseTransport | None = None, grace: float = GRACE) -> None:
+    def __init__(self, url: str, secret: str, *,
+                 transport: httpx.BaseTransport | None = None, grace: float = GRACE,
+                 max_request: int = MAX_REQUEST) -> None:
         self.url = url.rstrip("/")
         self.grace = grace
-        headers = {TOKEN_HEADER: token} if token is not None else {}
+        self.max_request = max_request
+        self._secret = secret.encode()
         # Plain HTTP never uses TLS, and loading the CA bundle takes a tenth of a
         # second a client: https gets one verifying context for the whole process.
         # httpx makes a context even for plain HTTP (``verify=False`` builds a new
         # one, a millisecond a client, a client a host): one serves them all.
         verify = _verifying_context() if self.url.startswith("https:") else _unused_context()
-        self._http = httpx.Client(base_url=self.url, headers=headers, transport=transport,
+        self._http = httpx.Client(base_url=self.url, transport=transport,
                                   trust_env=False, verify=verify)
 
     def __enter__(self) -> AgentClient:
@@ -56,24 +70,33 @@ class AgentClient:
     def execute(self, plan: dict[str, Any], timeout: float) -> dict[str, Any]:
         plan_id = plan.get("ID") if isinstance(plan.get("ID"), str) else None
         limits = httpx.Timeout(timeout + self.grace, connect=CONNECT_TIMEOUT)
+        body = json.dumps({"plan": plan, "timeout": timeout}, separators=(",", ":")).encode()
+        if len(body) > self.max_request:
+            raise AgentPlanRejected(f"The request of {len(body)} bytes is larger than the "
+                                    f"agent's limit of {self.max_request} bytes",
+                                    PLAN_MALFORMED)
         try:
-            response = self._request("POST", PLANS_PATH, {"plan": plan, "timeout": timeout},
-                                     limits)
+            response = self._request("POST", PLANS_PATH, body, limits)
         except httpx.TimeoutException as exc:
             raise AgentTimeout(plan_id, timeout) from exc
         if response.status_code == 504:
             raise AgentTimeout(plan_id, timeout)
-        if response.status_code == 400:
+        if response.status_code in (400, 413):
             document = self._json(response)
             error = document.get("error") or {}
             raise AgentPlanRejected(str(error.get("message")), int(error.get("code", 2)),
                                     document.get("result"))
         return self._json(response)
 
-    def _request(self, method: str, path: str, body: Any,
+    def _request(self, method: str, path: str, body: bytes | None,
                  timeout: httpx.Timeout) -> httpx.Response:
+        request = self._http.build_request(method, path, content=body, timeout=timeout)
+        nonce = secrets.token_hex(signing.NONCE_DIGITS // 2)
+        request.headers.update(signing.request_headers(
+            self._secret, method, request.url.raw_path.decode("ascii"), body or b"", nonce,
+            int(time.time())))
         try:
-            response = self._http.request(method, path, json=body, timeout=timeout)
+            response = self._http.send(request)
         except httpx.ConnectTimeout as exc:
             raise AgentUnreachable(self.url, f"no connection within {CONNECT_TIMEOUT:g} "
                                    "seconds") from exc
@@ -82,8 +105,17 @@ class AgentClient:
                 raise
             raise AgentUnreachable(self.url, f"{type(exc).__name__}: {exc}") from exc
         if response.status_code == 401:
-            raise AgentUnreachable(self.url, "the agent refused the token")
-        if response.status_code not in (200, 400, 504):
+            # unverified: a refusal carries nothing the engine acts on, and with a
+            # wrong secret the agent's own signature could not be checked either
+            raise AgentUnreachable(self.url, "the agent refused the request: "
+                                   f"{_message(response)}")
+        if not signing.response_is_signed(self._secret, response.status_code, nonce,
+                                          response.content,
+                                          response.headers.get(SIGNATURE_HEADER)):
+            which = "a wrong" if SIGNATURE_HEADER in response.headers else "no"
+            raise AgentForgedAnswer(self.url, f"HTTP {response.status_code} with {which} "
+                                    f"{SIGNATURE_HEADER}")
+        if response.status_code not in (200, 400, 413, 504):
             raise AgentUnreachable(self.url, f"HTTP {response.status_code}: "
                                    f"{response.text[:200]}")
         return response
@@ -96,6 +128,15 @@ class AgentClient:
         if not isinstance(document, dict):
             raise AgentUnreachable(self.url, "the answer is not a JSON object")
         return document
+
+
+def _message(response: httpx.Response) -> str:
+    """The ``error.message`` of an agent's refusal, else the start of its text."""
+    try:
+        message = response.json()["error"]["message"]
+    except (ValueError, KeyError, TypeError):
+        return response.text[:200]
+    return str(message)
 
 
 @functools.cache

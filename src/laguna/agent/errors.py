@@ -10,7 +10,8 @@
           |    +-- PlanTimeout      the plan's time ran out; its script was killed
           +-- AgentClientError      raised by AgentClient / RecordingAgent on the engine side
                +-- AgentTimeout     no result within the plan's timeout
-               +-- AgentUnreachable the agent cannot be reached
+               +-- AgentUnreachable the agent cannot be reached, or refused the request
+               +-- AgentForgedAnswer an answer not signed with the host's secret
                +-- AgentPlanRejected the agent answered 400 (a PlanError on its side)
                +-- AgentResultError the plan ran and its result reports a failure
 
@@ -114,6 +115,23 @@ class AgentUnreachable(AgentClientError):
 
     def __repr__(self) -> str:
         return f"AgentUnreachable(url={self.url!r}, reason={self.reason!r})"
+
+
+class AgentForgedAnswer(AgentClientError):
+    """An answer whose signature is missing or wrong: not from the host's agent, or
+    altered on the way. Nothing of it is used."""
+
+    code = "LAG-E1115"
+
+    def __init__(self, url: str, reason: str) -> None:
+        self.url = url
+        self.reason = reason
+        self.message = (f"The answer from {url} is not signed with the host's secret "
+                        f"({reason}); it was not used")
+        super().__init__(self.message)
+
+    def __repr__(self) -> str:
+        return f"AgentForgedAnswer(url={self.url!r}, reason={self.reason!r})"
 
 
 class AgentPlanRejected(AgentClientError):

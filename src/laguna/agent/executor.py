@@ -36,6 +36,7 @@ from laguna.agent.results import (
     v1_result,
 )
 from laguna.agent.workspace import PlanWorkspace
+from laguna.privacy import write_private
 
 # Sources every v1 script into one shell, then runs the command with its arguments.
 _V1_RUNNER = '. "$1"; shift; "$@"'
@@ -171,7 +172,7 @@ class PlanExecutor:
     def _run_v1(self, plan: PlanV1, workspace: PlanWorkspace, deadline: float,
                 timeout: float) -> dict[str, Any]:
         scripts = workspace.path / "scripts.sh"
-        scripts.write_bytes(b"\n".join(plan.scripts) + b"\n")
+        write_private(scripts, b"\n".join(plan.scripts) + b"\n")
         commands: list[dict[str, Any]] = []
         for command in plan.commands:
             done = run_process(

@@ -1,9 +1,15 @@
-"""``laguna-agent --name NAME --listen ADDR:PORT --root DIR [--ready-file FILE] [--token T]``.
+"""``laguna-agent --name NAME --listen ADDR:PORT --root DIR --secret-file KEY``
+``[--ready-file FILE] [--max-request BYTES]``.
 
 Once it listens, the agent writes ``--ready-file`` atomically as JSON
-``{"name", "url", "pid"}`` (port 0 picks a free port; the file tells which) and
-removes it when it stops (SIGTERM or SIGINT). The token may also come from the
-environment variable ``LAGUNA_AGENT_TOKEN``, which keeps it out of ``ps``.
+``{"name", "url", "pid"}`` (port 0 picks a free port; the file tells which),
+readable by its owner only, and removes it when it stops (SIGTERM or SIGINT).
+
+Every request must be signed with the host's secret (``signing``): the agent
+reads it from ``--secret-file`` (a file no one but its owner may read) or, on
+a machine where files are awkward, from the environment variable
+``LAGUNA_AGENT_TOKEN``; never from the command line, which ``ps`` shows to
+every user. Without a secret the agent does not start.
 """
 
 from __future__ import annotations
@@ -18,7 +24,9 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from types import FrameType
 
+from laguna.agent.protocol import MAX_REQUEST
 from laguna.agent.server import AgentServer
+from laguna.privacy import private_directory, write_private
 
 # Nothing typing-only at run time: the agent's start is what this module costs.
 TYPE_CHECKING = False
@@ -28,7 +36,9 @@ if TYPE_CHECKING:
     from laguna.agent.executor import Outcome, PlanExecutor
 
 DEFAULT_PATH = "/usr/local/bin:/usr/bin:/bin"
-TOKEN_VARIABLE = "LAGUNA_AGENT_TOKEN"
+SECRET_VARIABLE = "LAGUNA_AGENT_TOKEN"
+#: shorter secrets are refused: the cloud makes 64 hex digits (256 bits)
+MIN_SECRET = 32
 # laguna.cloud marks every process of a host with this variable to find them all
 # (daemons included) when it deletes the host; scripts must inherit it.
 CLOUD_MARKER = "LAGUNA_CLOUD_HOST"
@@ -38,17 +48,19 @@ class AgentConfig:
     """The program's arguments. A plain class: dataclasses (and inspect, ast, dis
     under it) would cost the start ~30 ms for one small class."""
 
-    __slots__ = ("name", "host", "port", "root", "ready_file", "token", "script_env")
+    __slots__ = ("name", "host", "port", "root", "ready_file", "secret", "max_request",
+                 "script_env")
 
     def __init__(self, *, name: str, host: str, port: int, root: Path,
-                 ready_file: Path | None, token: str | None,
+                 ready_file: Path | None, secret: str, max_request: int,
                  script_env: dict[str, str]) -> None:
         self.name = name
         self.host = host
         self.port = port
         self.root = root
         self.ready_file = ready_file
-        self.token = token
+        self.secret = secret
+        self.max_request = max_request
         self.script_env = script_env
 
     def _values(self) -> tuple[object, ...]:
@@ -60,7 +72,8 @@ class AgentConfig:
         return self._values() == other._values()
 
     def __repr__(self) -> str:
-        fields = ", ".join(f"{field}={value!r}"
+        # the secret stays out of logs and tracebacks
+        fields = ", ".join(f"{field}={'...' if field == 'secret' else repr(value)}"
                            for field, value in zip(self.__slots__, self._values()))
         return f"AgentConfig({fields})"
 
@@ -75,16 +88,50 @@ class AgentConfig:
                             help="the host's directory: HOME of scripts, agent files")
         parser.add_argument("--ready-file", type=Path,
                             help="written as JSON {name, url, pid} once listening")
-        parser.add_argument("--token", help=f"shared secret (or ${TOKEN_VARIABLE})")
+        parser.add_argument("--secret-file", type=Path,
+                            help="the host's secret, which signs every request and "
+                                 f"answer (else ${SECRET_VARIABLE})")
+        parser.add_argument("--max-request", type=int, default=MAX_REQUEST, metavar="BYTES",
+                            help="the largest request body read (default: %(default)s)")
         args = parser.parse_args(list(argv))
         host, sep, port = args.listen.rpartition(":")
         if not sep or not host or not port.isdigit():
             parser.error(f"--listen must be ADDR:PORT, not {args.listen!r}")
+        if args.max_request <= 0:
+            parser.error(f"--max-request must be a positive number of bytes, "
+                         f"not {args.max_request}")
         root = args.root.resolve()
         return cls(
             name=args.name, host=host.strip("[]"), port=int(port), root=root,
-            ready_file=args.ready_file, token=args.token or environ.get(TOKEN_VARIABLE),
-            script_env=script_environment(environ, root))
+            ready_file=args.ready_file, secret=read_secret(parser, args.secret_file, environ),
+            max_request=args.max_request, script_env=script_environment(environ, root))
+
+
+def read_secret(parser: argparse.ArgumentParser, path: Path | None,
+                environ: Mapping[str, str]) -> str:
+    """The host's secret, from a private file or the environment; the program
+    ends (exit 2) when there is none, or when others could read it too."""
+    if path is None:
+        secret = environ.get(SECRET_VARIABLE, "")
+        source = f"${SECRET_VARIABLE}"
+        if not secret:
+            parser.error(f"a secret is needed: --secret-file FILE or ${SECRET_VARIABLE} "
+                         "(the agent does not run unauthenticated)")
+    else:
+        source = f"--secret-file {path}"
+        try:
+            with open(path, encoding="ascii") as file:
+                mode = os.fstat(file.fileno()).st_mode
+                secret = file.read().strip()
+        except (OSError, ValueError) as error:
+            parser.error(f"{source}: cannot read the secret: {error}")
+        if mode & 0o077:
+            parser.error(f"{source}: the secret is readable by others (mode "
+                         f"{mode & 0o777:o}); it must be private to its owner (0600)")
+    if len(secret) < MIN_SECRET:
+        parser.error(f"{source}: the secret is {len(secret)} characters long; "
+                     f"at least {MIN_SECRET} are needed")
+    return secret
 
 
 def script_environment(environ: Mapping[str, str], root: Path) -> dict[str, str]:
@@ -97,10 +144,11 @@ def script_environment(environ: Mapping[str, str], root: Path) -> dict[str, str]
 
 
 def write_ready_file(path: Path, name: str, url: str, pid: int) -> None:
-    """Write the file under a temporary name and rename it, so readers never see half."""
-    path.parent.mkdir(parents=True, exist_ok=True)
+    """Write the file under a temporary name and rename it, so readers never see half.
+    0600 whatever the umask: the agent's address is no one else's business."""
+    path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
     temporary = path.with_name(f".{path.name}.{pid}.tmp")
-    temporary.write_text(json.dumps({"name": name, "url": url, "pid": pid}))
+    write_private(temporary, json.dumps({"name": name, "url": url, "pid": pid}).encode())
     os.replace(temporary, path)
 
 
@@ -129,9 +177,12 @@ class DeferredExecutor:
 def main(argv: Sequence[str] | None = None, environ: Mapping[str, str] | None = None) -> int:
     config = AgentConfig.from_args(sys.argv[1:] if argv is None else argv,
                                    os.environ if environ is None else environ)
-    (config.root / "agent").mkdir(parents=True, exist_ok=True)
+    # plans carry an environment's secrets: the agent's folder is its owner's
+    # alone even when it existed or the umask is loose
+    private_directory(config.root / "agent")
     executor = DeferredExecutor(config.root, config.script_env)
-    server = AgentServer(config.name, (config.host, config.port), executor, config.token)
+    server = AgentServer(config.name, (config.host, config.port), executor, config.secret,
+                         config.max_request)
 
     def stop(signum: int, frame: FrameType | None) -> None:
         threading.Thread(target=server.shutdown, daemon=True).start()

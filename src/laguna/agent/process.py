@@ -17,6 +17,8 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import NamedTuple
 
+from laguna.privacy import open_private
+
 
 class Completed(NamedTuple):
     """How a process ended; ``timed_out`` means it was killed at the deadline."""
@@ -32,7 +34,8 @@ def run_process(argv: Sequence[str], *, cwd: Path, env: Mapping[str, str],
     """Run ``argv`` until it exits or ``deadline`` (``time.monotonic()``) passes."""
     out_path = log_prefix.with_name(log_prefix.name + ".stdout")
     err_path = log_prefix.with_name(log_prefix.name + ".stderr")
-    with open(out_path, "wb") as out, open(err_path, "wb") as err:
+    with open(out_path, "wb", opener=open_private) as out, \
+            open(err_path, "wb", opener=open_private) as err:
         process = subprocess.Popen(
             list(argv), cwd=cwd, env=dict(env), stdout=out, stderr=err,
             stdin=subprocess.DEVNULL if stdin is None else subprocess.PIPE,

@@ -8,18 +8,24 @@
     a refused plan; 504 ``{"error": {"message", "plan_id", "seconds"}, "result"}``
     when the plan's time ran out (its script was killed).
 
-With a token, every request must carry it in ``X-Laguna-Agent-Token`` (else 401).
+Every request must be signed with the host's secret (``signing``): else 401
+``{"error": {"message"}}``. A body larger than ``max_request`` bytes is refused
+with 413 from its ``Content-Length``, before it is read; so is an unsigned one
+(401). Every answer is signed for the request it answers.
 """
 
 from __future__ import annotations
 
 import json
 import sys
+import threading
 from http import HTTPStatus
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from socketserver import TCPServer
 
-from laguna.agent.protocol import HEALTH_PATH, PLAN_MALFORMED, PLANS_PATH, TOKEN_HEADER
+from laguna.agent.protocol import (BODY_HEADER, HEALTH_PATH, MAX_REQUEST, NONCE_HEADER,
+                                   PLAN_MALFORMED, PLANS_PATH, SIGNATURE_HEADER,
+                                   TIMESTAMP_HEADER)
 
 # The agent's start imports this module; typing alone would cost it ~20 ms
 # (mypy reads any name TYPE_CHECKING as true).
@@ -28,13 +34,13 @@ if TYPE_CHECKING:
     from typing import Any, Protocol
 
     from laguna.agent.executor import Outcome
+    from laguna.agent.signing import Verifier
 
     class Executor(Protocol):
         """What the server needs of a ``PlanExecutor`` (``main`` hands it a deferred one)."""
 
         def execute(self, raw: Any, timeout: float) -> Outcome: ...
 
-MAX_REQUEST = 256 * 1024 * 1024
 DEFAULT_TIMEOUT = 600.0
 
 
@@ -42,12 +48,27 @@ class AgentServer(ThreadingHTTPServer):
     daemon_threads = True
 
     def __init__(self, name: str, address: tuple[str, int], executor: Executor,
-                 token: str | None = None, quiet: bool = False) -> None:
+                 secret: str, max_request: int = MAX_REQUEST, quiet: bool = False) -> None:
+        if not secret:
+            raise ValueError("an agent needs a secret")
         super().__init__(address, _Handler)
         self.name = name
         self.executor = executor
-        self.token = token
+        self.secret = secret.encode()
+        self.max_request = max_request
         self.quiet = quiet
+        self._verifier: Verifier | None = None
+        self._verifier_lock = threading.Lock()
+
+    @property
+    def verifier(self) -> Verifier:
+        """Made at the first request: hmac (OpenSSL's libcrypto) costs the start ~5 ms."""
+        with self._verifier_lock:   # one nonce memory, even for two first requests
+            if self._verifier is None:
+                from laguna.agent.signing import Verifier
+
+                self._verifier = Verifier(self.secret)
+            return self._verifier
 
     def server_bind(self) -> None:
         # HTTPServer's own asks the resolver for the address's name (socket.getfqdn):
@@ -66,9 +87,10 @@ class AgentServer(ThreadingHTTPServer):
 class _Handler(BaseHTTPRequestHandler):
     server: AgentServer
     protocol_version = "HTTP/1.1"
+    nonce = ""      # of the request being answered; answers are signed with it
 
     def do_GET(self) -> None:  # noqa: N802 (http.server's naming)
-        if not self._authorised():
+        if self._accept() is None:
             return
         if self.path == HEALTH_PATH:
             self._send(HTTPStatus.OK, {"name": self.server.name, "status": "ready"})
@@ -76,12 +98,13 @@ class _Handler(BaseHTTPRequestHandler):
             self._not_found()
 
     def do_POST(self) -> None:  # noqa: N802
-        if not self._authorised():
+        body = self._accept()
+        if body is None:
             return
         if self.path != PLANS_PATH:
             self._not_found()
             return
-        request = self._read_request()
+        request = self._read_request(body)
         if request is None:
             return
         plan, timeout = request
@@ -103,17 +126,60 @@ class _Handler(BaseHTTPRequestHandler):
                           "seconds": outcome.seconds},
                 "result": outcome.result})
 
-    def _read_request(self) -> tuple[Any, float] | None:
-        try:
-            length = int(self.headers.get("Content-Length", ""))
-        except ValueError:
-            self._bad_request("The request has no Content-Length")
+    def _accept(self) -> bytes | None:
+        """The request's body once its size and signature are checked; None once refused.
+
+        Everything is decided from the headers before a byte of the body is
+        read: a caller without the secret cannot make the agent hold its body."""
+        from laguna.agent.signing import NONCE_DIGITS, Refused, digest, is_hex
+
+        nonce = self.headers.get(NONCE_HEADER, "")
+        self.nonce = nonce if is_hex(nonce, NONCE_DIGITS) else ""
+        length = self._content_length()
+        if length is None:
             return None
-        if length > MAX_REQUEST:
-            self._bad_request(f"The request is larger than {MAX_REQUEST} bytes")
+        if length > self.server.max_request:
+            self._refuse(HTTPStatus.REQUEST_ENTITY_TOO_LARGE,
+                         f"The request's body of {length} bytes is larger than the "
+                         f"agent's limit of {self.server.max_request} bytes")
             return None
+        headers = {name: value for name in (TIMESTAMP_HEADER, NONCE_HEADER, BODY_HEADER,
+                                            SIGNATURE_HEADER)
+                   if (value := self.headers.get(name)) is not None}
         try:
-            document = json.loads(self.rfile.read(length))
+            _, body_sha = self.server.verifier.check(self.command, self.path, headers)
+        except Refused as refusal:
+            self._refuse(HTTPStatus.UNAUTHORIZED, str(refusal))
+            return None
+        body = self.rfile.read(length)
+        if len(body) != length:
+            self._refuse(HTTPStatus.BAD_REQUEST, f"The request's body ended after "
+                         f"{len(body)} of its {length} bytes", PLAN_MALFORMED)
+            return None
+        if digest(body) != body_sha:
+            self._refuse(HTTPStatus.UNAUTHORIZED,
+                         f"The request's body does not match its {BODY_HEADER}")
+            return None
+        return body
+
+    def _content_length(self) -> int | None:
+        if self.headers.get("Transfer-Encoding") is not None:
+            self._refuse(HTTPStatus.BAD_REQUEST, "The request must have a Content-Length, "
+                         "not a Transfer-Encoding", PLAN_MALFORMED)
+            return None
+        text = self.headers.get("Content-Length")
+        if text is None and self.command == "GET":
+            return 0
+        if text is None or not text.isascii() or not text.isdigit():
+            self._refuse(HTTPStatus.BAD_REQUEST, "The request has no Content-Length"
+                         if text is None else "The request's Content-Length is not a number",
+                         PLAN_MALFORMED)
+            return None
+        return int(text)
+
+    def _read_request(self, body: bytes) -> tuple[Any, float] | None:
+        try:
+            document = json.loads(body)
         except ValueError as exc:
             self._bad_request(f"The request is not JSON: {exc}")
             return None
@@ -126,25 +192,20 @@ class _Handler(BaseHTTPRequestHandler):
             return None
         return document["plan"], float(timeout)
 
-    def _authorised(self) -> bool:
-        token = self.server.token
-        if token is None:
-            return True
-        import hmac  # (OpenSSL's libcrypto) only for agents that have a token
-
-        given = self.headers.get(TOKEN_HEADER)
-        if given is not None and hmac.compare_digest(given.encode(), token.encode()):
-            return True
-        self._send(HTTPStatus.UNAUTHORIZED,
-                   {"error": {"message": f"Missing or wrong {TOKEN_HEADER}"}})
-        return False
+    def _refuse(self, status: HTTPStatus, message: str, code: int | None = None) -> None:
+        """Answer a request refused before its body was read, and close the
+        connection: the unread body leaves the stream out of step."""
+        self.close_connection = True
+        error: dict[str, Any] = {"message": message}
+        if code is not None:
+            error = {"code": code, **error}
+        self._send(status, {"error": error})
 
     def _not_found(self) -> None:
         self._send(HTTPStatus.NOT_FOUND,
                    {"error": {"message": f"No such endpoint: {self.command} {self.path}"}})
 
     def _bad_request(self, message: str) -> None:
-        self.close_connection = True  # the body may be unread: the stream is out of step
         self._send(HTTPStatus.BAD_REQUEST, {"error": {"code": PLAN_MALFORMED, "message": message}})
 
     def _send(self, status: HTTPStatus, document: dict[str, Any]) -> None:
@@ -152,6 +213,12 @@ class _Handler(BaseHTTPRequestHandler):
         self.send_response(status)
         self.send_header("Content-Type", "application/json")
         self.send_header("Content-Length", str(len(body)))
+        if self.close_connection:   # say so: the client must not send another request
+            self.send_header("Connection", "close")
+        from laguna.agent.signing import response_signature
+
+        self.send_header(SIGNATURE_HEADER,
+                         response_signature(self.server.secret, status, self.nonce, body))
         self.end_headers()
         self.wfile.write(body)
 

@@ -8,6 +8,10 @@ links (``mv "$(readlink destinationFile)" "$TARGET"``). Script output is kept
 under ``logs/`` and the result in ``result.json``; the directory stays after the
 plan (murano-agent removed it) so that a host can be inspected; the cloud
 removes it with the host.
+
+Plans carry an environment's secrets, so everything here is its owner's
+alone (folders 0700, files 0600) whatever the agent's umask, which its
+scripts inherit unchanged.
 """
 
 from __future__ import annotations
@@ -18,6 +22,7 @@ from pathlib import Path
 from typing import Any
 
 from laguna.agent.errors import PlanError
+from laguna.privacy import write_private
 
 
 class PlanWorkspace:
@@ -25,22 +30,24 @@ class PlanWorkspace:
         self.path = root / "agent" / "plans" / plan_id
         if self.path.exists():
             shutil.rmtree(self.path)
-        (self.path / "files").mkdir(parents=True)
-        (self.path / "logs").mkdir()
+        self.path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
+        self.path.mkdir(mode=0o700)
+        (self.path / "files").mkdir(mode=0o700)
+        (self.path / "logs").mkdir(mode=0o700)
         self._calls = 0
 
     def write_file(self, file_id: str, content: bytes) -> Path:
         """Write a file body byte for byte (once per id) and return its path."""
         target = self.path / "files" / file_id
         if not target.exists():
-            target.write_bytes(content)
+            write_private(target, content)
         return target
 
     def link(self, folder: str, name: str, target: Path) -> Path:
         """Make ``<folder>/<name>`` a link to ``target``; ``name`` stays inside ``folder``."""
         base = (self.path / folder).resolve()
         link = base / name
-        link.parent.mkdir(parents=True, exist_ok=True)
+        link.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
         # plan.py already refuses `..` and absolute names; this catches the rest
         if not link.parent.resolve().is_relative_to(base):
             raise PlanError(f"File name {name!r} leaves the plan directory")
@@ -54,4 +61,5 @@ class PlanWorkspace:
         return self.path / "logs" / f"{self._calls:03d}-{what}"
 
     def save_result(self, result: dict[str, Any]) -> None:
-        (self.path / "result.json").write_text(json.dumps(result, indent=2, default=str))
+        write_private(self.path / "result.json",
+                      json.dumps(result, indent=2, default=str).encode())

@@ -32,7 +32,7 @@ def open_api_store(settings: ApiSettings) -> Database:
     # queue for the pool before they queue for the database
     url = settings.database_url or Workdir(settings.workdir).url
     if settings.database_url is None:
-        Workdir(settings.workdir).state_dir.mkdir(parents=True, exist_ok=True)
+        Workdir(settings.workdir).prepare_store()
     return open_store(url, pool_size=POOL_SIZE, max_overflow=POOL_SIZE)
 
 

@@ -8,7 +8,7 @@ import typing as t
 
 import click
 
-from laguna import __version__, process
+from laguna import __version__, privacy, process
 from laguna.cli.shared import workdir_option
 
 # the subcommands, each defined by the module of its name under
@@ -82,6 +82,9 @@ def cli() -> None:
     # the command is an entry point: it prepares the interpreter once for
     # every subcommand (the engine itself changes no process-wide state)
     process.prepare()
+    # what the command, the server (`laguna serve`) and the hosts' agents
+    # create is their user's alone: stores, plans, logs (docs/SECURITY.md)
+    privacy.restrict_umask()
 
 
 def main() -> None:

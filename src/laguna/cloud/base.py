@@ -39,6 +39,9 @@ class Host:
     user_data: str | None
     metadata: t.Mapping[str, t.Any]
     resource_id: str
+    #: signs requests to the agent and checks its answers; None where no agent
+    #: runs (dry runs); kept out of ``repr`` so that it never reaches a log
+    agent_secret: str | None = dataclasses.field(default=None, repr=False)
 
     @property
     def address(self) -> str:

@@ -187,9 +187,10 @@ def apply(realm: Realm, template: t.Mapping[str, t.Any],
     return hot.Diff(tuple(added), tuple(r.name for r in removed), tuple(changed))
 
 
-def host(stack: str, record: ResourceRecord, root: Path | None) -> Host:
+def host(stack: str, record: ResourceRecord, root: Path | None,
+         agent_secret: str | None = None) -> Host:
     """The engine's view of a server record."""
-    return Host(stack=stack, name=record.name,
+    return Host(stack=stack, name=record.name, agent_secret=agent_secret,
                 server_name=str(record.properties.get("name") or record.name),
                 addresses=tuple(a["addr"] for a in record.data.get("addresses", [])),
                 agent_url=record.data.get("url"), root=root,

@@ -7,6 +7,11 @@
 
 ``DIR`` is ``--workdir``, else ``$LAGUNA_WORKDIR``, else the current
 directory. Two working directories share nothing.
+
+``.laguna`` is 0700 and the store (with SQLite's ``-wal`` and ``-shm``, which
+take the store's mode) 0600 whatever the umask: the store holds every
+environment's model, secrets included. A working directory made by an older
+laguna is tightened when its store is opened.
 """
 
 from __future__ import annotations
@@ -18,6 +23,7 @@ from pathlib import Path
 import sqlalchemy as sa
 
 from laguna.config import STATE_DIR, STORE_FILE, WORKDIR_VAR, resolve_workdir, sqlite_url
+from laguna.privacy import private_directory, tighten, write_private
 from laguna.store.db import READ_ONLY, Database, open_database
 
 __all__ = ["STATE_DIR", "STORE_FILE", "WORKDIR_VAR", "Workdir", "open_store", "resolve_workdir"]
@@ -52,8 +58,19 @@ class Workdir:
 
     def open_store(self) -> Database:
         """The store, created and migrated to the newest schema on first use."""
-        self.state_dir.mkdir(parents=True, exist_ok=True)
+        self.prepare_store()
         return open_store(self.url)
+
+    def prepare_store(self) -> None:
+        """``.laguna`` (0700) and the store's file (0600, empty until SQLite
+        fills it), made private even if they exist."""
+        private_directory(self.state_dir)
+        try:
+            write_private(self.store_path, b"", exclusive=True)
+        except FileExistsError:
+            pass
+        for suffix in ("", "-wal", "-shm"):
+            tighten(self.store_path.with_name(STORE_FILE + suffix))
 
 
 def open_store(url: str, **options: t.Any) -> Database:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import base64
+import contextlib
 import json
 import os
 import signal
@@ -20,6 +21,7 @@ from laguna.agent.main import AgentConfig
 
 SRC = Path(__file__).parents[3] / "src"
 ADDRESS = "127.77.0.5"
+SECRET = "0123456789abcdef" * 4
 
 
 def wait_for_file(path: Path, process: subprocess.Popen[bytes], seconds: float) -> Any:
@@ -52,16 +54,24 @@ def marked_processes(value: str) -> list[int]:
     return found
 
 
-@pytest.fixture()
-def agent(tmp_path: Path) -> Iterator[tuple[dict[str, Any], subprocess.Popen[bytes], Path]]:
+@contextlib.contextmanager
+def running_agent(tmp_path: Path, *options: str, umask: int = 0o022
+                  ) -> Iterator[tuple[dict[str, Any], subprocess.Popen[bytes], Path]]:
+    """A real agent (with ``options``) whose secret is :data:`SECRET`, started
+    with a loose ``umask`` (the agent's own files must be private anyway):
+    its ready file, its process and its host root."""
     ready = tmp_path / "run" / "ready.json"
     root = tmp_path / "host"
+    secret = tmp_path / "agent.key"
+    secret.write_text(SECRET)
+    secret.chmod(0o600)
     env = {"PATH": os.environ["PATH"], "PYTHONPATH": str(SRC), "SECRET": "no",
            "LAGUNA_CLOUD_HOST": marker(tmp_path)}
     process = subprocess.Popen(
         [sys.executable, "-m", "laguna.agent", "--name", "web-1", "--listen", f"{ADDRESS}:0",
-         "--root", str(root), "--ready-file", str(ready)],
-        env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+         "--root", str(root), "--ready-file", str(ready), "--secret-file", str(secret),
+         *options],
+        env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, umask=umask)
     try:
         yield wait_for_file(ready, process, 30), process, root
     finally:
@@ -70,6 +80,12 @@ def agent(tmp_path: Path) -> Iterator[tuple[dict[str, Any], subprocess.Popen[byt
         process.wait(10)
         if process.stderr:
             process.stderr.close()
+
+
+@pytest.fixture()
+def agent(tmp_path: Path) -> Iterator[tuple[dict[str, Any], subprocess.Popen[bytes], Path]]:
+    with running_agent(tmp_path) as started:
+        yield started
 
 
 def test_agent_runs_v1_and_v2_plans_and_stops_cleanly(
@@ -84,7 +100,7 @@ def test_agent_runs_v1_and_v2_plans_and_stops_cleanly(
           "Scripts": {"hello": {"Type": "Application", "EntryPoint": "h"}}}
     v1 = {"Scripts": [base64.b64encode(b"twice() { echo $1; echo $1; }").decode()],
           "Commands": [{"Name": "twice", "Arguments": {"word": "ok"}}]}
-    with AgentClient(ready["url"]) as client:
+    with AgentClient(ready["url"], SECRET) as client:
         assert client.health() == {"name": "web-1", "status": "ready"}
         result = client.execute(v2, 30)
         assert (result["SourceID"], result["ErrorCode"], result["Body"]) == (
@@ -102,9 +118,13 @@ def test_agent_runs_v1_and_v2_plans_and_stops_cleanly(
 def test_config_from_arguments_and_environ(tmp_path: Path) -> None:
     config = AgentConfig.from_args(
         ["--name", "db", "--listen", "127.42.0.7:0", "--root", str(tmp_path)],
-        {"PATH": "/bin", "LAGUNA_AGENT_TOKEN": "t0k", "AWS_SECRET": "x",
+        {"PATH": "/bin", "LAGUNA_AGENT_TOKEN": SECRET, "AWS_SECRET": "x",
          "LAGUNA_CLOUD_HOST": "c1:s:web:ab12"})
     assert config == AgentConfig(
-        name="db", host="127.42.0.7", port=0, root=tmp_path, ready_file=None, token="t0k",
+        name="db", host="127.42.0.7", port=0, root=tmp_path, ready_file=None, secret=SECRET,
+        max_request=64 * 1024 * 1024,
         script_env={"PATH": "/bin", "LANG": "C.UTF-8", "HOME": str(tmp_path),
                     "LAGUNA_CLOUD_HOST": "c1:s:web:ab12"})
+    # the secret stays out of logs and tracebacks
+    assert "secret=..., max_request=67108864" in repr(config)
+    assert SECRET not in repr(config)

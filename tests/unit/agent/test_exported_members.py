@@ -14,7 +14,7 @@ SRC = Path(__file__).parents[3] / "src"
 
 def test_public_api_is_pinned() -> None:
     assert laguna.agent.__all__ == [
-        "AgentClient", "AgentClientError", "AgentError", "AgentPlanRejected",
+        "AgentClient", "AgentClientError", "AgentError", "AgentForgedAnswer", "AgentPlanRejected",
         "AgentResultError", "AgentTimeout", "AgentTransport", "AgentUnreachable",
         "RecordingAgent", "result_value",
     ]
@@ -33,11 +33,12 @@ def report(server, poll_interval):
         print(json.dumps([sorted(sys.modules), json.load(ready)]))
 main.AgentServer.serve_forever = report
 main.main(["--name", "probe", "--listen", "127.0.0.1:0", "--root", sys.argv[1],
-           "--ready-file", sys.argv[2]])
+           "--ready-file", sys.argv[2], "--secret-file", sys.argv[3]])
 """
 
 # What only a plan needs, the engine's side, or typing-only helpers; bringing
 # one back onto the start path costs every host of the local cloud its import.
+# hmac (with OpenSSL's libcrypto, ~5 ms) waits for the first request to check.
 NOT_AT_START = [
     "ast", "dataclasses", "hmac", "httpx", "inspect", "shlex", "subprocess", "tempfile",
     "typing", "zipfile",
@@ -46,9 +47,12 @@ NOT_AT_START = [
 
 def started_agent(tmp_path: Path) -> tuple[list[str], dict[str, object]]:
     """The modules the agent had loaded when ready, and its ready file."""
+    secret = tmp_path / "agent.key"
+    secret.write_text("0123456789abcdef" * 4)
+    secret.chmod(0o600)
     output = subprocess.run(
         [sys.executable, "-S", "-c", START_PROBE, str(tmp_path / "host"),
-         str(tmp_path / "ready.json")], env={"PYTHONPATH": str(SRC)},
+         str(tmp_path / "ready.json"), str(secret)], env={"PYTHONPATH": str(SRC)},
         capture_output=True, check=True, text=True, timeout=60).stdout
     modules, ready = json.loads(output)
     return modules, ready
@@ -56,9 +60,10 @@ def started_agent(tmp_path: Path) -> tuple[list[str], dict[str, object]]:
 
 def test_agent_start_loads_only_the_server(tmp_path: Path) -> None:
     modules, ready = started_agent(tmp_path)
+    # laguna.privacy: the rule for private files, which the cloud shares (os only)
     assert [m for m in modules if m.startswith("laguna")] == [
         "laguna", "laguna.agent", "laguna.agent.main", "laguna.agent.protocol",
-        "laguna.agent.server",
+        "laguna.agent.server", "laguna.privacy",
     ]
     assert [m for m in NOT_AT_START if m in modules] == []
     assert (ready["name"], str(ready["url"]).rpartition(":")[0]) == (
@@ -80,5 +85,5 @@ def test_agent_loads_the_plan_machinery_with_its_first_plan(tmp_path: Path) -> N
         "laguna", "laguna.agent", "laguna.agent.body", "laguna.agent.errors",
         "laguna.agent.executor", "laguna.agent.main", "laguna.agent.plan",
         "laguna.agent.process", "laguna.agent.protocol", "laguna.agent.results",
-        "laguna.agent.server", "laguna.agent.workspace", "laguna.errors",
+        "laguna.agent.server", "laguna.agent.workspace", "laguna.errors", "laguna.privacy",
     ]]

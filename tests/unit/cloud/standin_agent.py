@@ -1,9 +1,10 @@
 """A stand-in for ``python -m laguna.agent`` that follows its command-line contract.
 
-``--name NAME --listen ADDR:PORT --root DIR --ready-file FILE``: listen, then
-write FILE atomically as {"name", "url", "pid"}; ``GET /v1/health`` answers
-{"name", "status": "ready"}. Test-only extras, given before the contract's
-options: ``--daemon`` double-forks a detached ``sleep`` whose pid goes to
+``--name NAME --listen ADDR:PORT --root DIR --ready-file FILE --secret-file
+KEY``: listen, then write FILE atomically as {"name", "url", "pid"}; ``GET
+/v1/health`` answers {"name", "status": "ready"} (unsigned: the stand-in only
+checks that KEY holds a secret, private to its owner). Test-only extras, given
+before the contract's options: ``--daemon`` double-forks a detached ``sleep`` whose pid goes to
 ``DIR/daemon.pid``; ``--fail`` exits at once with a message; ``--hang-on NAME``
 never becomes ready when its name is NAME.
 """
@@ -20,7 +21,7 @@ import tempfile
 
 def main() -> None:
     parser = argparse.ArgumentParser()
-    for option in ("--name", "--listen", "--root", "--ready-file"):
+    for option in ("--name", "--listen", "--root", "--ready-file", "--secret-file"):
         parser.add_argument(option, required=True)
     parser.add_argument("--daemon", action="store_true")
     parser.add_argument("--fail", action="store_true")
@@ -29,6 +30,8 @@ def main() -> None:
     if args.fail:
         sys.exit("stand-in agent: told to fail")
     host, port = args.listen.rsplit(":", 1)
+    if os.stat(args.secret_file).st_mode & 0o077 or len(open(args.secret_file).read()) < 32:
+        sys.exit("stand-in agent: the secret file is not private or too short")
 
     class Handler(http.server.BaseHTTPRequestHandler):
         def do_GET(self) -> None:

@@ -3,8 +3,13 @@
 from __future__ import annotations
 
 import json
+import os
+import stat
 from pathlib import Path
 
+import pytest
+
+from laguna.cloud import CloudError
 from laguna.cloud.local.addresses import AddressPool
 
 
@@ -45,3 +50,27 @@ def test_address_of_a_removed_working_directory_is_taken_over(tmp_path: Path) ->
     (tmp_path / "gone").rmdir()
     assert {b.allocate("env-1", "web"), b.allocate("env-1", "db")} == taken
     assert sorted(p.name for p in (tmp_path / "registry").iterdir()) == sorted(taken)
+
+
+def test_the_registry_and_its_entries_are_private(tmp_path: Path) -> None:
+    registry = tmp_path / "registry"
+    registry.mkdir(mode=0o755)            # as an older laguna made it
+    old = os.umask(0o022)
+    try:
+        address = pool(tmp_path, "a", "127.9.0.0/24").allocate("env-1", "web")
+    finally:
+        os.umask(old)
+    assert (stat.S_IMODE(registry.stat().st_mode),
+            stat.S_IMODE((registry / address).stat().st_mode)) == (0o700, 0o600)
+
+
+@pytest.mark.skipif(os.geteuid() != 0, reason="needs root to give the folder away")
+def test_a_registry_of_another_user_is_refused(tmp_path: Path) -> None:
+    (tmp_path / "registry").mkdir(mode=0o755)
+    os.chown(tmp_path / "registry", 65534, 65534)      # made first by someone else
+    with pytest.raises(CloudError) as info:
+        pool(tmp_path, "a")
+    assert (info.value.code, str(info.value)) == ("LAG-E1200", (
+        f"the address registry {tmp_path / 'registry'} belongs to user 65534, "
+        "not to this one (0)"))
+    assert stat.S_IMODE((tmp_path / "registry").stat().st_mode) == 0o755   # left alone

@@ -26,8 +26,9 @@ def test_cloud_imports_nothing_of_muranopl() -> None:
             elif isinstance(node, ast.ImportFrom) and node.module:
                 imported.add(node.module)
     assert sorted(m for m in imported if m.startswith(FORBIDDEN)) == []
+    # laguna.privacy: the rule for private files (standard library only)
     assert sorted(m for m in imported if m.startswith("laguna.")
-                  and not m.startswith("laguna.cloud")) == ["laguna.errors"]
+                  and not m.startswith("laguna.cloud")) == ["laguna.errors", "laguna.privacy"]
 
 
 def test_dry_run_cloud_keeps_nothing(tmp_path: Path) -> None:

@@ -32,6 +32,14 @@ def agent_pid(cloud: LocalCloud, stack: str, name: str) -> int:
     return int(record["data"]["launch"]["pid"])
 
 
+def kill_agent(cloud: LocalCloud, stack: str, name: str) -> int:
+    """Kill a host's agent as a crash would, once it is gone; its pid."""
+    pid = agent_pid(cloud, stack, name)
+    os.kill(pid, signal.SIGKILL)
+    wait_for(lambda: not pid_alive(pid))
+    return pid
+
+
 def test_local_cloud_is_a_cloud(cloud: LocalCloud) -> None:
     assert isinstance(cloud, Cloud)
 
@@ -108,9 +116,7 @@ def test_delete_kills_agents_and_frees_everything(cloud: LocalCloud) -> None:
 
 def test_dead_agent_is_restarted_by_the_next_push(cloud: LocalCloud) -> None:
     [before] = cloud.push_stack("env-1", servers("web")).hosts
-    pid = agent_pid(cloud, "env-1", "web")
-    os.kill(pid, signal.SIGKILL)
-    wait_for(lambda: not pid_alive(pid))
+    pid = kill_agent(cloud, "env-1", "web")
     [after] = cloud.push_stack("env-1", servers("web")).hosts
     assert after.address == before.address
     assert agent_pid(cloud, "env-1", "web") != pid

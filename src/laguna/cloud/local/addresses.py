@@ -6,6 +6,11 @@ the same address without any lock) and naming its owner: the cloud directory,
 the stack and the resource. An entry whose cloud directory is gone is stale
 and is taken over. Each cloud starts its search at an offset derived from its
 directory, so clouds rarely contend for the same files.
+
+The registry (folder 0700, entries 0600) is its user's alone: for root,
+``/run/laguna/addresses``, shared by root's clouds; for anyone else, a folder
+in the temporary directory, which must belong to that user (another user
+could otherwise have made it first and swap its entries).
 """
 
 from __future__ import annotations
@@ -20,16 +25,31 @@ import uuid
 from pathlib import Path
 
 from laguna.cloud.errors import CloudError
+from laguna.privacy import private_directory, write_private
 
 LOOPBACK_RANGE = "127.42.0.0/16"
 NETNS_RANGE = "198.18.0.0/15"
 
 
 def default_registry() -> Path:
-    """Machine-wide for root (``/run``), per user otherwise."""
+    """Machine-wide for root (``/run``), per user otherwise; its parent folder
+    (``/run/laguna``, ``$TMPDIR/laguna-<uid>``) is made private here."""
     if os.geteuid() == 0 and os.path.isdir("/run"):
-        return Path("/run/laguna/addresses")
-    return Path(tempfile.gettempdir()) / f"laguna-{os.getuid()}" / "addresses"
+        parent = Path("/run/laguna")
+    else:
+        parent = Path(tempfile.gettempdir()) / f"laguna-{os.getuid()}"
+    _own_private(parent)
+    return parent / "addresses"
+
+
+def _own_private(folder: Path) -> None:
+    """Make ``folder`` private; refuse (and leave alone) one of another user."""
+    folder.mkdir(mode=0o700, parents=True, exist_ok=True)
+    owner = folder.stat().st_uid
+    if owner != os.geteuid():
+        raise CloudError(f"the address registry {folder} belongs to user {owner}, "
+                         f"not to this one ({os.geteuid()})")
+    private_directory(folder)
 
 
 class AddressPool:
@@ -41,7 +61,7 @@ class AddressPool:
         self.registry = registry
         self.owner = str(owner)
         self.reserved = {*reserved, "127.0.0.1"}
-        self.registry.mkdir(parents=True, exist_ok=True)
+        _own_private(self.registry)
         # Where the next search starts: after the last address handed out, so a
         # run of allocations does not walk over its own entries again.
         self._cursor = int.from_bytes(hashlib.sha256(self.owner.encode()).digest()[:4],
@@ -74,11 +94,9 @@ class AddressPool:
     @staticmethod
     def _create(path: Path, entry: str) -> bool:
         try:
-            fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o644)
+            write_private(path, entry.encode(), exclusive=True)
         except FileExistsError:
             return False
-        with os.fdopen(fd, "w") as f:
-            f.write(entry)
         return True
 
     @staticmethod

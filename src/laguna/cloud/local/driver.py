@@ -5,8 +5,14 @@ State lives under one directory (a working directory's ``.laguna/cloud/``)::
     stacks/<stack>.json        the stack's records: a snapshot and what each save changed
     stacks/<stack>.lock        held (fcntl) while a push or delete runs
     hosts/<stack>/<server>/    the host's own tree; its HOME and the agent's root
-    run/<stack>/<server>/      ready.json and agent.log of the host's agent
+    run/<stack>/<server>/      agent.key (the host's secret), ready.json and agent.log
     volumes/<stack>/<volume>/  a volume's storage
+
+Every folder is 0700 and every file the cloud writes 0600, whatever the
+umask (``laguna.privacy``): the agents' secrets and plans are root's (the
+owner's) alone. A host's secret is made anew each time its agent starts (a
+new host, a host replaced, a dead agent restarted), so a rebuilt host never
+answers to the secret of the one before.
 
 A host's address is a loopback alias (``127.42.x.y``; all of 127/8 reaches
 ``lo`` on Linux, so binding needs no ``ip addr add``) or, with
@@ -18,6 +24,7 @@ from __future__ import annotations
 import dataclasses
 import hashlib
 import os
+import secrets
 import shutil
 import subprocess
 import sys
@@ -36,8 +43,11 @@ from laguna.cloud.local.addresses import (LOOPBACK_RANGE, NETNS_RANGE, AddressPo
 from laguna.cloud.local.statefiles import StateFiles
 from laguna.cloud.resources import Server
 from laguna.cloud.state import COMPLETE, ResourceRecord, StackState
+from laguna.privacy import private_directory, write_private
 
 DEFAULT_AGENT = (sys.executable, "-m", "laguna.agent")
+#: a host's secret, in its run folder
+SECRET_FILE = "agent.key"
 
 
 class LocalCloud:
@@ -52,7 +62,7 @@ class LocalCloud:
         if isolation == "netns":
             netns.check_available()
         self.directory = directory.resolve()
-        self.directory.mkdir(parents=True, exist_ok=True)
+        private_directory(self.directory)   # tightened, if an older laguna left it open
         self.isolation = isolation
         self.agent_command = tuple(agent_command)
         self.network = address_range or (NETNS_RANGE if isolation == "netns"
@@ -147,8 +157,16 @@ class LocalCloud:
     def run_dir(self, stack: str, name: str) -> Path:
         return self.directory / "run" / stack / name
 
+    def agent_secret(self, stack: str, name: str) -> str | None:
+        """The secret of a host's agent; None while none runs."""
+        try:
+            return (self.run_dir(stack, name) / SECRET_FILE).read_text(encoding="ascii")
+        except FileNotFoundError:
+            return None
+
     def _hosts(self, state: StackState) -> list[Host]:
-        return [stacks.host(state.stack, r, self.host_root(state.stack, r.name))
+        return [stacks.host(state.stack, r, self.host_root(state.stack, r.name),
+                            self.agent_secret(state.stack, r.name))
                 for r in state.of_type(Server.name)]
 
     def _marker_prefix(self, stack: str) -> str:
@@ -163,8 +181,9 @@ class LocalCloud:
             processes.kill([], marker)
 
     def _recover(self, realm: _Realm, unfinished: bool) -> None:
-        """Restart dead agents; after a crash (``unfinished``) first kill stray
-        processes and free addresses no record holds."""
+        """Restart dead agents and agents without a secret; after a crash
+        (``unfinished``) first kill stray processes and free addresses no record
+        holds."""
         if unfinished:
             self._kill_strays(realm)
             recorded = {a for r in realm.state.records.values()
@@ -174,7 +193,11 @@ class LocalCloud:
                 if address not in recorded:
                     self.pool.release(address, realm.state.stack)
         for record in realm.state.of_type(Server.name):
-            if record.status == COMPLETE and not realm.launched(record):
+            # an agent without a secret was started by a laguna before agents had
+            # one, and answers anyone: it goes, as a dead one would
+            if record.status == COMPLETE and (
+                    not realm.launched(record)
+                    or self.agent_secret(realm.state.stack, record.name) is None):
                 realm.stop_host(record, keep_root=True)
                 realm.start_host(record)
 
@@ -238,16 +261,21 @@ class _Realm:
         cloud, stack = self.cloud, self.state.stack
         root = cloud.host_root(stack, record.name)
         run = cloud.run_dir(stack, record.name)
-        root.mkdir(parents=True, exist_ok=True)
-        run.mkdir(parents=True, exist_ok=True)
+        private_directory(root)
+        private_directory(run)
         ready = run / "ready.json"
         ready.unlink(missing_ok=True)
+        # a new secret at every start: the agent started before (a host of the
+        # same name, replaced or restarted) is refused by this one, and the reverse
+        secret = run / SECRET_FILE
+        secret.unlink(missing_ok=True)
+        write_private(secret, secrets.token_hex(32).encode(), exclusive=True)
         addresses = [a["addr"] for a in record.data["addresses"]]
         namespace = record.data.get("netns")
         server_name = str(record.properties.get("name") or record.name)
         command = [*cloud.agent_command, "--name", server_name,
                    "--listen", f"{addresses[0]}:0", "--root", str(root),
-                   "--ready-file", str(ready)]
+                   "--ready-file", str(ready), "--secret-file", str(secret)]
         env = {**cloud.environ, "HOME": str(root)}
         marker = record.data["marker"]
         launch, child = processes.spawn(command, env=env, cwd=root, log=run / "agent.log",
@@ -312,7 +340,7 @@ class _Realm:
 
     def create_volume(self, record: ResourceRecord) -> str:
         path = self.cloud.directory / "volumes" / self.state.stack / record.name
-        path.mkdir(parents=True, exist_ok=True)
+        private_directory(path)
         return str(path)
 
     def delete_volume(self, record: ResourceRecord) -> None:

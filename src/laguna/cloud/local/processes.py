@@ -31,6 +31,8 @@ import time
 import typing as t
 from pathlib import Path
 
+from laguna.privacy import open_private
+
 MARKER = "LAGUNA_CLOUD_HOST"
 PR_SET_CHILD_SUBREAPER = 36
 Containment = t.Literal["pidns", "subreaper"]
@@ -91,7 +93,7 @@ def spawn(command: t.Sequence[str], *, env: t.Mapping[str, str], cwd: Path,
         argv = ["unshare", "--pid", "--fork", "--kill-child", *argv]
     if netns is not None:
         argv = ["ip", "netns", "exec", netns, *argv]
-    with open(log, "ab") as out:
+    with open(log, "ab", opener=open_private) as out:
         process = subprocess.Popen(
             argv, env={**env, MARKER: marker}, cwd=cwd, stdin=subprocess.DEVNULL,
             stdout=out, stderr=subprocess.STDOUT, start_new_session=True,

@@ -47,6 +47,9 @@ class PlacingDriver:
         if request.properties.get("deploymentLocation") != LOCATION:
             return self.local.run(request)
         host = self.host(str(request.variables["LAGUNA_INSTANCE_NAME"]))
+        if not host.agent_url or not host.agent_secret:
+            raise TransitionFailed(f"{request.variables['LAGUNA_INSTANCE_NAME']}: the agent "
+                                   f"of host {host.server_name} is not running")
         from laguna.agent.client import AgentClient
         variables = dict(request.variables)
         variables["LAGUNA_HOST_ADDRESS"] = host.addresses[0] if host.addresses else ""
@@ -63,7 +66,7 @@ class PlacingDriver:
                                     "EntryPoint": "script", "Files": [],
                                     "Options": {"captureStdout": True, "captureStderr": True,
                                                 "verifyExitcode": False}}}}
-        with AgentClient(host.agent_url) as agent:
+        with AgentClient(host.agent_url, host.agent_secret) as agent:
             result = agent.execute(plan, self.timeout)
         body = result.get("Body")
         if result.get("ErrorCode") != 0 or not isinstance(body, dict):

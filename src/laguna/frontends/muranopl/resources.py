@@ -17,10 +17,10 @@ from laguna.deploy.context import Resources
 
 def real_agent(host: t.Any) -> t.Any:
     from laguna.agent.client import AgentClient
-    if not host.agent_url:
+    if not host.agent_url or not host.agent_secret:
         from laguna.frontends.muranopl.services import AgentUnavailable
         raise AgentUnavailable(f"the agent of {host.server_name} is not running")
-    return AgentClient(host.agent_url)
+    return AgentClient(host.agent_url, host.agent_secret)
 
 
 def recording_agent(host: t.Any) -> t.Any:

@@ -83,7 +83,7 @@ class CloudServices:
         self.name_of = name_of
         #: every stack this run pushed to
         self.stacks: set[str] = set()
-        self._transports: dict[str, t.Any] = {}
+        self._transports: dict[tuple[t.Any, ...], t.Any] = {}
         self._transports_lock = threading.Lock()
         #: stack -> its hosts as this run's last push left them (the environment is
         #: held by this run, so nothing else pushes to its stacks meanwhile); kept
@@ -183,7 +183,8 @@ class CloudServices:
         return t.cast("dict[str, t.Any]", result) if wait else None
 
     def _transport(self, host: t.Any) -> t.Any:
-        key = f"{host.stack}/{host.name}/{host.agent_url}"
+        # the secret too: a host rebuilt at the same address has a new one
+        key = (host.stack, host.name, host.agent_url, host.agent_secret)
         transport = self._transports.get(key)
         if transport is None:
             with self._transports_lock:     # applications deploy in several threads
