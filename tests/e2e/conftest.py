@@ -16,7 +16,8 @@ def workdir(tmp_path: Path) -> t.Iterator[Path]:
     yield tmp_path
     if (tmp_path / ".laguna" / "laguna.sqlite").is_file():
         _, environments = laguna(tmp_path, "environments")
-        for environment in environments if isinstance(environments, list) else []:
+        for environment in (environments.get("environments", [])
+                            if isinstance(environments, dict) else []):
             if environment["state"] not in ("undeployed", "pending"):
                 laguna(tmp_path, "undeploy", environment["name"])
     if (tmp_path / ".laguna" / "cloud").is_dir():

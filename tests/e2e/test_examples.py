@@ -95,4 +95,4 @@ def test_dry_run_prints_templates_and_plans_and_keeps_nothing(workdir: Path) -> 
     assert plans == ["Deploy Key-Value Store", "Deploy Dashboard"]
     assert not (workdir / ".laguna" / "cloud").exists()
     code, listed = laguna(workdir, "environments")
-    assert listed == [] or code != 0
+    assert listed == {"environments": []} or code != 0

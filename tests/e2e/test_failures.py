@@ -27,7 +27,7 @@ def deploy_probe(workdir: Path, mode: str) -> tuple[int, dict]:
 def released(workdir: Path, name: str) -> dict:
     """The environment as `environments` lists it; it must not be held."""
     _, listed = laguna(workdir, "environments")
-    [environment] = [e for e in listed if e["name"] == name]
+    [environment] = [e for e in listed["environments"] if e["name"] == name]
     assert environment["acquired_by"] is None
     return environment
 

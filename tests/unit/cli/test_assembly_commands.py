@@ -91,7 +91,7 @@ def test_assemblies_live_beside_other_languages(wiring: Wiring, tmp_path: Path) 
     run(wiring, tmp_path, "deploy", str(_descriptor(tmp_path)), "--name", "demo", "--json")
     other = write_blueprint(tmp_path, "shop", components=[WEB])
     assert run(wiring, tmp_path, "deploy", str(other), "--json").exit_code == 0
-    listed = json.loads(run(wiring, tmp_path, "environments", "--json").stdout)
+    listed = json.loads(run(wiring, tmp_path, "environments", "--json").stdout)["environments"]
     assert [(e["name"], e["language"], e["state"]) for e in listed] == [
         ("demo", "assembly", "ready"), ("shop", "fake", "ready")]
     shop = json.loads(run(wiring, tmp_path, "status", "shop", "--json").stdout)

@@ -54,7 +54,7 @@ def test_workdir_after_the_command_name(wiring: Wiring, tmp_path: Path) -> None:
     assert run(wiring, "deploy", str(path), "--json", "--workdir", str(tmp_path / "a")
                ).exit_code == 0
     listed = run(wiring, "environments", "--json", "--workdir", str(tmp_path / "a"))
-    assert [e["name"] for e in json.loads(listed.stdout)] == ["shop"]
+    assert [e["name"] for e in json.loads(listed.stdout)["environments"]] == ["shop"]
     assert (tmp_path / "a" / ".laguna" / "laguna.sqlite").is_file()
 
 
@@ -65,7 +65,7 @@ def test_laguna_workdir_variable_and_the_option_wins(wiring: Wiring, tmp_path: P
     assert (tmp_path / "from-env" / ".laguna").is_dir()
     other = run(wiring, "--workdir", str(tmp_path / "other"), "environments", "--json",
                 env=env)
-    assert json.loads(other.stdout) == []
+    assert json.loads(other.stdout) == {"environments": []}
     assert not (tmp_path / "other" / ".laguna").exists()
 
 
@@ -141,8 +141,10 @@ def test_deployments_json_lists_history_with_reports(wiring: Wiring, tmp_path: P
     path = write_blueprint(tmp_path, "shop", components=[WEB])
     run(wiring, "deploy", str(path), "--json", "--workdir", str(tmp_path))
     run(wiring, "undeploy", "shop", "--json", "--workdir", str(tmp_path))
-    history = json.loads(run(wiring, "deployments", "shop", "--json", "--workdir",
-                             str(tmp_path)).stdout)
+    shown = json.loads(run(wiring, "deployments", "shop", "--json", "--workdir",
+                           str(tmp_path)).stdout)
+    assert (list(shown), shown["name"]) == (["name", "deployments"], "shop")
+    history = shown["deployments"]
     assert [len(d.pop("id")) for d in history] == [32, 32]
     assert history == [
         {"operation": "deploy", "state": "success", "started": "2026-01-01T00:00:01.000000Z",
@@ -168,7 +170,7 @@ def test_environments_table_and_json(wiring: Wiring, tmp_path: Path) -> None:
         "NAME LANGUAGE STATE VERSION UPDATED",
         "shop fake     ready 1       2026-01-01T00:00:05.000000Z"]
     listed = json.loads(run(wiring, "environments", "--json", "--workdir",
-                            str(tmp_path)).stdout)
+                            str(tmp_path)).stdout)["environments"]
     assert len(listed[0].pop("id")) == 32
     assert listed == [{"name": "shop", "project": "local", "language": "fake",
                        "state": "ready", "version": 1,
@@ -266,15 +268,7 @@ def test_a_first_deploy_refused_for_a_missing_class_writes_nothing(tmp_path: Pat
 
 def test_a_refused_redeploy_leaves_the_environment_as_it_was(tmp_path: Path) -> None:
     workdir = ["--workdir", str(tmp_path / "wd")]
-    package = tmp_path / "app"
-    (package / "Classes").mkdir(parents=True)
-    (package / "manifest.yaml").write_text(
-        "Format: 1.4\nType: Application\nFullName: com.example.Quiet\n"
-        "Classes: {com.example.Quiet: Quiet.yaml}\n")
-    (package / "Classes" / "Quiet.yaml").write_text(
-        "Namespaces: {=: com.example, res: io.murano}\nName: Quiet\n"
-        "Extends: res:Application\nMethods:\n  deploy:\n    Body:\n"
-        "      - $.reported: true\n")
+    package = Path(__file__).parents[2] / "fixtures" / "packages" / "quiet"
     good = tmp_path / "m.yaml"
     good.write_text("- ?: {id: x, type: com.example.Quiet}\n")
     first = CliRunner().invoke(cli, [*workdir, "deploy", str(good), "-l", str(package),

@@ -82,7 +82,8 @@ def test_killed_deploy_is_recovered_by_status_then_deploy(tmp_path: Path) -> Non
     fixed = write_blueprint(tmp_path, "shop", components=[WEB, DB])
     code, out, _ = run("deploy", str(fixed), "--json", "--workdir", str(workdir))
     assert (code, json.loads(out)["state"]) == (0, "ready")
-    history = json.loads(run("deployments", "shop", "--json", "--workdir", str(workdir))[1])
+    history = json.loads(run("deployments", "shop", "--json", "--workdir",
+                             str(workdir))[1])["deployments"]
     assert [(d["state"], (d["error"] or {}).get("kind")) for d in history] == [
         ("failure", "interrupted"), ("success", None)]
 

@@ -60,7 +60,7 @@ def test_command_tightens_a_working_directory_left_open(tmp_path: Path) -> None:
         assert {path.name: mode(path) for path in workdir.state_dir.iterdir()} == {
             "laguna.sqlite": 0o644, "laguna.sqlite-wal": 0o644, "laguna.sqlite-shm": 0o644}
         done = run_laguna("environments", "--json", "--workdir", str(tmp_path), cwd=tmp_path)
-        assert (done.returncode, done.stdout) == (0, "[]\n"), done.stderr
+        assert (done.returncode, done.stdout) == (0, '{\n  "environments": []\n}\n'), done.stderr
         assert {path.name: mode(path) for path in [workdir.state_dir,
                                                    *workdir.state_dir.iterdir()]} == {
             ".laguna": 0o700, "laguna.sqlite": 0o600,

@@ -94,7 +94,8 @@ def test_outputs_and_environments(wiring: Wiring, tmp_path: Path) -> None:
     assert (outputs.exit_code, outputs.stdout) == (0, 'port: 80\ngreeting: "hello world"\n')
     assert json.loads(run(wiring, "--workdir", work, "outputs", "small", "--json").stdout) == {
         "port": 80, "greeting": "hello world"}
-    listed = json.loads(run(wiring, "--workdir", work, "environments", "--json").stdout)
+    listed = json.loads(run(wiring, "--workdir", work, "environments",
+                            "--json").stdout)["environments"]
     assert sorted((e["name"], e["language"], e["state"]) for e in listed) == [
         ("shop", "fake", "ready"), ("small", "tosca", "ready")]
     missing = run(wiring, "--workdir", work, "outputs", "nope")

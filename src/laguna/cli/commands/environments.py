@@ -4,17 +4,15 @@ from __future__ import annotations
 
 import click
 
-from laguna.cli.workdirs import catalog_option, json_option, make_service, print_json, show, workdir_option
+from laguna.cli.output import emit, output_option
+from laguna.cli.workdirs import catalog_option, make_service, show, workdir_option
 
 
 @click.command("environments")
-@json_option
+@output_option
 @workdir_option
 @catalog_option
-def environments(as_json: bool) -> None:
+def environments(output: str) -> None:
     """List the environments, with their language, state and version."""
     listed = make_service().environments()
-    if as_json:
-        print_json(listed.to_json())
-    else:
-        show(listed)
+    emit({"environments": listed.to_json()}, output, lambda: show(listed))

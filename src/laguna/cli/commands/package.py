@@ -12,6 +12,7 @@ from rich.console import Console
 from rich.table import Table
 
 from laguna.cli.errors import CommandError, OutputError, described
+from laguna.cli.output import emit, output_option
 from laguna.cli.shared import workdir_option
 from laguna.cli.sources import (
     configured_url, db_url_option, lib_option, missing_sqlite_file, open_catalog, package_sources,
@@ -221,29 +222,35 @@ def _store_import(db_url: str | None, what: str,
 @click.option("--search", help="Text to look for in names and descriptions.")
 @db_url_option
 @workdir_option
+@output_option
 def list_command(package_type: str | None, tag: str | None, search: str | None,
-                 db_url: str | None) -> None:
+                 db_url: str | None, output: str) -> None:
     """List the packages in the catalog."""
     database = _readable_database(db_url)
-    rows: list[tuple[str, str, str, str, str]] = []
+    listed: list[dict[str, t.Any]] = []
     if database is not None:
         try:
             with database.session() as session:
                 records = repo.list_packages(session, repo.PackageFilter(
                     type=package_type, tag=tag, search=search))
-                rows = [(r.fully_qualified_name, r.version, r.type, _yes(r.enabled),
-                         _yes(r.is_public)) for r in records]
+                listed = [{"name": r.fully_qualified_name, "version": r.version,
+                           "type": r.type, "enabled": r.enabled, "public": r.is_public,
+                           "id": str(r.id)} for r in records]
         finally:
             database.dispose()
-    if not rows:
-        click.echo("no packages")
-        return
-    table = Table(box=rich.box.SIMPLE, show_edge=False, pad_edge=False)
-    for title in ("Name", "Version", "Type", "Enabled", "Public"):
-        table.add_column(title)
-    for row in rows:
-        table.add_row(*row)
-    click.echo(_render(table))
+
+    def table() -> None:
+        if not listed:
+            click.echo("no packages")
+            return
+        rendered = Table(box=rich.box.SIMPLE, show_edge=False, pad_edge=False)
+        for title in ("Name", "Version", "Type", "Enabled", "Public"):
+            rendered.add_column(title)
+        for row in listed:
+            rendered.add_row(row["name"], row["version"], row["type"], _yes(row["enabled"]),
+                             _yes(row["public"]))
+        click.echo(_render(rendered))
+    emit({"packages": listed}, output, table)
 
 
 def _describe(record: PackageRecord, versions: list[Version]) -> list[tuple[str, str]]:
@@ -274,7 +281,8 @@ def _describe(record: PackageRecord, versions: list[Version]) -> list[tuple[str,
 @click.argument("spec", metavar="NAME[==VERSION]")
 @db_url_option
 @workdir_option
-def show_command(spec: str, db_url: str | None) -> None:
+@output_option
+def show_command(spec: str, db_url: str | None, output: str) -> None:
     """Show one package (the highest version unless one is named)."""
     name, version = _parse_spec(spec)
     database = _readable_database(db_url)
@@ -288,9 +296,12 @@ def show_command(spec: str, db_url: str | None) -> None:
         _fail(exc)
     finally:
         database.dispose()
-    width = max(len(label) for label, _ in fields) + 1
-    for label, value in fields:
-        click.echo(f"{label + ':':<{width}} {value}")
+
+    def table() -> None:
+        width = max(len(label) for label, _ in fields) + 1
+        for label, value in fields:
+            click.echo(f"{label + ':':<{width}} {value}")
+    emit({label.lower().replace(" ", "_"): value for label, value in fields}, output, table)
 
 
 @package.command("delete")
