@@ -43,3 +43,22 @@ def stdout_console() -> Console:
     return Console(file=sys.stdout, highlight=False, soft_wrap=True,
                    width=None if terminal else 200,
                    color_system="auto" if terminal else None)
+
+
+class HiddenAliases(click.Option):
+    """An option whose old spellings (``hidden_aliases``) still work but are not
+    shown in ``--help``: one name per idea across commands, no command line of
+    an earlier release broken."""
+
+    def __init__(self, *args: t.Any, hidden_aliases: t.Sequence[str] = (),
+                 **kwargs: t.Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.hidden_aliases = tuple(hidden_aliases)
+
+    def get_help_record(self, ctx: click.Context) -> tuple[str, str] | None:
+        shown_opts = self.opts
+        self.opts = [name for name in self.opts if name not in self.hidden_aliases]
+        try:
+            return super().get_help_record(ctx)
+        finally:
+            self.opts = shown_opts

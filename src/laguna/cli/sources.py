@@ -10,7 +10,7 @@ from pathlib import Path
 import click
 
 from laguna.cli.errors import CatalogError
-from laguna.cli.shared import WORKDIR_KEY
+from laguna.cli.shared import WORKDIR_KEY, HiddenAliases
 from laguna.config import DATABASE_URL_VAR, Config, resolve_workdir, sqlite_url, workdir_store
 from laguna.packages.source import DirectorySource, PackageSource
 from laguna.packages.versions import Version
@@ -40,7 +40,8 @@ def lib_option(function: F) -> F:
 def db_url_option(function: F) -> F:
     """``--db-url URL``: the catalog; a path is taken as an SQLite file."""
     return click.option(
-        "--db-url", metavar="URL", callback=_db_url_value,
+        "--db-url", "--db", "db_url", metavar="URL", callback=_db_url_value,
+        cls=HiddenAliases, hidden_aliases=("--db",),
         help="Catalog database URL, or the path of an SQLite file (default: "
              "$LAGUNA_DATABASE_URL, else the working directory's store, which "
              "`laguna serve` and the deployments use)."
