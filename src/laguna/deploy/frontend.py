@@ -27,8 +27,8 @@ import typing as t
 from importlib import metadata
 from pathlib import Path
 
-from laguna.deploy.context import RunContext, StoredPackage
-from laguna.deploy.result import Component, ErrorInfo
+from laguna.deploy.context import RunContext, StoredPackage, StoredState
+from laguna.deploy.result import Action, Component, ErrorInfo
 from laguna.packages.source import PackageSource
 
 ENTRY_POINT_GROUP = "laguna.frontends"
@@ -136,6 +136,17 @@ class Frontend(t.Protocol):
 
     def undeploy(self, context: RunContext) -> Outcome:
         """Destroy what the stored model deployed (also after an interrupted deploy)."""
+        ...
+
+
+@t.runtime_checkable
+class ActionLister(t.Protocol):
+    """What a front end adds to :class:`Frontend` to have its actions listed by
+    ``status`` and checked before they run (:mod:`laguna.deploy.actions`)."""
+
+    def actions(self, stored: StoredState) -> t.Sequence[Action] | None:
+        """The actions the objects of the stored model offer; None when the
+        front end cannot tell (no check is made then)."""
         ...
 
 

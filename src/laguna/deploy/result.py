@@ -107,6 +107,64 @@ class ErrorInfo:
 
 
 @dataclasses.dataclass(frozen=True)
+class ActionArgument:
+    """An argument an action takes: ``type`` is what the language says of its
+    values (a MuranoPL contract, a TOSCA type), empty when it says nothing."""
+
+    name: str
+    required: bool = False
+    type: str = ""
+
+    def to_json(self) -> Json:
+        return {"name": self.name, "required": self.required, "type": self.type}
+
+    def usage(self) -> str:
+        """``name`` when it must be given, ``[name]`` when it may."""
+        return self.name if self.required else f"[{self.name}]"
+
+
+@dataclasses.dataclass(frozen=True)
+class Action:
+    """An action of a deployed object, named by ``object`` (its id),
+    ``object_name`` and ``object_type``; ``open``: it also takes arguments it
+    does not name (MuranoPL's KwArgs)."""
+
+    object: str
+    object_name: str
+    object_type: str
+    name: str
+    arguments: tuple[ActionArgument, ...] = ()
+    open: bool = False
+
+    def to_json(self) -> Json:
+        return {"object": self.object, "object_name": self.object_name,
+                "object_type": self.object_type, "name": self.name,
+                "arguments": [a.to_json() for a in self.arguments], "open": self.open}
+
+    @classmethod
+    def from_json(cls, data: t.Mapping[str, t.Any]) -> Action:
+        return cls(object=str(data["object"]), object_name=str(data["object_name"]),
+                   object_type=str(data["object_type"]), name=str(data["name"]),
+                   arguments=tuple(ActionArgument(str(a["name"]), bool(a["required"]),
+                                                  str(a.get("type") or ""))
+                                   for a in data.get("arguments") or ()),
+                   open=bool(data.get("open")))
+
+
+def actions_table(actions: t.Iterable[Action], title: str | None = "actions") -> Table:
+    """Actions with the object (name and type) each belongs to and its arguments
+    (``[name]``: optional; ``...``: takes others too)."""
+    table = Table("ACTION", "OBJECT", "TYPE", "ARGUMENTS", title=title, title_justify="left",
+                  box=None, pad_edge=False, padding=(0, 1, 0, 0))
+    for action in actions:
+        arguments = [a.usage() for a in action.arguments] + (["..."] if action.open else [])
+        # Text cells: `[loud]` is an argument, not rich markup
+        table.add_row(Text(action.name), Text(action.object_name), Text(action.object_type),
+                      Text(" ".join(arguments) or "-"))
+    return table
+
+
+@dataclasses.dataclass(frozen=True)
 class Result:
     """The outcome of ``deploy``/``action``/``undeploy`` or the ``status`` of an environment."""
 
@@ -121,6 +179,8 @@ class Result:
     error: ErrorInfo | None = None
     #: dry runs only: the stack templates and agent plans, in order
     plan: t.Sequence[t.Mapping[str, t.Any]] | None = None
+    #: ``status`` only, for languages that list them: the actions of the deployed objects
+    actions: t.Sequence[Action] | None = None
 
     def to_json(self) -> Json:
         data: Json = {
@@ -136,6 +196,8 @@ class Result:
         }
         if self.plan is not None:
             data["plan"] = [dict(step) for step in self.plan]
+        if self.actions is not None:
+            data["actions"] = [a.to_json() for a in self.actions]
         return data
 
     @property
@@ -153,6 +215,8 @@ class Result:
             yield Text(f"output {key}: {value}")
         if self.plan is not None:
             yield from _render_plan(self.plan)
+        if self.actions:
+            yield actions_table(self.actions)
         if self.error is not None:
             yield Text(f"error[{self.error.kind}]: {self.error.message}")
             for key, value in self.error.details.items():

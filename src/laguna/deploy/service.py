@@ -26,6 +26,7 @@ from pathlib import Path
 from sqlalchemy.orm import Session
 
 from laguna.deploy import errors
+from laguna.deploy.actions import resolve
 from laguna.deploy.context import (
     Resources,
     ResourcesFactory,
@@ -36,7 +37,14 @@ from laguna.deploy.context import (
     no_resources,
 )
 from laguna.deploy.events import DeploymentFinished, DeploymentStarted, EventSink, discard
-from laguna.deploy.frontend import Blueprint, Frontend, FrontendRegistry, Outcome, PrepareOptions
+from laguna.deploy.frontend import (
+    ActionLister,
+    Blueprint,
+    Frontend,
+    FrontendRegistry,
+    Outcome,
+    PrepareOptions,
+)
 from laguna.deploy.owner import Liveness, ProcessLiveness, ProcessOwner, current_owner
 from laguna.deploy.reporter import MemoryReporter, StoreReporter
 from laguna.deploy.result import (
@@ -44,6 +52,7 @@ from laguna.deploy.result import (
     FAILED,
     OK,
     REJECTED,
+    Action,
     Component,
     DeploymentList,
     DeploymentView,
@@ -160,10 +169,40 @@ class Service:
     def action(self, name: str, object_id: str, method: str,
                arguments: t.Mapping[str, str] | None = None, *,
                sink: EventSink = discard) -> Result:
-        """Run ``method`` of object ``object_id`` of the environment's deployed model."""
+        """Run ``method`` of object ``object_id`` (an id, or a unique name where the
+        front end lists actions) of the environment's deployed model."""
         args = dict(arguments or {})
+        try:
+            object_id = self._check_action(name, object_id, method, args)
+        except errors.Rejected as rejected:
+            read = self._read(name)
+            return Result(name=name, language=read[1] if read else None, status=REJECTED,
+                          state=read[2] if read else None,
+                          error=ErrorInfo(rejected.kind, rejected.message, rejected.details))
         return self._operate(name, Operation.ACTION, sink,
                              action={"object": object_id, "method": method, "arguments": args})
+
+    def _check_action(self, name: str, target: str, method: str,
+                      arguments: t.Mapping[str, str]) -> str:
+        """The id of the object ``target`` names, once the action is known to be
+        one it offers with those arguments (Rejected otherwise; nothing is
+        written). Environments the admission rules refuse anyway, and front ends
+        that list no actions, are left to the operation."""
+        actions = self._actions(name)
+        if actions is None:
+            return target
+        return resolve(actions, name, target, method, arguments).object
+
+    def _actions(self, name: str) -> t.Sequence[Action] | None:
+        """The actions of the environment's deployed objects, if its front end lists them."""
+        read = self._read(name)
+        if read is None:
+            return None
+        stored, language, _status = read
+        frontend = self.frontends.get(language) if language else None
+        if stored.model is None or not isinstance(frontend, ActionLister):
+            return None
+        return frontend.actions(stored)
 
     def undeploy(self, name: str, *, sink: EventSink = discard) -> Result:
         """Destroy what the environment deployed; its history stays."""
@@ -187,9 +226,20 @@ class Service:
         return self._on_environment(name, delete)
 
     def status(self, name: str) -> Result:
-        """The environment as the store knows it, after its last deployment."""
-        return self._on_environment(name, lambda session, record: self._result(
+        """The environment as the store knows it, after its last deployment, with
+        the actions its objects offer when its front end lists them."""
+        result = self._on_environment(name, lambda session, record: self._result(
             session, record, repo.last_deployment(session, record.id)))
+        if result.status == REJECTED and result.state is None:
+            return result
+        try:
+            actions = self._actions(name)
+        except errors.Rejected as rejected:
+            # the stored packages no longer load: the status is still worth showing
+            log.warning("environment %s: its actions cannot be listed: %s", name,
+                        rejected.message)
+            actions = None
+        return dataclasses.replace(result, actions=actions) if actions is not None else result
 
     def _on_environment(self, name: str,
                         work: t.Callable[[Session, EnvironmentRecord], Result]) -> Result:
@@ -486,13 +536,19 @@ class Service:
 
     def _read_stored(self, name: str) -> StoredState | None:
         """The stored state of ``name`` without writing anything (dry runs)."""
+        read = self._read(name)
+        return read[0] if read is not None else None
+
+    def _read(self, name: str) -> tuple[StoredState, str | None, str] | None:
+        """The stored state, language and status of ``name``, writing nothing."""
         if self.database is None and not self.workdir.has_store():
             return None
         database = self.database or Database(self.workdir.url)
         try:
             with database.session() as session:
                 record = repo.find_environment(session, self.project, name)
-                return _stored_state(record) if record is not None else None
+                return (_stored_state(record), record.language, record.status) \
+                    if record is not None else None
         finally:
             self._close(database)
 

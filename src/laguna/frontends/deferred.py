@@ -15,8 +15,15 @@ import threading
 import typing as t
 from pathlib import Path
 
-from laguna.deploy.context import RunContext
-from laguna.deploy.frontend import Blueprint, Frontend, Outcome, PrepareOptions
+from laguna.deploy.context import RunContext, StoredState
+from laguna.deploy.frontend import (
+    ActionLister,
+    Blueprint,
+    Frontend,
+    Outcome,
+    PrepareOptions,
+)
+from laguna.deploy.result import Action
 
 
 class DeferredFrontend:
@@ -60,6 +67,10 @@ class DeferredFrontend:
 
     def undeploy(self, context: RunContext) -> Outcome:
         return self.loaded.undeploy(context)
+
+    def actions(self, stored: StoredState) -> t.Sequence[Action] | None:
+        loaded = self.loaded
+        return loaded.actions(stored) if isinstance(loaded, ActionLister) else None
 
     def __repr__(self) -> str:
         state = "loaded" if self._loaded is not None else "not loaded yet"

@@ -22,10 +22,11 @@ from laguna.corelib.services import NoServices, attach
 from laguna.deploy.context import RunContext, StoredState
 from laguna.deploy.errors import CLASS_NOT_FOUND, MODEL_INVALID, Rejected
 from laguna.deploy.frontend import Blueprint, Outcome, PrepareOptions
-from laguna.deploy.result import Component
+from laguna.deploy.result import Action, Component
 from laguna.errors import LagunaError
 from laguna.frontends.muranopl import model as models
 from laguna.frontends.muranopl import redeploy
+from laguna.frontends.muranopl.actions import stored_actions
 from laguna.frontends.muranopl.errors import error_info, kind_and_message
 from laguna.frontends.muranopl.packages import registry_for, used_packages
 from laguna.frontends.muranopl.services import CloudServices
@@ -193,6 +194,9 @@ class MuranoPlFrontend:
         registry = registry_for((), stored.packages)
         return Run(self, context, registry).undeploy(redeploy.removal_model(stored.model))
 
+    def actions(self, stored: StoredState) -> list[Action] | None:
+        return stored_actions(stored)
+
 
 class Run:
     """One operation on one environment: one executor, one set of services."""
@@ -235,8 +239,8 @@ class Run:
         returned: list[t.Any] = []
 
         def run() -> None:
-            self.context.reporter.report("info", f"running action {method} of {object_id}",
-                                         object_id)
+            self.context.reporter.report("info", f"running action {method} of "
+                                         f"{_name_of(target)}", object_id)
             value = invoke_action(self.executor, target, method, arguments)
             returned.append(serialize_result(value, self.executor))
         outcome = self._finish(root, run, failing=object_id)

@@ -1,0 +1,225 @@
+"""The MuranoPL front end through the CLI, on a package that needs no cloud:
+``laguna action`` checked before it runs, ``status`` listing actions."""
+
+from __future__ import annotations
+
+import json
+import textwrap
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner, Result
+
+from laguna.cli.main import cli
+from laguna.cli.workdirs import Wiring
+from laguna.deploy.context import Resources
+from laguna.deploy.frontend import FrontendRegistry
+from laguna.frontends.muranopl import MuranoPlFrontend, muranopl_resources
+
+from unit.deploy.fakes import Ticker
+
+GREETER = """\
+Namespaces:
+  =: com.example
+  std: io.murano
+Name: Greeter
+Extends: std:Application
+Properties:
+  name:
+    Contract: $.string().notNull()
+    Default: greeter
+  greeting:
+    Contract: $.string().notNull()
+    Default: hello
+  said:
+    Contract: $.string()
+    Usage: Out
+Methods:
+  deploy:
+    Body:
+      - $.said: $.greeting
+  greet:
+    Scope: Public
+    Arguments:
+      - who:
+          Contract: $.string().notNull()
+      - loud:
+          Contract: $.bool().notNull()
+          Default: false
+    Body:
+      - $.said: format('{0}, {1}', $.greeting, $who)
+      - Return: $.said
+  helper:
+    Body:
+      - Return: 1
+"""
+
+GREETER_ID = "1" * 32
+OTHER_ID = "2" * 32
+
+
+def write_package(folder: Path) -> Path:
+    package = folder / "greeter"
+    (package / "Classes").mkdir(parents=True)
+    (package / "manifest.yaml").write_text(textwrap.dedent("""\
+        Format: MuranoPL/1.4
+        Type: Application
+        FullName: com.example.Greeter
+        Name: Greeter
+        Classes:
+          com.example.Greeter: Greeter.yaml
+        """))
+    (package / "Classes" / "Greeter.yaml").write_text(GREETER)
+    return package
+
+
+def write_model(folder: Path, names: tuple[str, ...] = ("greeter",)) -> Path:
+    """Applications of the Greeter class, the first with GREETER_ID, the second OTHER_ID."""
+    apps = [{"?": {"id": object_id, "type": "com.example.Greeter"}, "name": name}
+            for object_id, name in zip((GREETER_ID, OTHER_ID), names)]
+    path = folder / "hello.json"
+    path.write_text(json.dumps(apps))
+    return path
+
+
+def recording(state_dir: Path, environment_id: str, dry_run: bool) -> Resources:
+    """Recording cloud and agents for real runs too: loading a stored model asks
+    the cloud for its stack's template."""
+    return muranopl_resources(state_dir, environment_id, True)
+
+
+@pytest.fixture()
+def wiring() -> Wiring:
+    return Wiring(FrontendRegistry([MuranoPlFrontend()]), resources=recording, clock=Ticker())
+
+
+def run(wiring: Wiring, workdir: Path, *args: str) -> Result:
+    return CliRunner().invoke(cli, ["--workdir", str(workdir), *args], obj=wiring)
+
+
+@pytest.fixture()
+def deployed(wiring: Wiring, tmp_path: Path) -> Path:
+    """A working directory holding environment ``hello``: one greeter, deployed."""
+    package = write_package(tmp_path)
+    result = run(wiring, tmp_path, "deploy", str(write_model(tmp_path)), "-l", str(package),
+                 "--json")
+    assert result.exit_code == 0, result.output
+    return tmp_path
+
+
+def history(wiring: Wiring, workdir: Path) -> list[str]:
+    listed = json.loads(run(wiring, workdir, "deployments", "hello", "--json").stdout)
+    return [f"{d['operation']} {d['state']}" for d in listed]
+
+
+ACTIONS_OF_GREETER = [
+    "actions",
+    "ACTION OBJECT  TYPE                ARGUMENTS",
+    "greet  greeter com.example.Greeter who [loud]",
+]
+
+
+def test_an_unknown_action_is_refused_before_anything_runs(wiring: Wiring,
+                                                            deployed: Path) -> None:
+    result = run(wiring, deployed, "action", "hello", GREETER_ID, "nosuch")
+    assert (result.exit_code, result.stdout) == (2, "")
+    assert result.stderr.splitlines() == [
+        "error[action_not_found]: greeter (com.example.Greeter) has no action 'nosuch'; "
+        "its actions: greet", *ACTIONS_OF_GREETER]
+    # nothing written: no deployment, the environment as it was
+    assert history(wiring, deployed) == ["deploy success"]
+    status = json.loads(run(wiring, deployed, "status", "hello", "--json").stdout)
+    assert (status["state"], status["components"][GREETER_ID]["state"]) == ("ready", "deployed")
+
+
+def test_a_method_that_is_no_action_is_refused(wiring: Wiring, deployed: Path) -> None:
+    result = run(wiring, deployed, "action", "hello", GREETER_ID, "helper", "--json")
+    data = json.loads(result.stdout)
+    assert (result.exit_code, data["status"], data["state"]) == (2, "rejected", "ready")
+    assert data["error"] == {
+        "kind": "action_not_found",
+        "message": "greeter (com.example.Greeter) has no action 'helper'; its actions: greet",
+        "actions": [{"object": GREETER_ID, "object_name": "greeter",
+                     "object_type": "com.example.Greeter", "name": "greet",
+                     "arguments": [
+                         {"name": "who", "required": True, "type": "$.string().notNull()"},
+                         {"name": "loud", "required": False, "type": "$.bool().notNull()"}],
+                     "open": False}]}
+    assert history(wiring, deployed) == ["deploy success"]
+
+
+def test_a_missing_argument_is_refused_naming_it(wiring: Wiring, deployed: Path) -> None:
+    result = run(wiring, deployed, "action", "hello", GREETER_ID, "greet")
+    assert result.exit_code == 2
+    assert result.stderr.splitlines() == [
+        "error[argument_invalid]: action greet of greeter (com.example.Greeter) needs "
+        "--arg who=...", *ACTIONS_OF_GREETER]
+    assert history(wiring, deployed) == ["deploy success"]
+
+
+def test_an_argument_the_action_does_not_take_is_refused(wiring: Wiring,
+                                                         deployed: Path) -> None:
+    result = run(wiring, deployed, "action", "hello", GREETER_ID, "greet", "--arg", "who=x",
+                 "--arg", "whom=y")
+    assert (result.exit_code, result.stderr.splitlines()[0]) == (
+        2, "error[argument_invalid]: action greet of greeter (com.example.Greeter) takes no "
+           "argument 'whom'; its arguments: loud, who")
+
+
+def test_an_unknown_object_is_refused_listing_every_action(wiring: Wiring,
+                                                           deployed: Path) -> None:
+    result = run(wiring, deployed, "action", "hello", "nobody", "greet")
+    assert result.exit_code == 2
+    assert result.stderr.splitlines() == [
+        "error[object_not_found]: environment 'hello' has no object 'nobody' with actions "
+        "(name an object by its id or name)",
+        "actions",
+        "ACTION OBJECT  TYPE                  ARGUMENTS",
+        "deploy hello   io.murano.Environment -",
+        "greet  greeter com.example.Greeter   who [loud]",
+    ]
+
+
+def test_an_object_is_named_by_its_name(wiring: Wiring, deployed: Path) -> None:
+    result = run(wiring, deployed, "action", "hello", "greeter", "greet", "--arg", "who=you",
+                 "--json")
+    data = json.loads(result.stdout)
+    assert (result.exit_code, data["status"], data["state"]) == (0, "ok", "ready")
+    assert data["outputs"] == {"greeter.said": "hello, you"}
+    listed = json.loads(run(wiring, deployed, "deployments", "hello", "--json").stdout)
+    assert listed[-1]["action"] == {"object": GREETER_ID, "method": "greet",
+                                    "arguments": {"who": "you"}}
+
+
+def test_a_name_two_objects_share_is_refused_naming_their_ids(wiring: Wiring,
+                                                              tmp_path: Path) -> None:
+    package = write_package(tmp_path)
+    assert run(wiring, tmp_path, "deploy", str(write_model(tmp_path, ("twin", "twin"))),
+               "-l", str(package), "--json").exit_code == 0
+    result = run(wiring, tmp_path, "action", "hello", "twin", "greet", "--arg", "who=x")
+    assert (result.exit_code, result.stderr.splitlines()[0]) == (
+        2, f"error[object_not_found]: environment 'hello' has 2 objects named 'twin': name "
+           f"one by its id ({GREETER_ID}, {OTHER_ID})")
+    by_id = run(wiring, tmp_path, "action", "hello", OTHER_ID, "greet", "--arg", "who=x",
+                "--json")
+    assert by_id.exit_code == 0
+
+
+def test_status_lists_the_actions(wiring: Wiring, deployed: Path) -> None:
+    result = run(wiring, deployed, "status", "hello")
+    assert (result.exit_code, result.stdout.splitlines()) == (0, [
+        "environment hello: ready",
+        "ID                               TYPE                NAME    STATE",
+        f"{GREETER_ID} com.example.Greeter greeter deployed",
+        "output greeter.said: hello",
+        "actions",
+        "ACTION OBJECT  TYPE                  ARGUMENTS",
+        "deploy hello   io.murano.Environment -",
+        "greet  greeter com.example.Greeter   who [loud]",
+    ])
+
+
+def test_status_json_lists_the_actions_by_object_id(wiring: Wiring, deployed: Path) -> None:
+    data = json.loads(run(wiring, deployed, "status", "hello", "--json").stdout)
+    assert [(a["object"], a["name"]) for a in data["actions"]] == [
+        (data["model"]["Objects"]["?"]["id"], "deploy"), (GREETER_ID, "greet")]
