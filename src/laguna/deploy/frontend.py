@@ -99,6 +99,9 @@ class Outcome:
     packages: t.Sequence[StoredPackage] | None = None
     #: an action: what the method returned, as JSON data
     result: t.Any = None
+    #: dry runs: the ids of stored components the blueprint gives other values
+    #: (they are changed, not created); those it leaves alone are not listed
+    changed: t.Collection[str] = ()
 
 
 @t.runtime_checkable

@@ -106,6 +106,58 @@ class ErrorInfo:
         return cls(kind=str(data["kind"]), message=str(data["message"]), details=details)
 
 
+#: what a dry run would do to a component
+CREATE = "create"
+CHANGE = "change"
+DESTROY = "destroy"
+_SIGNS = {CREATE: "+", CHANGE: "~", DESTROY: "-"}
+
+
+@dataclasses.dataclass(frozen=True)
+class Change:
+    """One line of a dry run's plan: a component the deploy would create,
+    change or destroy (``object``: its id)."""
+
+    action: str
+    object: str
+    name: str
+    type: str
+
+    def to_json(self) -> Json:
+        return {"action": self.action, "object": self.object, "name": self.name,
+                "type": self.type}
+
+
+def plan_changes(before: t.Mapping[str, Component], after: t.Mapping[str, Component],
+                 changed: t.Collection[str] = ()) -> list[Change]:
+    """What a deploy does to the components: those only ``after`` it are created,
+    those only ``before`` destroyed, those in both changed when the front end
+    says the blueprint changes them (``changed``), else left alone."""
+    created = [Change(CREATE, k, c.name, c.type) for k, c in after.items() if k not in before]
+    altered = [Change(CHANGE, k, c.name, c.type) for k, c in after.items()
+               if k in before and k in changed]
+    destroyed = [Change(DESTROY, k, c.name, c.type) for k, c in before.items()
+                 if k not in after]
+    return created + altered + destroyed
+
+
+def plan_summary(changes: t.Sequence[Change]) -> Json:
+    """The counts of a dry run's plan and its lines, as ``--json`` adds them."""
+    return {**{action: sum(1 for c in changes if c.action == action)
+               for action in (CREATE, CHANGE, DESTROY)},
+            "changes": [c.to_json() for c in changes], "applied": False}
+
+
+def _render_changes(changes: t.Sequence[Change]) -> t.Iterator[Text]:
+    width = max((len(c.name) for c in changes), default=0)
+    for change in changes:
+        yield Text(f"{_SIGNS[change.action]} {change.action:<8}{change.name:<{width}}  "
+                   f"({change.type})")
+    counts = plan_summary(changes)
+    yield Text(f"Plan: {counts[CREATE]} to create, {counts[CHANGE]} to change, "
+               f"{counts[DESTROY]} to destroy. Nothing was applied (dry run).")
+
+
 @dataclasses.dataclass(frozen=True)
 class ActionArgument:
     """An argument an action takes: ``type`` is what the language says of its
@@ -181,6 +233,8 @@ class Result:
     plan: t.Sequence[t.Mapping[str, t.Any]] | None = None
     #: ``status`` only, for languages that list them: the actions of the deployed objects
     actions: t.Sequence[Action] | None = None
+    #: dry runs only: what the deploy would create, change and destroy
+    changes: t.Sequence[Change] | None = None
 
     def to_json(self) -> Json:
         data: Json = {
@@ -198,6 +252,8 @@ class Result:
             data["plan"] = [dict(step) for step in self.plan]
         if self.actions is not None:
             data["actions"] = [a.to_json() for a in self.actions]
+        if self.changes is not None:
+            data["plan_summary"] = plan_summary(self.changes)
         return data
 
     @property
@@ -205,6 +261,13 @@ class Result:
         return {OK: 0, FAILED: 1}.get(self.status, 2)
 
     def __rich_console__(self, console: Console, options: ConsoleOptions) -> RenderResult:
+        if self.changes is not None:
+            # a dry run: what would be sent and done, never a state it did not reach
+            if self.plan:
+                yield from _render_plan(self.plan)
+            yield from _render_changes(self.changes)
+            yield from self._render_error()
+            return
         head = Text(f"environment {self.name}: {self.state or 'not created'}")
         if self.status != OK:
             head.append(f" ({self.status})")
@@ -217,15 +280,19 @@ class Result:
             yield from _render_plan(self.plan)
         if self.actions:
             yield actions_table(self.actions)
-        if self.error is not None:
-            yield Text(f"error[{self.error.kind}]: {self.error.message}")
-            for key, value in self.error.details.items():
-                text = value if isinstance(value, str) else repr(value)
-                if "\n" in text:
-                    yield Text(f"{key}:")
-                    yield Text("\n".join(f"  {line}" for line in text.splitlines()))
-                else:
-                    yield Text(f"{key}: {text}")
+        yield from self._render_error()
+
+    def _render_error(self) -> t.Iterator[Text]:
+        if self.error is None:
+            return
+        yield Text(f"error[{self.error.kind}]: {self.error.message}")
+        for key, value in self.error.details.items():
+            text = value if isinstance(value, str) else repr(value)
+            if "\n" in text:
+                yield Text(f"{key}:")
+                yield Text("\n".join(f"  {line}" for line in text.splitlines()))
+            else:
+                yield Text(f"{key}: {text}")
 
 
 def components_table(components: t.Mapping[str, Component], title: str | None = None) -> Table:

@@ -61,6 +61,7 @@ from laguna.deploy.result import (
     ErrorInfo,
     Report,
     Result,
+    plan_changes,
 )
 from laguna.deploy.states import (
     RUNNING,
@@ -463,15 +464,16 @@ class Service:
             context = self._context(stored, reporter, Path(scratch), dry_run=True)
             outcome, rejected = self._run(frontend, Operation.DEPLOY, context, blueprint, None)
         status = REJECTED if rejected else OK if outcome.ok else FAILED
+        components = dict(outcome.components if outcome.components is not None
+                          else {**stored.components, **reporter.components})
         return Result(
             name=name, language=frontend.language, status=status,
             state=finished(Operation.DEPLOY, outcome.ok).value if not rejected else None,
-            outputs=dict(outcome.outputs),
-            components=dict(outcome.components if outcome.components is not None
-                            else reporter.components),
+            outputs=dict(outcome.outputs), components=components,
             reports=list(reporter.reports),
             model=dict(outcome.model) if outcome.model is not None else dict(blueprint.model),
-            error=outcome.error, plan=list(outcome.plan or []))
+            error=outcome.error, plan=list(outcome.plan or []),
+            changes=plan_changes(stored.components, components, outcome.changed))
 
     # -- helpers --------------------------------------------------------------------
 

@@ -203,8 +203,12 @@ def test_dry_run_prints_the_plan_and_keeps_nothing(wiring: Wiring, tmp_path: Pat
         {"kind": "stack", "template": {"resources": {"web1": "Web"}}},
         {"kind": "agent", "host": "web", "plan": {"Body": "deploy"}}])
     assert not (tmp_path / ".laguna").exists()
+    assert data["plan_summary"] == {
+        "create": 1, "change": 0, "destroy": 0, "applied": False,
+        "changes": [{"action": "create", "object": "web1", "name": "web", "type": "Web"}]}
     text = run(wiring, "deploy", str(path), "--dry-run", "--workdir", str(tmp_path)).stdout
-    assert text.splitlines()[-10:] == [
+    # what was sent, then what would be done; no state the dry run did not reach
+    assert text.splitlines()[-12:] == [
         "--- 1: stack template",
         "{",
         '  "resources": {',
@@ -215,8 +219,27 @@ def test_dry_run_prints_the_plan_and_keeps_nothing(wiring: Wiring, tmp_path: Pat
         "{",
         '  "Body": "deploy"',
         "}",
+        "+ create  web  (Web)",
+        "Plan: 1 to create, 0 to change, 0 to destroy. Nothing was applied (dry run).",
     ]
+    assert "environment shop" not in text and "deployed" not in text.split("---")[-1]
     assert not (tmp_path / ".laguna").exists()
+
+
+def test_a_redeploy_dry_run_plans_against_the_deployed_components(
+        wiring: Wiring, tmp_path: Path) -> None:
+    run(wiring, "deploy", str(write_blueprint(tmp_path, "shop", components=[WEB])), "--json",
+        "--workdir", str(tmp_path))
+    path = write_blueprint(tmp_path, "shop", components=[DB])
+    result = run(wiring, "deploy", str(path), "--dry-run", "--workdir", str(tmp_path))
+    assert (result.exit_code, result.stdout.splitlines()[-3:]) == (0, [
+        "+ create  db   (Db)",
+        "- destroy web  (Web)",
+        "Plan: 1 to create, 0 to change, 1 to destroy. Nothing was applied (dry run).",
+    ])
+    status = json.loads(run(wiring, "status", "shop", "--json", "--workdir", str(tmp_path)
+                            ).stdout)
+    assert list(status["components"]) == ["web1"]
 
 
 def test_workdir_after_the_command_wins_over_the_one_before(wiring: Wiring,

@@ -1,5 +1,6 @@
 """The MuranoPL front end through the CLI, on a package that needs no cloud:
-``laguna action`` checked before it runs, ``status`` listing actions."""
+``laguna action`` checked before it runs, ``status`` listing actions,
+``deploy --dry-run``'s plan."""
 
 from __future__ import annotations
 
@@ -223,3 +224,36 @@ def test_status_json_lists_the_actions_by_object_id(wiring: Wiring, deployed: Pa
     data = json.loads(run(wiring, deployed, "status", "hello", "--json").stdout)
     assert [(a["object"], a["name"]) for a in data["actions"]] == [
         (data["model"]["Objects"]["?"]["id"], "deploy"), (GREETER_ID, "greet")]
+
+
+def test_a_first_dry_run_plans_to_create_the_application(wiring: Wiring,
+                                                         tmp_path: Path) -> None:
+    package = write_package(tmp_path)
+    result = run(wiring, tmp_path, "deploy", str(write_model(tmp_path)), "-l", str(package),
+                 "--dry-run")
+    assert (result.exit_code, result.stdout.splitlines()[-2:]) == (0, [
+        "+ create  greeter  (com.example.Greeter)",
+        "Plan: 1 to create, 0 to change, 0 to destroy. Nothing was applied (dry run).",
+    ])
+    assert "environment hello: ready" not in result.stdout
+
+
+def test_a_redeploy_dry_run_plans_to_change_what_the_model_changes(
+        wiring: Wiring, deployed: Path) -> None:
+    model = write_model(deployed)
+    unchanged = run(wiring, deployed, "deploy", str(model), "--dry-run")
+    assert (unchanged.exit_code, unchanged.stdout.splitlines()[-1]) == (
+        0, "Plan: 0 to create, 0 to change, 0 to destroy. Nothing was applied (dry run).")
+    result = run(wiring, deployed, "deploy", str(model), "--set", "greeting=hi", "--dry-run",
+                 "--json")
+    data = json.loads(result.stdout)
+    assert (result.exit_code, data["plan_summary"]) == (0, {
+        "create": 0, "change": 1, "destroy": 0, "applied": False,
+        "changes": [{"action": "change", "object": GREETER_ID, "name": "greeter",
+                     "type": "com.example.Greeter"}]})
+    text = run(wiring, deployed, "deploy", str(model), "--set", "greeting=hi", "--dry-run")
+    assert text.stdout.splitlines()[-2:] == [
+        "~ change  greeter  (com.example.Greeter)",
+        "Plan: 0 to create, 1 to change, 0 to destroy. Nothing was applied (dry run).",
+    ]
+    assert history(wiring, deployed) == ["deploy success"]

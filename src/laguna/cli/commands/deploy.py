@@ -44,7 +44,8 @@ from laguna.packages.source import PackageSource
                    "local (a host of the local cloud each, operations through its agent).")
 @click.option("--dry-run", is_flag=True,
               help="Run against a recording cloud and agent; print the stack templates "
-                   "and execution plans that would be sent. Nothing is kept.")
+                   "and execution plans that would be sent, then what would be created, "
+                   "changed and destroyed. Nothing is applied or kept.")
 @click.option("--isolation", type=click.Choice(["loopback", "netns"]),
               help="How the local cloud's hosts are kept apart: loopback (an address "
                    "of 127.42.0.0/16 each, the default) or netns (a network namespace "

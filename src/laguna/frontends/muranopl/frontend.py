@@ -179,7 +179,12 @@ class MuranoPlFrontend:
             return run.deploy_loaded(run.adopt(root))
         model = models.settle_wrapped(dict(blueprint.model), stored.environment_id, stored.name)
         registry = registry_for(prepared.libs, stored.packages, prepared.catalog)
-        return Run(self, context, registry).deploy(redeploy.deployment_model(model, stored.model))
+        outcome = Run(self, context, registry).deploy(
+            redeploy.deployment_model(model, stored.model))
+        if context.dry_run:
+            outcome = dataclasses.replace(outcome,
+                                          changed=redeploy.changed_ids(model, stored.model))
+        return outcome
 
     def action(self, context: RunContext, object_id: str, method: str,
                arguments: t.Mapping[str, str]) -> Outcome:
