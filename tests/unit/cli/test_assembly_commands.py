@@ -98,3 +98,13 @@ def test_assemblies_live_beside_other_languages(wiring: Wiring, tmp_path: Path) 
     assert (shop["language"], "model" in shop) == ("fake", True)
     deleted = json.loads(run(wiring, tmp_path, "intent", "demo", "delete", "--json").stdout)
     assert (deleted["state"], deleted["components"]) == (None, {})
+
+
+def test_set_of_a_property_the_descriptor_lacks_is_refused(wiring: Wiring,
+                                                          tmp_path: Path) -> None:
+    result = run(wiring, tmp_path, "deploy", str(_descriptor(tmp_path)), "--name", "demo",
+                 "--set", "nosuch=1")
+    assert (result.exit_code, result.stderr) == (
+        2, "error[setting_unknown]: --set nosuch: assembly::t.cli::1.0 has no property "
+           "'nosuch'; its properties: ip\n")
+    assert not (tmp_path / ".laguna" / "laguna.sqlite").exists()

@@ -1,6 +1,6 @@
 """The MuranoPL front end through the CLI, on a package that needs no cloud:
 ``laguna action`` checked before it runs, ``status`` listing actions,
-``deploy --dry-run``'s plan."""
+``deploy --dry-run``'s plan and ``--set``."""
 
 from __future__ import annotations
 
@@ -257,3 +257,31 @@ def test_a_redeploy_dry_run_plans_to_change_what_the_model_changes(
         "Plan: 0 to create, 1 to change, 0 to destroy. Nothing was applied (dry run).",
     ]
     assert history(wiring, deployed) == ["deploy success"]
+
+
+def test_set_of_a_property_the_class_lacks_is_refused_naming_its_properties(
+        wiring: Wiring, tmp_path: Path) -> None:
+    package = write_package(tmp_path)
+    result = run(wiring, tmp_path, "deploy", str(package), "--set", "nosuchprop=1")
+    assert (result.exit_code, result.stdout, result.stderr) == (
+        2, "", f"error[setting_unknown]: {package}: --set nosuchprop: com.example.Greeter has "
+               "no property 'nosuchprop'; its properties: greeting, name\n")
+    assert not (tmp_path / ".laguna").exists()
+
+
+def test_set_on_a_model_file_is_checked_against_the_applications_classes(
+        wiring: Wiring, tmp_path: Path) -> None:
+    package = write_package(tmp_path)
+    model = write_model(tmp_path, ("greeter", "other"))
+    unknown = run(wiring, tmp_path, "validate", str(model), "-l", str(package), "--set",
+                  "nosuch=1")
+    assert (unknown.exit_code, unknown.stderr) == (
+        2, f"error[setting_unknown]: {model}: --set nosuch: no application of the model has "
+           "a property 'nosuch' (set APP.PROPERTY; the applications' properties: greeter: "
+           "greeting, name; other: greeting, name)\n")
+    # a property no application of the file gives, but their class has: all of them
+    known = run(wiring, tmp_path, "validate", str(model), "-l", str(package), "--set",
+                "greeting=hi", "--set", "other.name=third", "--json")
+    apps = json.loads(known.stdout)["summary"]["Objects"]["applications"]
+    assert (known.exit_code, [(a["name"], a["greeting"]) for a in apps]) == (
+        0, [("greeter", "hi"), ("third", "hi")])

@@ -100,3 +100,13 @@ def test_outputs_and_environments(wiring: Wiring, tmp_path: Path) -> None:
     missing = run(wiring, "--workdir", work, "outputs", "nope")
     assert (missing.exit_code, missing.stderr) == (
         2, "error[environment_not_found]: no environment named 'nope'\n")
+
+
+def test_set_of_an_undeclared_input_names_the_inputs_and_settings(wiring: Wiring,
+                                                                  tmp_path: Path) -> None:
+    result = run(wiring, "validate", str(write(tmp_path)), "--set", "nosuch=1")
+    assert (result.exit_code, result.stderr.splitlines()) == (2, [
+        "small.yaml:5:3: error[invalid_template]: input nosuch: input 'nosuch' is given but "
+        "not declared (its inputs: port; --set also takes the settings "
+        "brooklyn.tosca.get_attribute_mode and laguna.tosca.get_attribute_down_wait)",
+        "1 problem(s)"])

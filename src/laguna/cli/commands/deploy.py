@@ -33,9 +33,11 @@ from laguna.packages.source import PackageSource
 @click.option("--name", help="The environment (default: the name the model gives, else "
                              "the file's name without its extension).")
 @click.option("--set", "settings", multiple=True, metavar="KEY=VALUE",
-              help="A value for the blueprint's inputs (TOSCA: also the settings "
+              help="A value for the blueprint's inputs (MuranoPL: an application's "
+                   "property; TOSCA: an input, or the settings "
                    "brooklyn.tosca.get_attribute_mode and "
-                   "laguna.tosca.get_attribute_down_wait); repeatable.")
+                   "laguna.tosca.get_attribute_down_wait; assembly: a property); "
+                   "repeatable. An unknown KEY is refused, naming the known ones.")
 @click.option("--inputs", "inputs_file", type=click.Path(path_type=Path), metavar="FILE",
               help="The blueprint's input values: a YAML map (TOSCA) or a JSON object of "
                    "typed property values (assembly descriptors); --set and --input win.")

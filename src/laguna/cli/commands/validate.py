@@ -21,9 +21,8 @@ from laguna.deploy.frontend import PrepareOptions
 @click.option("--inputs", "inputs", type=click.Path(path_type=Path), metavar="FILE",
               help="A YAML map of the blueprint's input values.")
 @click.option("--set", "settings", multiple=True, metavar="KEY=VALUE",
-              help="A value for the blueprint's inputs (TOSCA: also the settings "
-                   "brooklyn.tosca.get_attribute_mode and "
-                   "laguna.tosca.get_attribute_down_wait); repeatable.")
+              help="A value for the blueprint's inputs, as for deploy; an unknown KEY "
+                   "is refused, naming the known ones; repeatable.")
 @db_url_option
 @click.option("--json", "as_json", is_flag=True,
               help="Print one JSON object on stdout and nothing else.")

@@ -20,7 +20,7 @@ from pathlib import Path
 import yaml
 
 from laguna.deploy.context import RunContext
-from laguna.deploy.errors import Rejected
+from laguna.deploy.errors import SETTING_UNKNOWN, Rejected
 from laguna.deploy.frontend import Blueprint, Outcome, PrepareOptions
 from laguna.deploy.result import Component, ErrorInfo
 from laguna.frontends.assembly import errors as e
@@ -84,6 +84,7 @@ class AssemblyFrontend:
             catalog = layered_catalog(_cache(options.workdir), options.libs,
                                       store=options.catalog)
             descriptor, catalog = self.load(path, [], catalog)
+            _check_settings(descriptor, options.settings)
             return self._prepared(name, descriptor, catalog, options, str(path),
                                   _inputs(options.settings, options.inputs),
                                   options.settings.get(STATE_KEY, ACTIVE))
@@ -316,6 +317,16 @@ def _snapshots(folder: Path, name: str) -> list[dict[str, t.Any]]:
             if data.get("name") != name and data.get("state") is not None:
                 found.append(data)
     return found
+
+
+def _check_settings(descriptor: Descriptor, settings: t.Mapping[str, str]) -> None:
+    """``--set``/``--input`` values are for the descriptor's properties (keys with a
+    dot are laguna's own options): one it does not declare is refused, naming them."""
+    for key in settings:
+        if "." not in key and key not in descriptor.properties:
+            raise Rejected(SETTING_UNKNOWN, f"--set {key}: {descriptor.name} has no "
+                           f"property {key!r}; its properties: "
+                           f"{', '.join(sorted(descriptor.properties)) or 'none'}")
 
 
 def _inputs(settings: t.Mapping[str, str], file: Path | None = None) -> dict[str, t.Any]:

@@ -93,16 +93,17 @@ class MuranoPlFrontend:
             if not lib.exists():
                 raise Rejected(MODEL_INVALID, f"-l {lib}: no such file or folder")
         if models.is_package(path):
-            model, package_name, libs = self._package_model(path, options, libs)
+            model, package_name, libs = self._package_model(path, libs)
             name: t.Any = package_name
             wrapped = True
         else:
             model, wrapped = models.read_model(path)
-            model = models.apply_settings(model, options.settings, str(path))
             root = model["Objects"]
             name = None if wrapped else root.get("name")
         name = name if isinstance(name, str) and name else None
         registry = registry_for(libs)
+        model = models.apply_settings(model, options.settings, str(path),
+                                      lambda app: _settable(registry, app))
         # the environment's name and id as the service will give them to a new one
         environment_id = uuid.uuid4().hex     # as the store makes ids
         trial = self._trial_load(registry, model, environment_id,
@@ -127,7 +128,7 @@ class MuranoPlFrontend:
                                           trial),
                          environment_id=environment_id)
 
-    def _package_model(self, path: Path, options: PrepareOptions, libs: tuple[Path, ...]
+    def _package_model(self, path: Path, libs: tuple[Path, ...]
                        ) -> tuple[dict[str, t.Any], str, tuple[Path, ...]]:
         try:
             package = load_package(path)
@@ -137,8 +138,7 @@ class MuranoPlFrontend:
         if class_name not in package.class_names():
             raise Rejected(MODEL_INVALID, f"{path}: the package has no class {class_name} "
                            "(an application package's FullName names its application class)")
-        settings = {key: models.parse_value(value) for key, value in options.settings.items()}
-        application = models.application_object(class_name, settings)
+        application = models.application_object(class_name, {})
         return {"Objects": models.wrap([application])}, path.stem, (path, *libs)
 
     @staticmethod
@@ -441,6 +441,22 @@ class Run:
                 state = "deployed" if ok else previous.state if previous else "pending"
             components[app.id] = Component(app.type.name, _name_of(app), state)
         return components
+
+
+#: the properties whose values an object model gives (the others the object sets itself)
+MODEL_USAGES = frozenset({PropertyUsage.In, PropertyUsage.InOut, PropertyUsage.Const})
+
+
+def _settable(registry: ClassRegistry, app: t.Mapping[str, t.Any]) -> set[str] | None:
+    """The properties ``--set`` may give the application ``app`` (a model's
+    object); None when its class is not found (yet: the run looks in the
+    environment's stored packages too, and says so if it is missing there)."""
+    try:
+        cls = registry.find_for_model(str(app["?"]["type"]), app["?"])
+    except LagunaError:
+        return None
+    return {name for c in cls.mro for name, prop in c.properties.items()
+            if prop.usage in MODEL_USAGES}
 
 
 def _name_of(obj: MuranoObject) -> str:
