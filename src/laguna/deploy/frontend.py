@@ -153,6 +153,21 @@ class ActionLister(t.Protocol):
         ...
 
 
+@t.runtime_checkable
+class Summarizer(t.Protocol):
+    """What a front end adds to :class:`Frontend` to say, for ``laguna
+    validate``, what a blueprint would deploy."""
+
+    def summarize(self, blueprint: Blueprint) -> t.Sequence[tuple[str, str]]:
+        """``(label, text)`` lines: the blueprint's parts, with counts, and its inputs."""
+        ...
+
+
+def listed(items: t.Sequence[str]) -> str:
+    """Items of a summary line: ``(N) a, b``, or ``-`` for none."""
+    return f"({len(items)}) {', '.join(items)}" if items else "-"
+
+
 class FrontendRegistry:
     """The front ends one process knows, by language; asked in registration order."""
 

@@ -54,8 +54,10 @@ class Report:
         return {"level": self.level, "text": self.text, "time": iso(self.time),
                 "object": self.object}
 
-    def line(self) -> str:
-        where = f" {self.object}" if self.object else ""
+    def line(self, who: str | None = None) -> str:
+        """The report as one line; ``who``: how to name its object (else its id)."""
+        who = who or self.object
+        where = f" {who}" if who else ""
         return f"{iso(self.time)} {self.level}{where}: {self.text}"
 
 
@@ -74,6 +76,10 @@ class Component:
         data: Json = {"type": self.type, "name": self.name, "state": self.state}
         data.update({k: v for k, v in self.details.items() if k not in data})
         return data
+
+    def title(self) -> str:
+        """How human output names the object: ``name (type)``."""
+        return f"{self.name} ({self.type})"
 
     @classmethod
     def from_json(cls, data: t.Mapping[str, t.Any]) -> Component:
@@ -104,6 +110,19 @@ class ErrorInfo:
     def from_json(cls, data: t.Mapping[str, t.Any]) -> ErrorInfo:
         details = {k: v for k, v in data.items() if k not in ("kind", "message")}
         return cls(kind=str(data["kind"]), message=str(data["message"]), details=details)
+
+
+def shown(value: t.Any) -> str:
+    """A value as the human outputs print it (``status``, ``outputs``, error
+    details): text as it is, nothing (None) as ``-``, anything else as JSON;
+    ``--json`` keeps the types."""
+    import json
+
+    if value is None:
+        return "-"
+    if isinstance(value, str):
+        return value
+    return json.dumps(value, ensure_ascii=False, default=str)
 
 
 #: what a dry run would do to a component
@@ -156,6 +175,14 @@ def _render_changes(changes: t.Sequence[Change]) -> t.Iterator[Text]:
     counts = plan_summary(changes)
     yield Text(f"Plan: {counts[CREATE]} to create, {counts[CHANGE]} to change, "
                f"{counts[DESTROY]} to destroy. Nothing was applied (dry run).")
+
+
+def destroyed_lines(destroyed: t.Sequence[Change]) -> t.Iterator[Text]:
+    """What an undeploy destroyed, by name and type, and how many."""
+    width = max((len(c.name) for c in destroyed), default=0)
+    for change in destroyed:
+        yield Text(f"destroyed {change.name:<{width}}  ({change.type})")
+    yield Text(f"{len(destroyed)} destroyed")
 
 
 @dataclasses.dataclass(frozen=True)
@@ -235,6 +262,8 @@ class Result:
     actions: t.Sequence[Action] | None = None
     #: dry runs only: what the deploy would create, change and destroy
     changes: t.Sequence[Change] | None = None
+    #: undeploys only: the components it destroyed
+    destroyed: t.Sequence[Change] | None = None
 
     def to_json(self) -> Json:
         data: Json = {
@@ -254,6 +283,8 @@ class Result:
             data["actions"] = [a.to_json() for a in self.actions]
         if self.changes is not None:
             data["plan_summary"] = plan_summary(self.changes)
+        if self.destroyed is not None:
+            data["destroyed"] = [c.to_json() for c in self.destroyed]
         return data
 
     @property
@@ -275,11 +306,13 @@ class Result:
         if self.components:
             yield components_table(self.components)
         for key, value in self.outputs.items():
-            yield Text(f"output {key}: {value}")
+            yield Text(f"output {key}: {shown(value)}")
         if self.plan is not None:
             yield from _render_plan(self.plan)
         if self.actions:
             yield actions_table(self.actions)
+        if self.destroyed is not None:
+            yield from destroyed_lines(self.destroyed)
         yield from self._render_error()
 
     def _render_error(self) -> t.Iterator[Text]:
@@ -287,7 +320,7 @@ class Result:
             return
         yield Text(f"error[{self.error.kind}]: {self.error.message}")
         for key, value in self.error.details.items():
-            text = value if isinstance(value, str) else repr(value)
+            text = shown(value)
             if "\n" in text:
                 yield Text(f"{key}:")
                 yield Text("\n".join(f"  {line}" for line in text.splitlines()))
@@ -295,12 +328,17 @@ class Result:
                 yield Text(f"{key}: {text}")
 
 
-def components_table(components: t.Mapping[str, Component], title: str | None = None) -> Table:
-    """Components by id, with type, name and state."""
-    table = Table("ID", "TYPE", "NAME", "STATE", title=title, title_justify="left", box=None,
+def components_table(components: t.Mapping[str, Component], title: str | None = None,
+                     ids: bool = True) -> Table:
+    """Components by id (``ids``: with it shown), with type, name and state."""
+    columns = ("ID", "TYPE", "NAME", "STATE") if ids else ("NAME", "TYPE", "STATE")
+    table = Table(*columns, title=title, title_justify="left", box=None,
                   pad_edge=False, padding=(0, 1, 0, 0))
     for key, component in components.items():
-        table.add_row(key, component.type, component.name, component.state)
+        if ids:
+            table.add_row(key, component.type, component.name, component.state)
+        else:
+            table.add_row(component.name, component.type, component.state)
     return table
 
 

@@ -48,6 +48,7 @@ from laguna.deploy.frontend import (
 from laguna.deploy.owner import Liveness, ProcessLiveness, ProcessOwner, current_owner
 from laguna.deploy.reporter import MemoryReporter, StoreReporter
 from laguna.deploy.result import (
+    DESTROY,
     ERROR,
     FAILED,
     OK,
@@ -307,7 +308,7 @@ class Service:
             sink(DeploymentStarted(name, started.deployment_id, operation.value, self.clock()))
             reporter = StoreReporter(database, started.stored.environment_id,
                                      started.stored.project, started.deployment_id, name,
-                                     sink, self.clock)
+                                     sink, self.clock, known=started.stored.components)
             context = self._context(started.stored, reporter, self.workdir.cloud_dir,
                                     dry_run=False)
             outcome, rejected = self._run(started.frontend, operation, context,
@@ -318,6 +319,12 @@ class Service:
                                       blueprint, reporter.components)
                 deployment = repo.get_deployment(session, started.deployment_id)
                 result = self._result(session, record, deployment, rejected=rejected)
+            if operation is Operation.UNDEPLOY:
+                # what the environment had and no longer has
+                result = dataclasses.replace(result, destroyed=[
+                    change for change in plan_changes(started.stored.components,
+                                                      result.components)
+                    if change.action == DESTROY])
             sink(DeploymentFinished(name, started.deployment_id,
                                     DeploymentState.SUCCESS.value if outcome.ok
                                     else DeploymentState.FAILURE.value, self.clock()))
@@ -459,7 +466,7 @@ class Service:
                  sink: EventSink) -> Result:
         stored = self._read_stored(name) or StoredState(environment_id="dry-run", name=name,
                                                         project=self.project)
-        reporter = MemoryReporter(name, sink, self.clock)
+        reporter = MemoryReporter(name, sink, self.clock, known=stored.components)
         with tempfile.TemporaryDirectory(prefix="laguna-dry-run-") as scratch:
             context = self._context(stored, reporter, Path(scratch), dry_run=True)
             outcome, rejected = self._run(frontend, Operation.DEPLOY, context, blueprint, None)

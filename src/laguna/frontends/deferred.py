@@ -22,6 +22,7 @@ from laguna.deploy.frontend import (
     Frontend,
     Outcome,
     PrepareOptions,
+    Summarizer,
 )
 from laguna.deploy.result import Action
 
@@ -71,6 +72,10 @@ class DeferredFrontend:
     def actions(self, stored: StoredState) -> t.Sequence[Action] | None:
         loaded = self.loaded
         return loaded.actions(stored) if isinstance(loaded, ActionLister) else None
+
+    def summarize(self, blueprint: Blueprint) -> t.Sequence[tuple[str, str]]:
+        loaded = self.loaded
+        return loaded.summarize(blueprint) if isinstance(loaded, Summarizer) else ()
 
     def __repr__(self) -> str:
         state = "loaded" if self._loaded is not None else "not loaded yet"

@@ -81,7 +81,7 @@ def test_the_terminal_view_shows_the_assembly(wiring: Wiring, tmp_path: Path) ->
         "assembly demo (assembly::t.cli::1.0): Active",
         "INSTANCE TYPE                    STATE",
         "demo__s  resource::t.healer::1.0 Active",
-        "output ip: None"]
+        "output ip: -"]
     rejected = run(wiring, tmp_path, "intent", "demo", "scale-out", "s")
     assert (rejected.exit_code, rejected.stderr) == (
         2, "error[invalid_intent]: 's' is not a cluster component of assembly::t.cli::1.0\n")
@@ -108,3 +108,15 @@ def test_set_of_a_property_the_descriptor_lacks_is_refused(wiring: Wiring,
         2, "error[setting_unknown]: --set nosuch: assembly::t.cli::1.0 has no property "
            "'nosuch'; its properties: ip\n")
     assert not (tmp_path / ".laguna" / "laguna.sqlite").exists()
+
+
+def test_validate_summarises_a_descriptor_for_people(wiring: Wiring, tmp_path: Path) -> None:
+    path = _descriptor(tmp_path)
+    result = CliRunner().invoke(cli, ["validate", str(path), "-l", str(CATALOG)], obj=wiring)
+    assert (result.exit_code, result.stdout.splitlines()) == (0, [
+        f"{path}: a valid assembly blueprint (a)",
+        "descriptor: assembly::t.cli::1.0",
+        "components: (1) s (resource::t.healer::1.0)",
+        "inputs: (1) ip",
+        "intended state: Active",
+    ])

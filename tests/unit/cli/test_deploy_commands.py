@@ -38,10 +38,10 @@ def test_deploy_shows_plain_progress_off_a_terminal(wiring: Wiring, tmp_path: Pa
     assert result.exit_code == 0
     assert lines[0].startswith("deploy of shop started (deployment ")
     assert lines[1:] == [
-        "web1 Web web: deploying",
-        "2026-01-01T00:00:03.000000Z info web1: deploying web",
-        "web1 Web web: deployed",
-        "2026-01-01T00:00:04.000000Z info web1: web deployed",
+        "web (Web): deploying",
+        "2026-01-01T00:00:03.000000Z info web (Web): deploying web",
+        "web (Web): deployed",
+        "2026-01-01T00:00:04.000000Z info web (Web): web deployed",
         "environment shop: ready",
         "ID   TYPE NAME STATE",
         "web1 Web  web  deployed",
@@ -289,3 +289,26 @@ def test_a_first_deploy_refused_for_a_missing_class_can_be_forgotten(tmp_path: P
     again = CliRunner().invoke(cli, [*workdir, "forget", "m"])
     assert (again.exit_code, again.stderr) == (
         2, "error[environment_not_found]: no environment named 'm'\n")
+
+
+def test_undeploy_lists_what_it_destroyed_by_name_and_type(wiring: Wiring,
+                                                           tmp_path: Path) -> None:
+    path = write_blueprint(tmp_path, "shop", components=[WEB, DB])
+    run(wiring, "deploy", str(path), "--json", "--workdir", str(tmp_path))
+    result = run(wiring, "undeploy", "shop", "--workdir", str(tmp_path))
+    assert (result.exit_code, result.stdout.splitlines()[1:]) == (0, [
+        "2026-01-01T00:00:11.000000Z info web (Web): destroying web",
+        "2026-01-01T00:00:12.000000Z info db (Db): destroying db",
+        "environment shop: undeployed",
+        "destroyed web  (Web)",
+        "destroyed db   (Db)",
+        "2 destroyed",
+    ])
+    data = json.loads(run(wiring, "deploy", str(path), "--json", "--workdir", str(tmp_path)
+                          ).stdout)
+    assert "destroyed" not in data
+    again = json.loads(run(wiring, "undeploy", "shop", "--json", "--workdir", str(tmp_path)
+                           ).stdout)
+    assert again["destroyed"] == [
+        {"action": "destroy", "object": "web1", "name": "web", "type": "Web"},
+        {"action": "destroy", "object": "db1", "name": "db", "type": "Db"}]

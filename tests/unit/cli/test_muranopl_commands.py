@@ -1,6 +1,6 @@
 """The MuranoPL front end through the CLI, on a package that needs no cloud:
 ``laguna action`` checked before it runs, ``status`` listing actions,
-``deploy --dry-run``'s plan and ``--set``."""
+``deploy --dry-run``'s plan, ``--set`` and ``validate``."""
 
 from __future__ import annotations
 
@@ -285,3 +285,16 @@ def test_set_on_a_model_file_is_checked_against_the_applications_classes(
     apps = json.loads(known.stdout)["summary"]["Objects"]["applications"]
     assert (known.exit_code, [(a["name"], a["greeting"]) for a in apps]) == (
         0, [("greeter", "hi"), ("third", "hi")])
+
+
+def test_validate_summarises_a_model_for_people(wiring: Wiring, tmp_path: Path) -> None:
+    package = write_package(tmp_path)
+    model = write_model(tmp_path)
+    result = run(wiring, tmp_path, "validate", str(model), "-l", str(package))
+    assert (result.exit_code, result.stdout.splitlines()) == (0, [
+        f"{model}: a valid muranopl blueprint",
+        "objects: 3",
+        "applications: (1) greeter (com.example.Greeter)",
+        "inputs (--set): greeter: greeting, name",
+        "packages: (1) com.example.Greeter 0.0.0",
+    ])

@@ -91,7 +91,8 @@ def test_outputs_and_environments(wiring: Wiring, tmp_path: Path) -> None:
                str(write_blueprint(tmp_path, "shop", components=[WEB])), "--json"
                ).exit_code == 0
     outputs = run(wiring, "--workdir", work, "outputs", "small")
-    assert (outputs.exit_code, outputs.stdout) == (0, 'port: 80\ngreeting: "hello world"\n')
+    # as `status` shows them: text unquoted (--json keeps the types)
+    assert (outputs.exit_code, outputs.stdout) == (0, 'port: 80\ngreeting: hello world\n')
     assert json.loads(run(wiring, "--workdir", work, "outputs", "small", "--json").stdout) == {
         "port": 80, "greeting": "hello world"}
     listed = json.loads(run(wiring, "--workdir", work, "environments", "--json").stdout)
@@ -100,6 +101,19 @@ def test_outputs_and_environments(wiring: Wiring, tmp_path: Path) -> None:
     missing = run(wiring, "--workdir", work, "outputs", "nope")
     assert (missing.exit_code, missing.stderr) == (
         2, "error[environment_not_found]: no environment named 'nope'\n")
+
+
+def test_validate_summarises_a_topology_for_people(wiring: Wiring, tmp_path: Path) -> None:
+    path = write(tmp_path)
+    result = run(wiring, "validate", str(path))
+    assert (result.exit_code, result.stdout.splitlines()) == (0, [
+        f"{path}: a valid tosca blueprint (small)",
+        "nodes: (1) app (tosca.nodes.SoftwareComponent)",
+        "instances: 1",
+        "inputs: (1) port",
+        "outputs: (2) greeting, port",
+        "workflows: -",
+    ])
 
 
 def test_set_of_an_undeclared_input_names_the_inputs_and_settings(wiring: Wiring,

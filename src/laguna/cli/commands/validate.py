@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 
 import click
@@ -10,7 +9,7 @@ import click
 from laguna.cli.sources import catalog_sources, db_url_option
 from laguna.cli.workdirs import Wiring, default_wiring, key_values, print_json
 from laguna.deploy.errors import MODEL_INVALID, Rejected
-from laguna.deploy.frontend import PrepareOptions
+from laguna.deploy.frontend import PrepareOptions, Summarizer
 
 
 @click.command("validate")
@@ -29,7 +28,8 @@ from laguna.deploy.frontend import PrepareOptions
 def validate(path: Path, libs: tuple[Path, ...], inputs: Path | None, settings: tuple[str, ...],
              db_url: str | None, as_json: bool) -> None:
     """Check PATH (a blueprint in any language laguna reads) and report every problem,
-    or a summary of what it would deploy. Exit status: 0 valid, 2 not."""
+    or a summary of what it would deploy (its parts with counts, its inputs; --json:
+    the blueprint's model). Exit status: 0 valid, 2 not."""
     wiring = click.get_current_context().find_object(Wiring) or default_wiring()
     frontend = wiring.frontends.recognise(path) if path.exists() else None
     try:
@@ -68,5 +68,7 @@ def validate(path: Path, libs: tuple[Path, ...], inputs: Path | None, settings: 
     else:
         click.echo(f"{path}: a valid {blueprint.language} blueprint"
                    + (f" ({blueprint.name})" if blueprint.name else ""))
-        click.echo(json.dumps(summary, indent=2, ensure_ascii=False, default=str))
+        lines = frontend.summarize(blueprint) if isinstance(frontend, Summarizer) else ()
+        for label, text in lines:
+            click.echo(f"{label}: {text}")
     raise SystemExit(0)

@@ -21,12 +21,12 @@ from pathlib import Path
 from laguna.corelib.services import NoServices, attach
 from laguna.deploy.context import RunContext, StoredState
 from laguna.deploy.errors import CLASS_NOT_FOUND, MODEL_INVALID, Rejected
-from laguna.deploy.frontend import Blueprint, Outcome, PrepareOptions
+from laguna.deploy.frontend import Blueprint, Outcome, PrepareOptions, listed
 from laguna.deploy.result import Action, Component
 from laguna.errors import LagunaError
 from laguna.frontends.muranopl import model as models
 from laguna.frontends.muranopl import redeploy
-from laguna.frontends.muranopl.actions import stored_actions
+from laguna.frontends.muranopl.actions import object_name, stored_actions
 from laguna.frontends.muranopl.errors import error_info, kind_and_message
 from laguna.frontends.muranopl.packages import registry_for, used_packages
 from laguna.frontends.muranopl.services import CloudServices
@@ -201,6 +201,32 @@ class MuranoPlFrontend:
 
     def actions(self, stored: StoredState) -> list[Action] | None:
         return stored_actions(stored)
+
+    def summarize(self, blueprint: Blueprint) -> list[tuple[str, str]]:
+        root = blueprint.model.get("Objects")
+        objects = redeploy.index_objects(root)
+        applications = root.get("applications") or [] if isinstance(root, dict) and \
+            root["?"].get("type") == models.ENVIRONMENT_CLASS else [root]
+        prepared = blueprint.payload if isinstance(blueprint.payload, Prepared) else None
+        executor = prepared.trial.executor if prepared and prepared.trial else None
+
+        def name(app: dict[str, t.Any]) -> str:
+            # as loaded (a name the class defaults) when prepare could load the model
+            loaded = executor.objects.get(str(app["?"]["id"])) if executor else None
+            return _name_of(loaded) if loaded is not None else \
+                object_name(app, str(app["?"]["type"]))
+        apps = [app for app in applications if isinstance(app, dict)]
+        inputs = []
+        for app in apps:
+            known = _settable(executor.classes, app) if executor is not None else None
+            inputs.append(f"{name(app)}: "
+                          f"{', '.join(sorted(known)) if known is not None else '?'}")
+        return [
+            ("objects", str(len(objects))),
+            ("applications", listed([f"{name(app)} ({app['?']['type']})" for app in apps])),
+            ("inputs (--set)", "; ".join(inputs) or "-"),
+            ("packages", listed([f"{p.name} {p.version}" for p in blueprint.packages])),
+        ]
 
 
 class Run:

@@ -22,7 +22,7 @@ import yaml
 
 from laguna.deploy.context import RunContext
 from laguna.deploy.errors import NOT_DEPLOYED, Rejected
-from laguna.deploy.frontend import Blueprint, Outcome, PrepareOptions
+from laguna.deploy.frontend import Blueprint, Outcome, PrepareOptions, listed
 from laguna.deploy.result import Component, ErrorInfo
 from laguna.deploy.workdir import STATE_DIR
 from laguna.frontends.marks import is_tosca
@@ -249,6 +249,17 @@ class ToscaFrontend:
         return Outcome(ok=error is None, model=model,
                        outputs={**outputs, **runtime.outputs()},
                        components=components(runtime), error=error, result=result)
+
+    def summarize(self, blueprint: Blueprint) -> list[tuple[str, str]]:
+        topology = blueprint.model["tosca"]["topology"]
+        nodes = topology.get("nodes") or {}
+        return [
+            ("nodes", listed([f"{name} ({node['type']})" for name, node in nodes.items()])),
+            ("instances", str(sum(int(node.get("instances") or 0) for node in nodes.values()))),
+            ("inputs", listed(list(topology.get("inputs") or []))),
+            ("outputs", listed(list(topology.get("outputs") or []))),
+            ("workflows", listed(list(topology.get("workflows") or []))),
+        ]
 
     def _reopen(self, context: RunContext) -> Runtime:
         """A Runtime of the deployed topology, in the state the last run left it."""
