@@ -298,3 +298,18 @@ def test_validate_summarises_a_model_for_people(wiring: Wiring, tmp_path: Path) 
         "inputs (--set): greeter: greeting, name",
         "packages: (1) com.example.Greeter 0.0.0",
     ])
+
+
+def test_a_redeploy_dry_run_sends_plans_to_servers_only_the_real_cloud_holds(
+        wiring: Wiring, tmp_path: Path) -> None:
+    # the web server's action re-sends a plan to its deployed instance, which a
+    # dry run's recording cloud has never made
+    webserver = Path(__file__).parents[3] / "examples" / "webserver"
+    assert run(wiring, tmp_path, "deploy", str(webserver), "--json").exit_code == 0
+    result = run(wiring, tmp_path, "deploy", str(webserver), "--set", "message=hi",
+                 "--dry-run", "--json")
+    data = json.loads(result.stdout)
+    assert (result.exit_code, data["status"], data["error"]) == (0, "ok", None)
+    assert [(step["kind"], step.get("host")) for step in data["plan"]] == [("agent", "web1")]
+    assert [(c["action"], c["name"]) for c in data["plan_summary"]["changes"]] == [
+        ("change", "web")]
