@@ -13,13 +13,16 @@ names the object by id or, where it is unique, by name.
 from __future__ import annotations
 
 import typing as t
+from pathlib import Path
 
+from laguna.deploy.context import StoredState
 from laguna.deploy.errors import (
     ACTION_NOT_FOUND,
     ARGUMENT_INVALID,
     OBJECT_NOT_FOUND,
     Rejected,
 )
+from laguna.deploy.frontend import ActionChecker, ActionLister
 from laguna.deploy.result import Action
 
 
@@ -64,3 +67,17 @@ def resolve(actions: t.Sequence[Action], environment: str, target: str, method: 
         raise Rejected(ARGUMENT_INVALID, f"action {method} of {_described(found)} needs "
                        f"{', '.join(f'--arg {n}=...' for n in missing)}", _listing([found]))
     return found
+
+
+def check(frontend: object, stored: StoredState, state_dir: Path, target: str, method: str,
+          arguments: t.Mapping[str, t.Any]) -> str:
+    """The id of the object ``target`` names once ``frontend`` accepts the action:
+    checked by the front end itself (an ActionChecker), else resolved in the
+    actions it lists; ``target`` unchanged when it can tell nothing."""
+    if isinstance(frontend, ActionChecker):
+        return frontend.check_action(stored, state_dir, target, method, arguments)
+    actions = frontend.actions(stored, state_dir) if isinstance(frontend, ActionLister) \
+        else None
+    if actions is None:
+        return target
+    return resolve(actions, stored.name, target, method, arguments).object

@@ -147,9 +147,23 @@ class ActionLister(t.Protocol):
     """What a front end adds to :class:`Frontend` to have its actions listed by
     ``status`` and checked before they run (:mod:`laguna.deploy.actions`)."""
 
-    def actions(self, stored: StoredState) -> t.Sequence[Action] | None:
+    def actions(self, stored: StoredState, state_dir: Path) -> t.Sequence[Action] | None:
         """The actions the objects of the stored model offer; None when the
-        front end cannot tell (no check is made then)."""
+        front end cannot tell (no check is made then). ``state_dir``: the
+        environment's cloud state folder, as a run's context has it."""
+        ...
+
+
+@t.runtime_checkable
+class ActionChecker(t.Protocol):
+    """What a front end whose actions are named in more ways than its list shows
+    (TOSCA: a node's instances, an interface by its type's name) adds to check
+    an action itself before it runs, instead of :func:`laguna.deploy.actions.resolve`."""
+
+    def check_action(self, stored: StoredState, state_dir: Path, target: str, method: str,
+                     arguments: t.Mapping[str, str]) -> str:
+        """The object ``target`` names, when ``method`` with ``arguments`` is an action
+        it offers; else Rejected (with the actions meant under ``actions``)."""
         ...
 
 

@@ -26,7 +26,7 @@ from pathlib import Path
 from sqlalchemy.orm import Session
 
 from laguna.deploy import errors
-from laguna.deploy.actions import resolve
+from laguna.deploy.actions import check
 from laguna.deploy.context import (
     Resources,
     ResourcesFactory,
@@ -190,21 +190,29 @@ class Service:
         one it offers with those arguments (Rejected otherwise; nothing is
         written). Environments the admission rules refuse anyway, and front ends
         that list no actions, are left to the operation."""
-        actions = self._actions(name)
-        if actions is None:
+        deployed = self._deployed(name)
+        if deployed is None:
             return target
-        return resolve(actions, name, target, method, arguments).object
+        frontend, stored = deployed
+        return check(frontend, stored, self.workdir.cloud_dir, target, method, arguments)
 
     def _actions(self, name: str) -> t.Sequence[Action] | None:
         """The actions of the environment's deployed objects, if its front end lists them."""
+        deployed = self._deployed(name)
+        if deployed is None or not isinstance(deployed[0], ActionLister):
+            return None
+        return deployed[0].actions(deployed[1], self.workdir.cloud_dir)
+
+    def _deployed(self, name: str) -> tuple[Frontend, StoredState] | None:
+        """The front end and stored state of the environment when it has a model."""
         read = self._read(name)
         if read is None:
             return None
         stored, language, _status = read
         frontend = self.frontends.get(language) if language else None
-        if stored.model is None or not isinstance(frontend, ActionLister):
+        if stored.model is None or frontend is None:
             return None
-        return frontend.actions(stored)
+        return frontend, stored
 
     def undeploy(self, name: str, *, sink: EventSink = discard) -> Result:
         """Destroy what the environment deployed; its history stays."""

@@ -16,6 +16,7 @@ import typing as t
 from pathlib import Path
 
 from laguna.deploy.context import RunContext, StoredState
+from laguna.deploy.actions import check
 from laguna.deploy.frontend import (
     ActionLister,
     Blueprint,
@@ -69,9 +70,13 @@ class DeferredFrontend:
     def undeploy(self, context: RunContext) -> Outcome:
         return self.loaded.undeploy(context)
 
-    def actions(self, stored: StoredState) -> t.Sequence[Action] | None:
+    def actions(self, stored: StoredState, state_dir: Path) -> t.Sequence[Action] | None:
         loaded = self.loaded
-        return loaded.actions(stored) if isinstance(loaded, ActionLister) else None
+        return loaded.actions(stored, state_dir) if isinstance(loaded, ActionLister) else None
+
+    def check_action(self, stored: StoredState, state_dir: Path, target: str, method: str,
+                     arguments: t.Mapping[str, str]) -> str:
+        return check(self.loaded, stored, state_dir, target, method, arguments)
 
     def summarize(self, blueprint: Blueprint) -> t.Sequence[tuple[str, str]]:
         loaded = self.loaded

@@ -199,7 +199,7 @@ class MuranoPlFrontend:
         registry = registry_for((), stored.packages)
         return Run(self, context, registry).undeploy(redeploy.removal_model(stored.model))
 
-    def actions(self, stored: StoredState) -> list[Action] | None:
+    def actions(self, stored: StoredState, state_dir: Path) -> list[Action] | None:
         return stored_actions(stored)
 
     def summarize(self, blueprint: Blueprint) -> list[tuple[str, str]]:
