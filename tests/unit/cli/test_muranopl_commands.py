@@ -313,3 +313,10 @@ def test_a_redeploy_dry_run_sends_plans_to_servers_only_the_real_cloud_holds(
     assert [(step["kind"], step.get("host")) for step in data["plan"]] == [("agent", "web1")]
     assert [(c["action"], c["name"]) for c in data["plan_summary"]["changes"]] == [
         ("change", "web")]
+
+
+def test_an_action_s_progress_names_its_object(wiring: Wiring, deployed: Path) -> None:
+    result = run(wiring, deployed, "action", "hello", "greeter", "greet", "--arg", "who=you")
+    assert (result.exit_code, result.stdout.splitlines()[1:3]) == (0, [
+        "2026-01-01T00:00:08.000000Z info greeter (com.example.Greeter): running action greet",
+        "2026-01-01T00:00:09.000000Z info: the deployment finished"])

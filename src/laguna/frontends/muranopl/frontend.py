@@ -270,8 +270,8 @@ class Run:
         returned: list[t.Any] = []
 
         def run() -> None:
-            self.context.reporter.report("info", f"running action {method} of "
-                                         f"{_name_of(target)}", object_id)
+            # the report's object names the target (progress lines show its name)
+            self.context.reporter.report("info", f"running action {method}", object_id)
             value = invoke_action(self.executor, target, method, arguments)
             returned.append(serialize_result(value, self.executor))
         outcome = self._finish(root, run, failing=object_id)
