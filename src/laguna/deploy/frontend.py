@@ -56,6 +56,10 @@ class PrepareOptions:
     #: ``--cloud``: where machines come from (TOSCA: None for this machine, ``local``
     #: for the local cloud's hosts)
     cloud: str | None = None
+    #: the keys of ``settings`` given with ``--set`` (None: all of them): a key the
+    #: blueprint does not have is refused; assembly descriptors ignore undeclared
+    #: ``--input`` properties, as their specification says, and check only these
+    set_keys: frozenset[str] | None = None
 
 
 @dataclasses.dataclass(frozen=True)

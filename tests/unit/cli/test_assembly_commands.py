@@ -108,6 +108,10 @@ def test_set_of_a_property_the_descriptor_lacks_is_refused(wiring: Wiring,
         2, "error[setting_unknown]: --set nosuch: assembly::t.cli::1.0 has no property "
            "'nosuch'; its properties: ip\n")
     assert not (tmp_path / ".laguna" / "laguna.sqlite").exists()
+    # the specification ignores an undeclared --input: so does laguna
+    given = run(wiring, tmp_path, "deploy", str(_descriptor(tmp_path)), "--name", "demo",
+                "--input", "nosuch=1", "--json")
+    assert (given.exit_code, json.loads(given.stdout)["status"]) == (0, "ok")
 
 
 def test_validate_summarises_a_descriptor_for_people(wiring: Wiring, tmp_path: Path) -> None:

@@ -86,10 +86,12 @@ def deploy(model: Path, libs: tuple[Path, ...], name: str | None, settings: tupl
         if not model.exists() and str(model).startswith("assembly::"):
             model = descriptor_file(str(model), name, libs, store, as_json)
         service = make_service()
-        values = {**key_values(settings, "--set"), **key_values(inputs, "--input")}
+        given = key_values(settings, "--set")
+        values = {**given, **key_values(inputs, "--input")}
         if intended_state is not None:
             values["laguna.state"] = intended_state
-        options = PrepareOptions(libs=libs, settings=values, name=name, inputs=inputs_file,
+        options = PrepareOptions(libs=libs, settings=values, set_keys=frozenset(given),
+                                 name=name, inputs=inputs_file,
                                  cloud=cloud, catalog=store)
         if as_json:
             result = service.deploy(model, options, dry_run=dry_run)

@@ -84,7 +84,7 @@ class AssemblyFrontend:
             catalog = layered_catalog(_cache(options.workdir), options.libs,
                                       store=options.catalog)
             descriptor, catalog = self.load(path, [], catalog)
-            _check_settings(descriptor, options.settings)
+            _check_settings(descriptor, options)
             return self._prepared(name, descriptor, catalog, options, str(path),
                                   _inputs(options.settings, options.inputs),
                                   options.settings.get(STATE_KEY, ACTIVE))
@@ -331,10 +331,12 @@ def _snapshots(folder: Path, name: str) -> list[dict[str, t.Any]]:
     return found
 
 
-def _check_settings(descriptor: Descriptor, settings: t.Mapping[str, str]) -> None:
-    """``--set``/``--input`` values are for the descriptor's properties (keys with a
-    dot are laguna's own options): one it does not declare is refused, naming them."""
-    for key in settings:
+def _check_settings(descriptor: Descriptor, options: PrepareOptions) -> None:
+    """``--set`` values are for the descriptor's properties (keys with a dot are
+    laguna's own options): one it does not declare is refused, naming them. An
+    undeclared ``--input`` is ignored, as the specification has it."""
+    keys = options.settings if options.set_keys is None else options.set_keys
+    for key in keys:
         if "." not in key and key not in descriptor.properties:
             raise Rejected(SETTING_UNKNOWN, f"--set {key}: {descriptor.name} has no "
                            f"property {key!r}; its properties: "
