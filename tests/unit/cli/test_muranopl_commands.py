@@ -5,6 +5,7 @@
 from __future__ import annotations
 
 import json
+import sqlite3
 import textwrap
 from pathlib import Path
 
@@ -320,3 +321,14 @@ def test_an_action_s_progress_names_its_object(wiring: Wiring, deployed: Path) -
     assert (result.exit_code, result.stdout.splitlines()[1:3]) == (0, [
         "2026-01-01T00:00:08.000000Z info greeter (com.example.Greeter): running action greet",
         "2026-01-01T00:00:09.000000Z info: the deployment finished"])
+
+
+def test_status_without_actions_when_the_stored_packages_no_longer_read(
+        wiring: Wiring, deployed: Path) -> None:
+    store = sqlite3.connect(deployed / ".laguna" / "laguna.sqlite")
+    with store:
+        store.execute("UPDATE environment_packages SET archive = x'00'")
+    store.close()
+    result = run(wiring, deployed, "status", "hello", "--json")
+    data = json.loads(result.stdout)
+    assert (result.exit_code, data["state"], "actions" in data) == (0, "ready", False)

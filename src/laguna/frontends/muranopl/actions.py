@@ -32,7 +32,10 @@ def stored_actions(stored: StoredState) -> list[Action] | None:
     """Every enabled action of every object of the stored model, with its
     arguments; None when a class of the model cannot be built from the stored
     packages (the run will say why)."""
-    registry = registry_for((), stored.packages)
+    try:
+        registry = registry_for((), stored.packages)
+    except LagunaError:
+        return None     # a stored package that no longer reads: the run says so
     executor = Executor(registry)
     found: list[Action] = []
     for object_id, data in index_objects((stored.model or {}).get("Objects")).items():
