@@ -6,6 +6,7 @@
      +-- CommandError        printed as ``error[CODE]: message``, exit status 1
           +-- OutputError    a file the command writes cannot be written
           +-- CatalogError   --db-url (or $LAGUNA_DATABASE_URL) is not a usable catalog
+          +-- AddressInUse   `laguna serve` cannot listen where it is told to
 
 Every error a command prints has the shape of the others
 (``[FILE:LINE:COL: ]error[CODE]: message``, docs/ERRORS.md), never a Python
@@ -26,6 +27,7 @@ INVALID_VALUE = "LAG-E1300"
 OUTPUT_UNWRITABLE = "LAG-E1301"
 CATALOG_UNUSABLE = "LAG-E1302"
 NO_TEST_MATCHES = "LAG-E1303"
+ADDRESS_IN_USE = "LAG-E1304"
 
 
 def described(error: LagunaError, base: str | None = None) -> str:
@@ -73,3 +75,7 @@ class OutputError(CommandError):
 
 class CatalogError(CommandError):
     code = CATALOG_UNUSABLE
+
+
+class AddressInUse(CommandError):
+    code = ADDRESS_IN_USE

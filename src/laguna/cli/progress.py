@@ -20,7 +20,7 @@ from rich.spinner import Spinner
 from rich.text import Text
 
 from laguna.deploy.events import ComponentChanged, DeploymentStarted, Event, ReportEmitted
-from laguna.deploy.result import Component, Report, components_table
+from laguna.deploy.result import Component, components_table
 
 #: how many of the latest reports the live view shows
 SHOWN_REPORTS = 12
@@ -39,13 +39,18 @@ class PlainProgress:
 
     def __call__(self, event: Event) -> None:
         if isinstance(event, ReportEmitted):
-            click.echo(event.report.line())
+            click.echo(_line(event))
         elif isinstance(event, ComponentChanged):
             c = event.component
-            click.echo(f"{event.object_id} {c.type} {c.name}: {c.state}")
+            click.echo(f"{c.title()}: {c.state}")
         elif isinstance(event, DeploymentStarted):
             click.echo(f"{event.operation} of {event.environment} started "
                        f"(deployment {event.deployment_id})")
+
+
+def _line(event: ReportEmitted) -> str:
+    """A report naming its object by name and type (its id when it is no component)."""
+    return event.report.line(event.subject.title() if event.subject is not None else None)
 
 
 class LiveProgress:
@@ -54,7 +59,8 @@ class LiveProgress:
     def __init__(self, console: Console, title: str) -> None:
         self.title = title
         self.components: dict[str, Component] = {}
-        self.reports: list[Report] = []
+        self.reports: list[str] = []
+        self.levels: list[str] = []
         self.live = Live(self._render(), console=console, refresh_per_second=8,
                          transient=False)
 
@@ -68,7 +74,8 @@ class LiveProgress:
 
     def __call__(self, event: Event) -> None:
         if isinstance(event, ReportEmitted):
-            self.reports.append(event.report)
+            self.reports.append(_line(event))
+            self.levels.append(event.report.level)
         elif isinstance(event, ComponentChanged):
             self.components[event.object_id] = event.component
         else:
@@ -76,9 +83,9 @@ class LiveProgress:
         self.live.update(self._render())
 
     def _render(self) -> Group:
-        table = components_table(self.components, self.title)
-        lines = [Text(r.line(), style=_STYLE.get(r.level, ""))
-                 for r in self.reports[-SHOWN_REPORTS:]]
+        table = components_table(self.components, self.title, ids=False)
+        lines = [Text(line, style=_STYLE.get(level, "")) for line, level in
+                 zip(self.reports[-SHOWN_REPORTS:], self.levels[-SHOWN_REPORTS:])]
         return Group(table, *lines)
 
 

@@ -22,7 +22,7 @@ from laguna.cli.shared import workdir_option as workdir_option
 from laguna.deploy.context import ResourcesFactory, no_resources
 from laguna.deploy.errors import DeployError
 from laguna.deploy.frontend import FrontendRegistry
-from laguna.deploy.result import REJECTED, Result
+from laguna.deploy.result import REJECTED, Action, Result, actions_table
 from laguna.deploy.service import Clock, Service, utcnow
 from laguna.deploy.workdir import Workdir, resolve_workdir
 from laguna.packages.source import PackageSource
@@ -83,15 +83,16 @@ def print_json(data: object) -> None:
     click.echo(json.dumps(data, indent=2, ensure_ascii=False))
 
 
-def show(renderable: object) -> None:
-    """Print a domain object through its ``__rich_console__`` (no trailing blanks)."""
+def show(renderable: object, err: bool = False) -> None:
+    """Print a domain object through its ``__rich_console__`` (no trailing blanks),
+    on stderr with ``err``."""
     console = stdout_console()
-    if console.is_terminal:
+    if console.is_terminal and not err:
         console.print(renderable)
         return
     with console.capture() as captured:
         console.print(renderable)
-    click.echo("\n".join(line.rstrip() for line in captured.get().splitlines()))
+    click.echo("\n".join(line.rstrip() for line in captured.get().splitlines()), err=err)
 
 
 def fail(error: DeployError, as_json: bool) -> t.NoReturn:
@@ -134,6 +135,10 @@ def emit_result(result: Result, as_json: bool) -> t.NoReturn:
         print_json(result_json(result))
     elif result.status == REJECTED and result.error is not None:
         click.echo(f"error[{result.error.kind}]: {result.error.message}", err=True)
+        listed = result.error.details.get("actions")
+        if listed:
+            # an action refused (deploy.actions): what could have been meant
+            show(actions_table([Action.from_json(a) for a in listed]), err=True)
     elif result.language == "assembly":
         from laguna.frontends.assembly import AssemblyView
         show(AssemblyView(result))

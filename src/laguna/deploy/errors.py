@@ -36,6 +36,16 @@ CLOUD_ERROR = "cloud_error"
 #: a MuranoPL exception escaped a deployment method
 MURANOPL_ERROR = "muranopl_error"
 
+#: an action names no object of the environment that has actions (deploy.actions)
+OBJECT_NOT_FOUND = "object_not_found"
+#: an action names a method that is not one of the object's actions
+ACTION_NOT_FOUND = "action_not_found"
+#: an action is given an argument it does not take, or lacks one it needs
+ARGUMENT_INVALID = "argument_invalid"
+
+#: a --set key names nothing the blueprint has
+SETTING_UNKNOWN = "setting_unknown"
+
 #: no environment of that name in the project
 ENVIRONMENT_NOT_FOUND = "environment_not_found"
 #: another operation holds the environment
@@ -55,7 +65,8 @@ INTERNAL_ERROR = "internal_error"
 
 #: every kind the deployment layer and the MuranoPL front end use, documented
 KINDS = (MODEL_INVALID, CLASS_NOT_FOUND, CONTRACT_VIOLATION, SCRIPT_FAILED, AGENT_TIMEOUT,
-         CLOUD_ERROR, MURANOPL_ERROR, ENVIRONMENT_NOT_FOUND, ENVIRONMENT_BUSY, NOT_DEPLOYED,
+         CLOUD_ERROR, MURANOPL_ERROR, OBJECT_NOT_FOUND, ACTION_NOT_FOUND, ARGUMENT_INVALID,
+         SETTING_UNKNOWN, ENVIRONMENT_NOT_FOUND, ENVIRONMENT_BUSY, NOT_DEPLOYED,
          STILL_DEPLOYED, LANGUAGE_UNAVAILABLE, LANGUAGE_MISMATCH, INTERRUPTED, INTERNAL_ERROR)
 
 _KIND = re.compile(r"^[a-z][a-z0-9]*(_[a-z0-9]+)*$")

@@ -28,6 +28,9 @@ class DeploymentStarted:
 class ReportEmitted:
     environment: str
     report: Report
+    #: the reporting object as a component (its name and type), when it is one
+    #: the run announced or the environment had: views name it by that, not its id
+    subject: Component | None = None
 
 
 @dataclasses.dataclass(frozen=True)

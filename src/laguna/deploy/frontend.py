@@ -27,8 +27,8 @@ import typing as t
 from importlib import metadata
 from pathlib import Path
 
-from laguna.deploy.context import RunContext, StoredPackage
-from laguna.deploy.result import Component, ErrorInfo
+from laguna.deploy.context import RunContext, StoredPackage, StoredState
+from laguna.deploy.result import Action, Component, ErrorInfo
 from laguna.packages.source import PackageSource
 
 ENTRY_POINT_GROUP = "laguna.frontends"
@@ -59,6 +59,10 @@ class PrepareOptions:
     #: the blueprint must stand on its own (``laguna validate``): what a deploy would
     #: still look for in the environment's stored packages is refused now
     complete: bool = False
+    #: the keys of ``settings`` given with ``--set`` (None: all of them): a key the
+    #: blueprint does not have is refused; assembly descriptors ignore undeclared
+    #: ``--input`` properties, as their specification says, and check only these
+    set_keys: frozenset[str] | None = None
 
 
 @dataclasses.dataclass(frozen=True)
@@ -102,6 +106,9 @@ class Outcome:
     packages: t.Sequence[StoredPackage] | None = None
     #: an action: what the method returned, as JSON data
     result: t.Any = None
+    #: dry runs: the ids of stored components the blueprint gives other values
+    #: (they are changed, not created); those it leaves alone are not listed
+    changed: t.Collection[str] = ()
 
 
 @t.runtime_checkable
@@ -140,6 +147,46 @@ class Frontend(t.Protocol):
     def undeploy(self, context: RunContext) -> Outcome:
         """Destroy what the stored model deployed (also after an interrupted deploy)."""
         ...
+
+
+@t.runtime_checkable
+class ActionLister(t.Protocol):
+    """What a front end adds to :class:`Frontend` to have its actions listed by
+    ``status`` and checked before they run (:mod:`laguna.deploy.actions`)."""
+
+    def actions(self, stored: StoredState, state_dir: Path) -> t.Sequence[Action] | None:
+        """The actions the objects of the stored model offer; None when the
+        front end cannot tell (no check is made then). ``state_dir``: the
+        environment's cloud state folder, as a run's context has it."""
+        ...
+
+
+@t.runtime_checkable
+class ActionChecker(t.Protocol):
+    """What a front end whose actions are named in more ways than its list shows
+    (TOSCA: a node's instances, an interface by its type's name) adds to check
+    an action itself before it runs, instead of :func:`laguna.deploy.actions.resolve`."""
+
+    def check_action(self, stored: StoredState, state_dir: Path, target: str, method: str,
+                     arguments: t.Mapping[str, str]) -> str:
+        """The object ``target`` names, when ``method`` with ``arguments`` is an action
+        it offers; else Rejected (with the actions meant under ``actions``)."""
+        ...
+
+
+@t.runtime_checkable
+class Summarizer(t.Protocol):
+    """What a front end adds to :class:`Frontend` to say, for ``laguna
+    validate``, what a blueprint would deploy."""
+
+    def summarize(self, blueprint: Blueprint) -> t.Sequence[tuple[str, str]]:
+        """``(label, text)`` lines: the blueprint's parts, with counts, and its inputs."""
+        ...
+
+
+def listed(items: t.Sequence[str]) -> str:
+    """Items of a summary line: ``(N) a, b``, or ``-`` for none."""
+    return f"({len(items)}) {', '.join(items)}" if items else "-"
 
 
 class FrontendRegistry:

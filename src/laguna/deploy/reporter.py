@@ -41,12 +41,16 @@ def _check_level(level: str) -> str:
 class MemoryReporter:
     """Collects reports and component states; forwards them to ``sink``."""
 
-    def __init__(self, environment: str, sink: EventSink, clock: Clock) -> None:
+    def __init__(self, environment: str, sink: EventSink, clock: Clock,
+                 known: t.Mapping[str, Component] | None = None) -> None:
         self.environment = environment
         self.sink = sink
         self.clock = clock
         self.reports: list[Report] = []
         self.components: dict[str, Component] = {}
+        #: the environment's components before the run (``known``): what its
+        #: reports' objects are called until the run announces them anew
+        self.known = dict(known or {})
         self._lock = threading.Lock()
 
     def report(self, level: str, text: str, object_id: str | None = None) -> None:
@@ -54,7 +58,9 @@ class MemoryReporter:
             report = Report(_check_level(level), text, self.clock(), object_id)
             self._keep_report(report)
             self.reports.append(report)
-        self.sink(ReportEmitted(self.environment, report))
+            subject = None if object_id is None else \
+                self.components.get(object_id) or self.known.get(object_id)
+        self.sink(ReportEmitted(self.environment, report, subject))
 
     def component(self, object_id: str, type: str, name: str, state: str) -> None:
         component = Component(type=type, name=name, state=state)
@@ -88,8 +94,9 @@ class StoreReporter(MemoryReporter):
     """
 
     def __init__(self, database: Database, environment_id: str, project: str,
-                 deployment_id: str, environment: str, sink: EventSink, clock: Clock) -> None:
-        super().__init__(environment, sink, clock)
+                 deployment_id: str, environment: str, sink: EventSink, clock: Clock,
+                 known: t.Mapping[str, Component] | None = None) -> None:
+        super().__init__(environment, sink, clock, known)
         self.environment_id = environment_id
         self.project = project
         self.deployment_id = deployment_id

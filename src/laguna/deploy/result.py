@@ -54,8 +54,10 @@ class Report:
         return {"level": self.level, "text": self.text, "time": iso(self.time),
                 "object": self.object}
 
-    def line(self) -> str:
-        where = f" {self.object}" if self.object else ""
+    def line(self, who: str | None = None) -> str:
+        """The report as one line; ``who``: how to name its object (else its id)."""
+        who = who or self.object
+        where = f" {who}" if who else ""
         return f"{iso(self.time)} {self.level}{where}: {self.text}"
 
 
@@ -74,6 +76,10 @@ class Component:
         data: Json = {"type": self.type, "name": self.name, "state": self.state}
         data.update({k: v for k, v in self.details.items() if k not in data})
         return data
+
+    def title(self) -> str:
+        """How human output names the object: ``name (type)``."""
+        return f"{self.name} ({self.type})"
 
     @classmethod
     def from_json(cls, data: t.Mapping[str, t.Any]) -> Component:
@@ -106,6 +112,137 @@ class ErrorInfo:
         return cls(kind=str(data["kind"]), message=str(data["message"]), details=details)
 
 
+def shown(value: t.Any) -> str:
+    """A value as the human outputs print it (``status``, ``outputs``, error
+    details): text as it is, nothing (None) as ``-``, anything else as JSON;
+    ``--json`` keeps the types."""
+    import json
+
+    if value is None:
+        return "-"
+    if isinstance(value, str):
+        return value
+    return json.dumps(value, ensure_ascii=False, default=str)
+
+
+#: what a dry run would do to a component
+CREATE = "create"
+CHANGE = "change"
+DESTROY = "destroy"
+_SIGNS = {CREATE: "+", CHANGE: "~", DESTROY: "-"}
+
+
+@dataclasses.dataclass(frozen=True)
+class Change:
+    """One line of a dry run's plan: a component the deploy would create,
+    change or destroy (``object``: its id)."""
+
+    action: str
+    object: str
+    name: str
+    type: str
+
+    def to_json(self) -> Json:
+        return {"action": self.action, "object": self.object, "name": self.name,
+                "type": self.type}
+
+
+def plan_changes(before: t.Mapping[str, Component], after: t.Mapping[str, Component],
+                 changed: t.Collection[str] = ()) -> list[Change]:
+    """What a deploy does to the components: those only ``after`` it are created,
+    those only ``before`` destroyed, those in both changed when the front end
+    says the blueprint changes them (``changed``), else left alone."""
+    created = [Change(CREATE, k, c.name, c.type) for k, c in after.items() if k not in before]
+    altered = [Change(CHANGE, k, c.name, c.type) for k, c in after.items()
+               if k in before and k in changed]
+    destroyed = [Change(DESTROY, k, c.name, c.type) for k, c in before.items()
+                 if k not in after]
+    return created + altered + destroyed
+
+
+def plan_summary(changes: t.Sequence[Change]) -> Json:
+    """The counts of a dry run's plan and its lines, as ``--json`` adds them."""
+    return {**{action: sum(1 for c in changes if c.action == action)
+               for action in (CREATE, CHANGE, DESTROY)},
+            "changes": [c.to_json() for c in changes], "applied": False}
+
+
+def _render_changes(changes: t.Sequence[Change]) -> t.Iterator[Text]:
+    width = max((len(c.name) for c in changes), default=0)
+    for change in changes:
+        yield Text(f"{_SIGNS[change.action]} {change.action:<8}{change.name:<{width}}  "
+                   f"({change.type})")
+    counts = plan_summary(changes)
+    yield Text(f"Plan: {counts[CREATE]} to create, {counts[CHANGE]} to change, "
+               f"{counts[DESTROY]} to destroy. Nothing was applied (dry run).")
+
+
+def destroyed_lines(destroyed: t.Sequence[Change]) -> t.Iterator[Text]:
+    """What an undeploy destroyed, by name and type, and how many."""
+    width = max((len(c.name) for c in destroyed), default=0)
+    for change in destroyed:
+        yield Text(f"destroyed {change.name:<{width}}  ({change.type})")
+    yield Text(f"{len(destroyed)} destroyed")
+
+
+@dataclasses.dataclass(frozen=True)
+class ActionArgument:
+    """An argument an action takes: ``type`` is what the language says of its
+    values (a MuranoPL contract, a TOSCA type), empty when it says nothing."""
+
+    name: str
+    required: bool = False
+    type: str = ""
+
+    def to_json(self) -> Json:
+        return {"name": self.name, "required": self.required, "type": self.type}
+
+    def usage(self) -> str:
+        """``name`` when it must be given, ``[name]`` when it may."""
+        return self.name if self.required else f"[{self.name}]"
+
+
+@dataclasses.dataclass(frozen=True)
+class Action:
+    """An action of a deployed object, named by ``object`` (its id),
+    ``object_name`` and ``object_type``; ``open``: it also takes arguments it
+    does not name (MuranoPL's KwArgs)."""
+
+    object: str
+    object_name: str
+    object_type: str
+    name: str
+    arguments: tuple[ActionArgument, ...] = ()
+    open: bool = False
+
+    def to_json(self) -> Json:
+        return {"object": self.object, "object_name": self.object_name,
+                "object_type": self.object_type, "name": self.name,
+                "arguments": [a.to_json() for a in self.arguments], "open": self.open}
+
+    @classmethod
+    def from_json(cls, data: t.Mapping[str, t.Any]) -> Action:
+        return cls(object=str(data["object"]), object_name=str(data["object_name"]),
+                   object_type=str(data["object_type"]), name=str(data["name"]),
+                   arguments=tuple(ActionArgument(str(a["name"]), bool(a["required"]),
+                                                  str(a.get("type") or ""))
+                                   for a in data.get("arguments") or ()),
+                   open=bool(data.get("open")))
+
+
+def actions_table(actions: t.Iterable[Action], title: str | None = "actions") -> Table:
+    """Actions with the object (name and type) each belongs to and its arguments
+    (``[name]``: optional; ``...``: takes others too)."""
+    table = Table("ACTION", "OBJECT", "TYPE", "ARGUMENTS", title=title, title_justify="left",
+                  box=None, pad_edge=False, padding=(0, 1, 0, 0))
+    for action in actions:
+        arguments = [a.usage() for a in action.arguments] + (["..."] if action.open else [])
+        # Text cells: `[loud]` is an argument, not rich markup
+        table.add_row(Text(action.name), Text(action.object_name), Text(action.object_type),
+                      Text(" ".join(arguments) or "-"))
+    return table
+
+
 @dataclasses.dataclass(frozen=True)
 class Result:
     """The outcome of ``deploy``/``action``/``undeploy`` or the ``status`` of an environment."""
@@ -121,6 +258,12 @@ class Result:
     error: ErrorInfo | None = None
     #: dry runs only: the stack templates and agent plans, in order
     plan: t.Sequence[t.Mapping[str, t.Any]] | None = None
+    #: ``status`` only, for languages that list them: the actions of the deployed objects
+    actions: t.Sequence[Action] | None = None
+    #: dry runs only: what the deploy would create, change and destroy
+    changes: t.Sequence[Change] | None = None
+    #: undeploys only: the components it destroyed
+    destroyed: t.Sequence[Change] | None = None
 
     def to_json(self) -> Json:
         data: Json = {
@@ -136,6 +279,12 @@ class Result:
         }
         if self.plan is not None:
             data["plan"] = [dict(step) for step in self.plan]
+        if self.actions is not None:
+            data["actions"] = [a.to_json() for a in self.actions]
+        if self.changes is not None:
+            data["plan_summary"] = plan_summary(self.changes)
+        if self.destroyed is not None:
+            data["destroyed"] = [c.to_json() for c in self.destroyed]
         return data
 
     @property
@@ -143,6 +292,13 @@ class Result:
         return {OK: 0, FAILED: 1}.get(self.status, 2)
 
     def __rich_console__(self, console: Console, options: ConsoleOptions) -> RenderResult:
+        if self.changes is not None:
+            # a dry run: what would be sent and done, never a state it did not reach
+            if self.plan:
+                yield from _render_plan(self.plan)
+            yield from _render_changes(self.changes)
+            yield from self._render_error()
+            return
         head = Text(f"environment {self.name}: {self.state or 'not created'}")
         if self.status != OK:
             head.append(f" ({self.status})")
@@ -150,26 +306,39 @@ class Result:
         if self.components:
             yield components_table(self.components)
         for key, value in self.outputs.items():
-            yield Text(f"output {key}: {value}")
+            yield Text(f"output {key}: {shown(value)}")
         if self.plan is not None:
             yield from _render_plan(self.plan)
-        if self.error is not None:
-            yield Text(f"error[{self.error.kind}]: {self.error.message}")
-            for key, value in self.error.details.items():
-                text = value if isinstance(value, str) else repr(value)
-                if "\n" in text:
-                    yield Text(f"{key}:")
-                    yield Text("\n".join(f"  {line}" for line in text.splitlines()))
-                else:
-                    yield Text(f"{key}: {text}")
+        if self.actions:
+            yield actions_table(self.actions)
+        if self.destroyed is not None:
+            yield from destroyed_lines(self.destroyed)
+        yield from self._render_error()
+
+    def _render_error(self) -> t.Iterator[Text]:
+        if self.error is None:
+            return
+        yield Text(f"error[{self.error.kind}]: {self.error.message}")
+        for key, value in self.error.details.items():
+            text = shown(value)
+            if "\n" in text:
+                yield Text(f"{key}:")
+                yield Text("\n".join(f"  {line}" for line in text.splitlines()))
+            else:
+                yield Text(f"{key}: {text}")
 
 
-def components_table(components: t.Mapping[str, Component], title: str | None = None) -> Table:
-    """Components by id, with type, name and state."""
-    table = Table("ID", "TYPE", "NAME", "STATE", title=title, title_justify="left", box=None,
+def components_table(components: t.Mapping[str, Component], title: str | None = None,
+                     ids: bool = True) -> Table:
+    """Components by id (``ids``: with it shown), with type, name and state."""
+    columns = ("ID", "TYPE", "NAME", "STATE") if ids else ("NAME", "TYPE", "STATE")
+    table = Table(*columns, title=title, title_justify="left", box=None,
                   pad_edge=False, padding=(0, 1, 0, 0))
     for key, component in components.items():
-        table.add_row(key, component.type, component.name, component.state)
+        if ids:
+            table.add_row(key, component.type, component.name, component.state)
+        else:
+            table.add_row(component.name, component.type, component.state)
     return table
 
 

@@ -28,6 +28,7 @@ from pathlib import Path
 from sqlalchemy.orm import Session
 
 from laguna.deploy import errors
+from laguna.deploy.actions import check
 from laguna.deploy.context import (
     Resources,
     ResourcesFactory,
@@ -38,14 +39,23 @@ from laguna.deploy.context import (
     no_resources,
 )
 from laguna.deploy.events import DeploymentFinished, DeploymentStarted, EventSink, discard
-from laguna.deploy.frontend import Blueprint, Frontend, FrontendRegistry, Outcome, PrepareOptions
+from laguna.deploy.frontend import (
+    ActionLister,
+    Blueprint,
+    Frontend,
+    FrontendRegistry,
+    Outcome,
+    PrepareOptions,
+)
 from laguna.deploy.owner import Liveness, ProcessLiveness, ProcessOwner, current_owner
 from laguna.deploy.reporter import MemoryReporter, StoreReporter
 from laguna.deploy.result import (
+    DESTROY,
     ERROR,
     FAILED,
     OK,
     REJECTED,
+    Action,
     Component,
     DeploymentList,
     DeploymentView,
@@ -54,6 +64,7 @@ from laguna.deploy.result import (
     ErrorInfo,
     Report,
     Result,
+    plan_changes,
 )
 from laguna.deploy.states import (
     RUNNING,
@@ -166,10 +177,48 @@ class Service:
     def action(self, name: str, object_id: str, method: str,
                arguments: t.Mapping[str, str] | None = None, *,
                sink: EventSink = discard) -> Result:
-        """Run ``method`` of object ``object_id`` of the environment's deployed model."""
+        """Run ``method`` of object ``object_id`` (an id, or a unique name where the
+        front end lists actions) of the environment's deployed model."""
         args = dict(arguments or {})
+        try:
+            object_id = self._check_action(name, object_id, method, args)
+        except errors.Rejected as rejected:
+            read = self._read(name)
+            return Result(name=name, language=read[1] if read else None, status=REJECTED,
+                          state=read[2] if read else None,
+                          error=ErrorInfo(rejected.kind, rejected.message, rejected.details))
         return self._operate(name, Operation.ACTION, sink,
                              action={"object": object_id, "method": method, "arguments": args})
+
+    def _check_action(self, name: str, target: str, method: str,
+                      arguments: t.Mapping[str, str]) -> str:
+        """The id of the object ``target`` names, once the action is known to be
+        one it offers with those arguments (Rejected otherwise; nothing is
+        written). Environments the admission rules refuse anyway, and front ends
+        that list no actions, are left to the operation."""
+        deployed = self._deployed(name)
+        if deployed is None:
+            return target
+        frontend, stored = deployed
+        return check(frontend, stored, self.workdir.cloud_dir, target, method, arguments)
+
+    def _actions(self, name: str) -> t.Sequence[Action] | None:
+        """The actions of the environment's deployed objects, if its front end lists them."""
+        deployed = self._deployed(name)
+        if deployed is None or not isinstance(deployed[0], ActionLister):
+            return None
+        return deployed[0].actions(deployed[1], self.workdir.cloud_dir)
+
+    def _deployed(self, name: str) -> tuple[Frontend, StoredState] | None:
+        """The front end and stored state of the environment when it has a model."""
+        read = self._read(name)
+        if read is None:
+            return None
+        stored, language, _status = read
+        frontend = self.frontends.get(language) if language else None
+        if stored.model is None or frontend is None:
+            return None
+        return frontend, stored
 
     def undeploy(self, name: str, *, sink: EventSink = discard) -> Result:
         """Destroy what the environment deployed; its history stays."""
@@ -193,9 +242,20 @@ class Service:
         return self._on_environment(name, delete)
 
     def status(self, name: str) -> Result:
-        """The environment as the store knows it, after its last deployment."""
-        return self._on_environment(name, lambda session, record: self._result(
+        """The environment as the store knows it, after its last deployment, with
+        the actions its objects offer when its front end lists them."""
+        result = self._on_environment(name, lambda session, record: self._result(
             session, record, repo.last_deployment(session, record.id)))
+        if result.status == REJECTED and result.state is None:
+            return result
+        try:
+            actions = self._actions(name)
+        except errors.Rejected as rejected:
+            # the stored packages no longer load: the status is still worth showing
+            log.warning("environment %s: its actions cannot be listed: %s", name,
+                        rejected.message)
+            actions = None
+        return dataclasses.replace(result, actions=actions) if actions is not None else result
 
     def _on_environment(self, name: str,
                         work: t.Callable[[Session, EnvironmentRecord], Result]) -> Result:
@@ -262,7 +322,7 @@ class Service:
             sink(DeploymentStarted(name, started.deployment_id, operation.value, self.clock()))
             reporter = StoreReporter(database, started.stored.environment_id,
                                      started.stored.project, started.deployment_id, name,
-                                     sink, self.clock)
+                                     sink, self.clock, known=started.stored.components)
             context = self._context(started.stored, reporter, self.workdir.cloud_dir,
                                     dry_run=False)
             outcome, rejected = self._run(started.frontend, operation, context,
@@ -275,6 +335,12 @@ class Service:
                                       blueprint, reporter.components)
                 deployment = repo.get_deployment(session, started.deployment_id)
                 result = self._result(session, record, deployment)
+            if operation is Operation.UNDEPLOY:
+                # what the environment had and no longer has
+                result = dataclasses.replace(result, destroyed=[
+                    change for change in plan_changes(started.stored.components,
+                                                      result.components)
+                    if change.action == DESTROY])
             sink(DeploymentFinished(name, started.deployment_id,
                                     DeploymentState.SUCCESS.value if outcome.ok
                                     else DeploymentState.FAILURE.value, self.clock()))
@@ -441,20 +507,21 @@ class Service:
                  sink: EventSink) -> Result:
         stored = self._read_stored(name) or StoredState(environment_id="dry-run", name=name,
                                                         project=self.project)
-        reporter = MemoryReporter(name, sink, self.clock)
+        reporter = MemoryReporter(name, sink, self.clock, known=stored.components)
         with tempfile.TemporaryDirectory(prefix="laguna-dry-run-") as scratch:
             context = self._context(stored, reporter, Path(scratch), dry_run=True)
             outcome, rejected = self._run(frontend, Operation.DEPLOY, context, blueprint, None)
         status = REJECTED if rejected else OK if outcome.ok else FAILED
+        components = dict(outcome.components if outcome.components is not None
+                          else {**stored.components, **reporter.components})
         return Result(
             name=name, language=frontend.language, status=status,
             state=finished(Operation.DEPLOY, outcome.ok).value if not rejected else None,
-            outputs=dict(outcome.outputs),
-            components=dict(outcome.components if outcome.components is not None
-                            else reporter.components),
+            outputs=dict(outcome.outputs), components=components,
             reports=list(reporter.reports),
             model=dict(outcome.model) if outcome.model is not None else dict(blueprint.model),
-            error=outcome.error, plan=list(outcome.plan or []))
+            error=outcome.error, plan=list(outcome.plan or []),
+            changes=plan_changes(stored.components, components, outcome.changed))
 
     # -- helpers --------------------------------------------------------------------
 
@@ -519,13 +586,19 @@ class Service:
 
     def _read_stored(self, name: str) -> StoredState | None:
         """The stored state of ``name`` without writing anything (dry runs)."""
+        read = self._read(name)
+        return read[0] if read is not None else None
+
+    def _read(self, name: str) -> tuple[StoredState, str | None, str] | None:
+        """The stored state, language and status of ``name``, writing nothing."""
         if self.database is None and not self.workdir.has_store():
             return None
         database = self.database or Database(self.workdir.url)
         try:
             with database.session() as session:
                 record = repo.find_environment(session, self.project, name)
-                return _stored_state(record) if record is not None else None
+                return (_stored_state(record), record.language, record.status) \
+                    if record is not None else None
         finally:
             self._close(database)
 

@@ -15,8 +15,17 @@ import threading
 import typing as t
 from pathlib import Path
 
-from laguna.deploy.context import RunContext
-from laguna.deploy.frontend import Blueprint, Frontend, Outcome, PrepareOptions
+from laguna.deploy.context import RunContext, StoredState
+from laguna.deploy.actions import check
+from laguna.deploy.frontend import (
+    ActionLister,
+    Blueprint,
+    Frontend,
+    Outcome,
+    PrepareOptions,
+    Summarizer,
+)
+from laguna.deploy.result import Action
 
 
 class DeferredFrontend:
@@ -60,6 +69,18 @@ class DeferredFrontend:
 
     def undeploy(self, context: RunContext) -> Outcome:
         return self.loaded.undeploy(context)
+
+    def actions(self, stored: StoredState, state_dir: Path) -> t.Sequence[Action] | None:
+        loaded = self.loaded
+        return loaded.actions(stored, state_dir) if isinstance(loaded, ActionLister) else None
+
+    def check_action(self, stored: StoredState, state_dir: Path, target: str, method: str,
+                     arguments: t.Mapping[str, str]) -> str:
+        return check(self.loaded, stored, state_dir, target, method, arguments)
+
+    def summarize(self, blueprint: Blueprint) -> t.Sequence[tuple[str, str]]:
+        loaded = self.loaded
+        return loaded.summarize(blueprint) if isinstance(loaded, Summarizer) else ()
 
     def __repr__(self) -> str:
         state = "loaded" if self._loaded is not None else "not loaded yet"

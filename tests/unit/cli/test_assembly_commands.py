@@ -81,7 +81,7 @@ def test_the_terminal_view_shows_the_assembly(wiring: Wiring, tmp_path: Path) ->
         "assembly demo (assembly::t.cli::1.0): Active",
         "INSTANCE TYPE                    STATE",
         "demo__s  resource::t.healer::1.0 Active",
-        "output ip: None"]
+        "output ip: -"]
     rejected = run(wiring, tmp_path, "intent", "demo", "scale-out", "s")
     assert (rejected.exit_code, rejected.stderr) == (
         2, "error[invalid_intent]: 's' is not a cluster component of assembly::t.cli::1.0\n")
@@ -98,3 +98,29 @@ def test_assemblies_live_beside_other_languages(wiring: Wiring, tmp_path: Path) 
     assert (shop["language"], "model" in shop) == ("fake", True)
     deleted = json.loads(run(wiring, tmp_path, "intent", "demo", "delete", "--json").stdout)
     assert (deleted["state"], deleted["components"]) == (None, {})
+
+
+def test_set_of_a_property_the_descriptor_lacks_is_refused(wiring: Wiring,
+                                                          tmp_path: Path) -> None:
+    result = run(wiring, tmp_path, "deploy", str(_descriptor(tmp_path)), "--name", "demo",
+                 "--set", "nosuch=1")
+    assert (result.exit_code, result.stderr) == (
+        2, "error[setting_unknown]: --set nosuch: assembly::t.cli::1.0 has no property "
+           "'nosuch'; its properties: ip\n")
+    assert not (tmp_path / ".laguna" / "laguna.sqlite").exists()
+    # the specification ignores an undeclared --input: so does laguna
+    given = run(wiring, tmp_path, "deploy", str(_descriptor(tmp_path)), "--name", "demo",
+                "--input", "nosuch=1", "--json")
+    assert (given.exit_code, json.loads(given.stdout)["status"]) == (0, "ok")
+
+
+def test_validate_summarises_a_descriptor_for_people(wiring: Wiring, tmp_path: Path) -> None:
+    path = _descriptor(tmp_path)
+    result = CliRunner().invoke(cli, ["validate", str(path), "-l", str(CATALOG)], obj=wiring)
+    assert (result.exit_code, result.stdout.splitlines()) == (0, [
+        f"{path}: a valid assembly blueprint (a)",
+        "descriptor: assembly::t.cli::1.0",
+        "components: (1) s (resource::t.healer::1.0)",
+        "inputs: (1) ip",
+        "intended state: Active",
+    ])

@@ -38,10 +38,10 @@ def test_deploy_shows_plain_progress_off_a_terminal(wiring: Wiring, tmp_path: Pa
     assert result.exit_code == 0
     assert lines[0].startswith("deploy of shop started (deployment ")
     assert lines[1:] == [
-        "web1 Web web: deploying",
-        "2026-01-01T00:00:03.000000Z info web1: deploying web",
-        "web1 Web web: deployed",
-        "2026-01-01T00:00:04.000000Z info web1: web deployed",
+        "web (Web): deploying",
+        "2026-01-01T00:00:03.000000Z info web (Web): deploying web",
+        "web (Web): deployed",
+        "2026-01-01T00:00:04.000000Z info web (Web): web deployed",
         "environment shop: ready",
         "ID   TYPE NAME STATE",
         "web1 Web  web  deployed",
@@ -205,8 +205,12 @@ def test_dry_run_prints_the_plan_and_keeps_nothing(wiring: Wiring, tmp_path: Pat
         {"kind": "stack", "template": {"resources": {"web1": "Web"}}},
         {"kind": "agent", "host": "web", "plan": {"Body": "deploy"}}])
     assert not (tmp_path / ".laguna").exists()
+    assert data["plan_summary"] == {
+        "create": 1, "change": 0, "destroy": 0, "applied": False,
+        "changes": [{"action": "create", "object": "web1", "name": "web", "type": "Web"}]}
     text = run(wiring, "deploy", str(path), "--dry-run", "--workdir", str(tmp_path)).stdout
-    assert text.splitlines()[-10:] == [
+    # what was sent, then what would be done; no state the dry run did not reach
+    assert text.splitlines()[-12:] == [
         "--- 1: stack template",
         "{",
         '  "resources": {',
@@ -217,8 +221,27 @@ def test_dry_run_prints_the_plan_and_keeps_nothing(wiring: Wiring, tmp_path: Pat
         "{",
         '  "Body": "deploy"',
         "}",
+        "+ create  web  (Web)",
+        "Plan: 1 to create, 0 to change, 0 to destroy. Nothing was applied (dry run).",
     ]
+    assert "environment shop" not in text and "deployed" not in text.split("---")[-1]
     assert not (tmp_path / ".laguna").exists()
+
+
+def test_a_redeploy_dry_run_plans_against_the_deployed_components(
+        wiring: Wiring, tmp_path: Path) -> None:
+    run(wiring, "deploy", str(write_blueprint(tmp_path, "shop", components=[WEB])), "--json",
+        "--workdir", str(tmp_path))
+    path = write_blueprint(tmp_path, "shop", components=[DB])
+    result = run(wiring, "deploy", str(path), "--dry-run", "--workdir", str(tmp_path))
+    assert (result.exit_code, result.stdout.splitlines()[-3:]) == (0, [
+        "+ create  db   (Db)",
+        "- destroy web  (Web)",
+        "Plan: 1 to create, 0 to change, 1 to destroy. Nothing was applied (dry run).",
+    ])
+    status = json.loads(run(wiring, "status", "shop", "--json", "--workdir", str(tmp_path)
+                            ).stdout)
+    assert list(status["components"]) == ["web1"]
 
 
 def test_workdir_after_the_command_wins_over_the_one_before(wiring: Wiring,
@@ -285,3 +308,26 @@ def test_a_refused_redeploy_leaves_the_environment_as_it_was(tmp_path: Path) -> 
     after = json.loads(CliRunner().invoke(cli, [*workdir, "status", "m", "--json"]).stdout)
     assert after == before
     assert CliRunner().invoke(cli, [*workdir, "deployments", "m", "--json"]).stdout == history
+
+
+def test_undeploy_lists_what_it_destroyed_by_name_and_type(wiring: Wiring,
+                                                           tmp_path: Path) -> None:
+    path = write_blueprint(tmp_path, "shop", components=[WEB, DB])
+    run(wiring, "deploy", str(path), "--json", "--workdir", str(tmp_path))
+    result = run(wiring, "undeploy", "shop", "--workdir", str(tmp_path))
+    assert (result.exit_code, result.stdout.splitlines()[1:]) == (0, [
+        "2026-01-01T00:00:11.000000Z info web (Web): destroying web",
+        "2026-01-01T00:00:12.000000Z info db (Db): destroying db",
+        "environment shop: undeployed",
+        "destroyed web  (Web)",
+        "destroyed db   (Db)",
+        "2 destroyed",
+    ])
+    data = json.loads(run(wiring, "deploy", str(path), "--json", "--workdir", str(tmp_path)
+                          ).stdout)
+    assert "destroyed" not in data
+    again = json.loads(run(wiring, "undeploy", "shop", "--json", "--workdir", str(tmp_path)
+                           ).stdout)
+    assert again["destroyed"] == [
+        {"action": "destroy", "object": "web1", "name": "web", "type": "Web"},
+        {"action": "destroy", "object": "db1", "name": "db", "type": "Db"}]

@@ -5,6 +5,7 @@ from __future__ import annotations
 import datetime
 import io
 
+import pytest
 from rich.console import Console
 
 from laguna.cli.progress import LiveProgress, PlainProgress, progress_view
@@ -18,15 +19,31 @@ def test_live_view_shows_components_over_reports() -> None:
     console = Console(file=io.StringIO(), force_terminal=True, width=80, color_system=None)
     view = LiveProgress(console, "deploying shop")
     view(ComponentChanged("shop", "web1", Component("Web", "web", "deploying")))
-    view(ReportEmitted("shop", Report("info", "deploying web", T, "web1")))
+    view(ReportEmitted("shop", Report("info", "deploying web", T, "web1"),
+                       Component("Web", "web", "deploying")))
+    view(ReportEmitted("shop", Report("info", "no component", T, "x1")))
     view(ComponentChanged("shop", "web1", Component("Web", "web", "deployed")))
     with console.capture() as captured:
         console.print(view._render())
     assert [line.rstrip() for line in captured.get().splitlines()] == [
         "deploying shop",
-        "ID   TYPE NAME STATE",
-        "web1 Web  web  deployed",
-        "2026-01-01T00:00:00.000000Z info web1: deploying web",
+        "NAME TYPE STATE",
+        "web  Web  deployed",
+        "2026-01-01T00:00:00.000000Z info web (Web): deploying web",
+        "2026-01-01T00:00:00.000000Z info x1: no component",
+    ]
+
+
+def test_plain_lines_name_objects_by_name_and_type(capsys: pytest.CaptureFixture[str]) -> None:
+    view = PlainProgress()
+    view(ComponentChanged("shop", "0" * 32, Component("com.example.Web", "web", "deploying")))
+    view(ReportEmitted("shop", Report("info", "started", T, "0" * 32),
+                       Component("com.example.Web", "web", "deploying")))
+    view(ReportEmitted("shop", Report("info", "finished", T)))
+    assert capsys.readouterr().out.splitlines() == [
+        "web (com.example.Web): deploying",
+        "2026-01-01T00:00:00.000000Z info web (com.example.Web): started",
+        "2026-01-01T00:00:00.000000Z info: finished",
     ]
 
 

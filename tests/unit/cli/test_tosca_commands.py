@@ -91,7 +91,8 @@ def test_outputs_and_environments(wiring: Wiring, tmp_path: Path) -> None:
                str(write_blueprint(tmp_path, "shop", components=[WEB])), "--json"
                ).exit_code == 0
     outputs = run(wiring, "--workdir", work, "outputs", "small")
-    assert (outputs.exit_code, outputs.stdout) == (0, 'port: 80\ngreeting: "hello world"\n')
+    # as `status` shows them: text unquoted (--json keeps the types)
+    assert (outputs.exit_code, outputs.stdout) == (0, 'port: 80\ngreeting: hello world\n')
     assert json.loads(run(wiring, "--workdir", work, "outputs", "small", "--json").stdout) == {
         "port": 80, "greeting": "hello world"}
     listed = json.loads(run(wiring, "--workdir", work, "environments",
@@ -101,3 +102,107 @@ def test_outputs_and_environments(wiring: Wiring, tmp_path: Path) -> None:
     missing = run(wiring, "--workdir", work, "outputs", "nope")
     assert (missing.exit_code, missing.stderr) == (
         2, "error[environment_not_found]: no environment named 'nope'\n")
+
+
+def test_validate_summarises_a_topology_for_people(wiring: Wiring, tmp_path: Path) -> None:
+    path = write(tmp_path)
+    result = run(wiring, "validate", str(path))
+    assert (result.exit_code, result.stdout.splitlines()) == (0, [
+        f"{path}: a valid tosca blueprint (small)",
+        "nodes: (1) app (tosca.nodes.SoftwareComponent)",
+        "instances: 1",
+        "inputs: (1) port",
+        "outputs: (2) greeting, port",
+        "workflows: -",
+    ])
+
+
+def test_set_of_an_undeclared_input_names_the_inputs_and_settings(wiring: Wiring,
+                                                                  tmp_path: Path) -> None:
+    result = run(wiring, "validate", str(write(tmp_path)), "--set", "nosuch=1")
+    assert (result.exit_code, result.stderr.splitlines()) == (2, [
+        "small.yaml:5:3: error[invalid_template]: input nosuch: input 'nosuch' is given but "
+        "not declared (its inputs: port; --set also takes the settings "
+        "brooklyn.tosca.get_attribute_mode and laguna.tosca.get_attribute_down_wait)",
+        "1 problem(s)"])
+
+
+OPERATIONS = """\
+tosca_definitions_version: tosca_simple_yaml_1_3
+metadata:
+  template_name: ops
+topology_template:
+  node_templates:
+    app:
+      type: tosca.nodes.SoftwareComponent
+      interfaces:
+        Standard:
+          create: {implementation: create.sh, inputs: {mark: made}}
+  workflows:
+    again:
+      inputs:
+        times: {type: integer}
+        note: {type: string, default: x}
+      steps:
+        once: {target: app, activities: [{call_operation: Standard.create}]}
+"""
+
+
+@pytest.fixture()
+def operations(wiring: Wiring, tmp_path: Path) -> Path:
+    """A working directory holding environment ``ops``, deployed here."""
+    (tmp_path / "create.sh").write_text('echo "$mark" >> made\n')
+    path = write(tmp_path, OPERATIONS)
+    assert run(wiring, "--workdir", str(tmp_path), "deploy", str(path), "--json"
+               ).exit_code == 0
+    return tmp_path
+
+
+OPERATIONS_ACTIONS = [
+    "ACTION          OBJECT   TYPE                          ARGUMENTS",
+    "Standard.create app      tosca.nodes.SoftwareComponent [mark] ...",
+    "again           workflow workflow                      times [note]",
+]
+
+
+def test_status_lists_node_operations_and_workflows(wiring: Wiring, operations: Path) -> None:
+    result = run(wiring, "--workdir", str(operations), "status", "ops")
+    assert (result.exit_code, result.stdout.splitlines()[-4:]) == (
+        0, ["actions", *OPERATIONS_ACTIONS])
+
+
+def history(wiring: Wiring, workdir: Path) -> list[str]:
+    listed = json.loads(run(wiring, "--workdir", str(workdir), "deployments", "ops", "--json"
+                            ).stdout)
+    return [d["operation"] for d in listed]
+
+
+@pytest.mark.parametrize(("target", "method", "args", "error"), [
+    ("app", "Standard.nosuch", (),
+     "error[unknown_operation]: node app has no operation 'Standard.nosuch' (operations: "
+     "Standard.create)"),
+    ("db", "Standard.create", (),
+     "error[unknown_node]: topology ops has no node template or instance 'db' (nodes: app; "
+     "workflows: `workflow`)"),
+    ("workflow", "again", (),
+     "error[missing_required]: workflow again: input times needs a value (--arg times=...)"),
+])
+def test_an_action_the_topology_lacks_is_refused_before_anything_is_written(
+        wiring: Wiring, operations: Path, target: str, method: str, args: tuple[str, ...],
+        error: str) -> None:
+    result = run(wiring, "--workdir", str(operations), "action", "ops", target, method, *args)
+    assert (result.exit_code, result.stdout) == (2, "")
+    assert result.stderr.splitlines()[0] == error
+    assert history(wiring, operations) == ["deploy"]
+    status = json.loads(run(wiring, "--workdir", str(operations), "status", "ops", "--json"
+                            ).stdout)
+    assert status["state"] == "ready"
+
+
+def test_an_operation_the_topology_has_runs(wiring: Wiring, operations: Path) -> None:
+    result = run(wiring, "--workdir", str(operations), "action", "ops", "app",
+                 "tosca.interfaces.node.lifecycle.Standard.create", "--arg", "mark=again",
+                 "--json")
+    assert (result.exit_code, json.loads(result.stdout)["status"]) == (0, "ok")
+    assert (operations / "made").read_text().splitlines() == ["made", "again"]
+    assert history(wiring, operations) == ["deploy", "action"]

@@ -198,7 +198,8 @@ def test_undeploy_keeps_the_history(service: Service, tmp_path: Path) -> None:
     result = service.undeploy("shop")
     assert result.to_json() | {"reports": []} == {
         "name": "shop", "language": "fake", "status": "ok", "state": "undeployed",
-        "outputs": {}, "components": {}, "reports": [], "model": None, "error": None}
+        "outputs": {}, "components": {}, "reports": [], "model": None, "error": None,
+        "destroyed": [{"action": "destroy", "object": "web1", "name": "web", "type": "Web"}]}
     assert [r.text for r in result.reports] == ["destroying web"]
     again = service.undeploy("shop")
     assert again.error is not None

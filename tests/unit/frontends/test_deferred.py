@@ -11,8 +11,11 @@ from pathlib import Path
 
 import pytest
 
+from laguna.deploy.context import StoredState
+from laguna.deploy.errors import Rejected
 from laguna.deploy.frontend import Frontend, FrontendRegistry
 from laguna.deploy.owner import ProcessOwner
+from laguna.deploy.result import Action
 from laguna.deploy.service import Service
 from laguna.deploy.workdir import Workdir
 from laguna.frontends import builtin_frontends
@@ -92,3 +95,25 @@ def test_a_deferred_front_end_of_another_language_is_refused() -> None:
     deferred = DeferredFrontend("tosca", lambda path: True, Loads(FakeFrontend()))
     with pytest.raises(TypeError, match=r"^the front end registered as 'tosca' is 'fake'$"):
         deferred.loaded
+
+
+class Lists(FakeFrontend):
+    """A fake front end that lists one action of each of its components."""
+
+    def actions(self, stored: StoredState, state_dir: Path) -> list[Action]:
+        return [Action(c["id"], c["name"], c["type"], "scale")
+                for c in (stored.model or {}).get("components", [])]
+
+
+def test_a_deferred_front_end_checks_actions_as_the_one_it_loads(tmp_path: Path) -> None:
+    stored = StoredState("e1", "shop", "local", model={"components": [WEB]})
+    listing = DeferredFrontend("fake", lambda path: False, Loads(Lists()))
+    assert [a.name for a in listing.actions(stored, tmp_path) or []] == ["scale"]
+    assert listing.check_action(stored, tmp_path, "web", "scale", {}) == "web1"
+    with pytest.raises(Rejected) as refused:
+        listing.check_action(stored, tmp_path, "web", "grow", {})
+    assert (refused.value.kind, refused.value.message) == (
+        "action_not_found", "web (Web) has no action 'grow'; its actions: scale")
+    silent = DeferredFrontend("fake", lambda path: False, Loads(FakeFrontend()))
+    assert silent.actions(stored, tmp_path) is None
+    assert silent.check_action(stored, tmp_path, "web", "grow", {}) == "web"

@@ -17,7 +17,7 @@ from laguna.cli.workdirs import (
 
 @click.command("action")
 @click.argument("environment")
-@click.argument("object_id")
+@click.argument("object_id", metavar="OBJECT")
 @click.argument("method")
 @click.option("--arg", "arguments", multiple=True, metavar="KEY=VALUE",
               help="An argument of the action; repeatable.")
@@ -25,12 +25,19 @@ from laguna.cli.workdirs import (
 @workdir_option
 def action(environment: str, object_id: str, method: str, arguments: tuple[str, ...],
            as_json: bool) -> None:
-    """Run action METHOD of object OBJECT_ID in ENVIRONMENT."""
+    """Run action METHOD of OBJECT (its id, or its name where no other object has it)
+    in ENVIRONMENT.
+
+    An object without that action, or arguments the action does not take or
+    lacks, is refused before anything runs (exit status 2), listing the
+    object's actions; `laguna status ENVIRONMENT` lists them all.
+    """
     service = make_service()
     args = key_values(arguments, "--arg")
     if as_json:
         result = service.action(environment, object_id, method, args)
     else:
-        with progress_view(stdout_console(), f"{object_id}.{method} in {environment}") as view:
+        with progress_view(stdout_console(), f"{method} of {object_id} in {environment}"
+                           ) as view:
             result = service.action(environment, object_id, method, args, sink=view)
     emit_result(result, as_json)

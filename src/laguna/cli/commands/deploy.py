@@ -33,9 +33,11 @@ from laguna.packages.source import PackageSource
 @click.option("--name", help="The environment (default: the name the model gives, else "
                              "the file's name without its extension).")
 @click.option("--set", "settings", multiple=True, metavar="KEY=VALUE",
-              help="A value for the blueprint's inputs (TOSCA: also the settings "
+              help="A value for the blueprint's inputs (MuranoPL: an application's "
+                   "property; TOSCA: an input, or the settings "
                    "brooklyn.tosca.get_attribute_mode and "
-                   "laguna.tosca.get_attribute_down_wait); repeatable.")
+                   "laguna.tosca.get_attribute_down_wait; assembly: a property); "
+                   "repeatable. An unknown KEY is refused, naming the known ones.")
 @click.option("--inputs", "inputs_file", type=click.Path(path_type=Path), metavar="FILE",
               help="The blueprint's input values: a YAML map (TOSCA) or a JSON object of "
                    "typed property values (assembly descriptors); --set and --input win.")
@@ -44,7 +46,8 @@ from laguna.packages.source import PackageSource
                    "local (a host of the local cloud each, operations through its agent).")
 @click.option("--dry-run", is_flag=True,
               help="Run against a recording cloud and agent; print the stack templates "
-                   "and execution plans that would be sent. Nothing is kept.")
+                   "and execution plans that would be sent, then what would be created, "
+                   "changed and destroyed. Nothing is applied or kept.")
 @click.option("--isolation", type=click.Choice(["loopback", "netns"]),
               help="How the local cloud's hosts are kept apart: loopback (an address "
                    "of 127.42.0.0/16 each, the default) or netns (a network namespace "
@@ -83,10 +86,12 @@ def deploy(model: Path, libs: tuple[Path, ...], name: str | None, settings: tupl
         if not model.exists() and str(model).startswith("assembly::"):
             model = descriptor_file(str(model), name, libs, store, as_json)
         service = make_service()
-        values = {**key_values(settings, "--set"), **key_values(inputs, "--input")}
+        given = key_values(settings, "--set")
+        values = {**given, **key_values(inputs, "--input")}
         if intended_state is not None:
             values["laguna.state"] = intended_state
-        options = PrepareOptions(libs=libs, settings=values, name=name, inputs=inputs_file,
+        options = PrepareOptions(libs=libs, settings=values, set_keys=frozenset(given),
+                                 name=name, inputs=inputs_file,
                                  cloud=cloud, catalog=store)
         if as_json:
             result = service.deploy(model, options, dry_run=dry_run)

@@ -2,12 +2,10 @@
 
 from __future__ import annotations
 
-import json
-
 import click
 
 from laguna.cli.workdirs import json_option, make_service, print_json, workdir_option
-from laguna.deploy.result import OK
+from laguna.deploy.result import OK, shown
 
 
 @click.command("outputs")
@@ -15,7 +13,8 @@ from laguna.deploy.result import OK
 @json_option
 @workdir_option
 def outputs(environment: str, as_json: bool) -> None:
-    """Print ENVIRONMENT's outputs (one ``name: value`` a line, values as JSON)."""
+    """Print ENVIRONMENT's outputs, one ``name: value`` a line as `laguna status`
+    shows them (text as it is, none as -, other values as JSON; --json: typed)."""
     result = make_service().status(environment)
     if result.status != OK and result.error is not None and result.state is None:
         if as_json:
@@ -27,5 +26,5 @@ def outputs(environment: str, as_json: bool) -> None:
         print_json(dict(result.outputs))
     else:
         for key, value in result.outputs.items():
-            click.echo(f"{key}: {json.dumps(value, ensure_ascii=False, default=str)}")
+            click.echo(f"{key}: {shown(value)}")
     raise SystemExit(0)

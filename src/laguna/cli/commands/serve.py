@@ -2,9 +2,14 @@
 
 from __future__ import annotations
 
+import errno
+import socket
+
 import click
 
 from laguna.api.settings import MAX_BODY_SIZE, MAX_JSON_DEPTH, MAX_PACKAGE_SIZE
+from laguna.cli.errors import AddressInUse
+from laguna.cli.shared import HiddenAliases
 from laguna.cli.sources import catalog_url
 from laguna.cli.workdirs import current_workdir, workdir_option
 
@@ -35,7 +40,8 @@ def _is_loopback(host: str) -> bool:
               help="The address to listen on.")
 @click.option("--port", default=8082, show_default=True, type=click.IntRange(0, 65535),
               help="The port to listen on (the original's was 8082).")
-@click.option("--db", "db_url", metavar="URL",
+@click.option("--db-url", "--db", "db_url", metavar="URL", cls=HiddenAliases,
+              hidden_aliases=("--db",),
               help="The store's database URL (sqlite:///PATH or postgresql://...), or an "
                    "SQLite file's path; default: the working directory's store.")
 @click.option("--keystone-url", metavar="URL",
@@ -64,7 +70,8 @@ def serve(host: str, port: int, db_url: str | None, keystone_url: str | None,
     actions, catalog, templates, statistics) until interrupted.
 
     The store is created and migrated on first start; the API and the other
-    commands of the same working directory see the same environments.
+    commands of the same working directory see the same environments. A port
+    in use is an error (LAG-E1304) before anything starts.
     """
     import uvicorn
 
@@ -77,11 +84,37 @@ def serve(host: str, port: int, db_url: str | None, keystone_url: str | None,
                                  f"{anonymous[1]} of {anonymous[0]}",
                                  param_hint="'--anonymous'")
     settings = ApiSettings(workdir=current_workdir().root,
-                           database_url=catalog_url(db_url, "--db") if db_url else None,
+                           database_url=catalog_url(db_url, "--db-url") if db_url else None,
                            keystone_url=keystone_url, workers=workers,
                            max_body_size=max_body_size, max_package_size=max_package_size,
                            max_json_depth=max_json_depth, anonymous=anonymous)
+    # bound here, before anything is announced: a port in use is said plainly,
+    # not as uvicorn's OSError after a line claiming the API is up
+    listening = listen(host, port)
     app = create_app(settings)
-    click.echo(f"laguna API on http://{host}:{port}/ (store: "
+    click.echo(f"laguna API on http://{host}:{listening.getsockname()[1]}/ (store: "
                f"{settings.database_url or current_workdir().url})", err=True)
-    uvicorn.run(app, host=host, port=port, log_level="warning")
+    server = uvicorn.Server(uvicorn.Config(app, log_level="warning"))
+    server.run(sockets=[listening])
+
+
+def listen(host: str, port: int) -> socket.socket:
+    """A socket bound to ``host``:``port`` (as uvicorn binds: the address may be
+    reused), or AddressInUse saying why not."""
+    try:
+        family = socket.getaddrinfo(host, port, type=socket.SOCK_STREAM)[0][0]
+    except socket.gaierror as error:
+        raise AddressInUse(f"--host {host}: {error.strerror}") from None
+    listening = socket.socket(family, socket.SOCK_STREAM)
+    listening.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    try:
+        listening.bind((host, port))
+    except OSError as error:
+        listening.close()
+        if error.errno == errno.EADDRINUSE:
+            raise AddressInUse(f"port {port} of {host} is in use (another `laguna serve`?); "
+                               "choose another with --port") from None
+        raise AddressInUse(f"cannot listen on {host}:{port}: {error.strerror}") from None
+    listening.listen(2048)
+    listening.set_inheritable(True)
+    return listening

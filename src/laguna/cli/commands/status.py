@@ -13,5 +13,6 @@ from laguna.cli.workdirs import catalog_option, emit_result, json_option, make_s
 @workdir_option
 @catalog_option
 def status(environment: str, as_json: bool) -> None:
-    """Show ENVIRONMENT's state, components, outputs and last reports."""
+    """Show ENVIRONMENT's state, components, outputs, the actions its objects offer
+    (with their arguments: [NAME] may be left out) and its last deployment's error."""
     emit_result(make_service().status(environment), as_json)

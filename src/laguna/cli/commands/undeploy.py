@@ -19,7 +19,8 @@ from laguna.cli.workdirs import (
 @json_option
 @workdir_option
 def undeploy(environment: str, as_json: bool) -> None:
-    """Run the destruction of ENVIRONMENT's objects and delete its stack."""
+    """Run the destruction of ENVIRONMENT's objects and delete its stack; list what
+    was destroyed."""
     service = make_service()
     if as_json:
         result = service.undeploy(environment)

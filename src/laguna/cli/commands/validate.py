@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 
 import click
@@ -13,7 +12,7 @@ from laguna.cli.workdirs import (
     Wiring, current_workdir, default_wiring, key_values, print_json,
 )
 from laguna.deploy.errors import MODEL_INVALID, Rejected
-from laguna.deploy.frontend import PrepareOptions
+from laguna.deploy.frontend import PrepareOptions, Summarizer
 
 
 @click.command("validate")
@@ -24,9 +23,8 @@ from laguna.deploy.frontend import PrepareOptions
 @click.option("--inputs", "inputs", type=click.Path(path_type=Path), metavar="FILE",
               help="A YAML map of the blueprint's input values.")
 @click.option("--set", "settings", multiple=True, metavar="KEY=VALUE",
-              help="A value for the blueprint's inputs (TOSCA: also the settings "
-                   "brooklyn.tosca.get_attribute_mode and "
-                   "laguna.tosca.get_attribute_down_wait); repeatable.")
+              help="A value for the blueprint's inputs, as for deploy; an unknown KEY "
+                   "is refused, naming the known ones; repeatable.")
 @db_url_option
 @workdir_option
 @click.option("--json", "as_json", is_flag=True,
@@ -34,7 +32,8 @@ from laguna.deploy.frontend import PrepareOptions
 def validate(path: Path, libs: tuple[Path, ...], inputs: Path | None, settings: tuple[str, ...],
              db_url: str | None, as_json: bool) -> None:
     """Check PATH (a blueprint in any language laguna reads) and report every problem,
-    or a summary of what it would deploy. Exit status: 0 valid, 2 not."""
+    or a summary of what it would deploy (its parts with counts, its inputs; --json:
+    the blueprint's model). Exit status: 0 valid, 2 not."""
     wiring = click.get_current_context().find_object(Wiring) or default_wiring()
     frontend = wiring.frontends.recognise(path) if path.exists() else None
     try:
@@ -77,5 +76,7 @@ def validate(path: Path, libs: tuple[Path, ...], inputs: Path | None, settings: 
     else:
         click.echo(f"{path}: a valid {blueprint.language} blueprint"
                    + (f" ({blueprint.name})" if blueprint.name else ""))
-        click.echo(json.dumps(summary, indent=2, ensure_ascii=False, default=str))
+        lines = frontend.summarize(blueprint) if isinstance(frontend, Summarizer) else ()
+        for label, text in lines:
+            click.echo(f"{label}: {text}")
     raise SystemExit(0)

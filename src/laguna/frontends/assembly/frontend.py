@@ -20,9 +20,9 @@ from pathlib import Path
 import yaml
 
 from laguna.deploy.context import RunContext
-from laguna.deploy.errors import Rejected
-from laguna.deploy.frontend import Blueprint, Outcome, PrepareOptions
-from laguna.deploy.result import Component, ErrorInfo
+from laguna.deploy.errors import SETTING_UNKNOWN, Rejected
+from laguna.deploy.frontend import Blueprint, Outcome, PrepareOptions, listed
+from laguna.deploy.result import Component, ErrorInfo, destroyed_lines, shown
 from laguna.frontends.assembly import errors as e
 from laguna.frontends.assembly.catalog import Catalog, package_of
 from laguna.frontends.assembly.descriptor import Descriptor, load_descriptor
@@ -84,6 +84,7 @@ class AssemblyFrontend:
             catalog = layered_catalog(_cache(options.workdir), options.libs,
                                       store=options.catalog)
             descriptor, catalog = self.load(path, [], catalog)
+            _check_settings(descriptor, options)
             return self._prepared(name, descriptor, catalog, options, str(path),
                                   _inputs(options.settings, options.inputs),
                                   options.settings.get(STATE_KEY, ACTIVE))
@@ -145,6 +146,18 @@ class AssemblyFrontend:
             Topology(catalog, runtime).build(descriptor, name, inputs)
         return Blueprint(language=LANGUAGE, source=source, model=model, name=name,
                          packages=kept_packages(catalog), payload=(descriptor, catalog))
+
+    def summarize(self, blueprint: Blueprint) -> list[tuple[str, str]]:
+        descriptor, _catalog = t.cast(tuple[Descriptor, Catalog], blueprint.payload)
+        given = blueprint.model.get("inputs") or {}
+        return [
+            ("descriptor", descriptor.name),
+            ("components", listed([f"{name} ({comp.type})"
+                                   for name, comp in descriptor.composition.items()])),
+            ("inputs", listed([f"{name}={given[name]}" if name in given else name
+                               for name in descriptor.properties])),
+            ("intended state", str(blueprint.model.get("intended_state"))),
+        ]
 
     def deploy(self, blueprint: Blueprint, context: RunContext) -> Outcome:
         stored = context.stored.model
@@ -318,6 +331,18 @@ def _snapshots(folder: Path, name: str) -> list[dict[str, t.Any]]:
     return found
 
 
+def _check_settings(descriptor: Descriptor, options: PrepareOptions) -> None:
+    """``--set`` values are for the descriptor's properties (keys with a dot are
+    laguna's own options): one it does not declare is refused, naming them. An
+    undeclared ``--input`` is ignored, as the specification has it."""
+    keys = options.settings if options.set_keys is None else options.set_keys
+    for key in keys:
+        if "." not in key and key not in descriptor.properties:
+            raise Rejected(SETTING_UNKNOWN, f"--set {key}: {descriptor.name} has no "
+                           f"property {key!r}; its properties: "
+                           f"{', '.join(sorted(descriptor.properties)) or 'none'}")
+
+
 def _inputs(settings: t.Mapping[str, str], file: Path | None = None) -> dict[str, t.Any]:
     """``--input`` pairs over the typed values of ``--inputs FILE`` (or, for an
     intent, of the ``laguna.inputs`` argument)."""
@@ -471,12 +496,15 @@ class AssemblyView:
 
     def __init__(self, result: t.Any) -> None:
         self.data = assembly_json(result)
+        #: after a delete: the instances it destroyed
+        self.destroyed = getattr(result, "destroyed", None)
 
     def __rich_console__(self, console: t.Any, options: t.Any) -> t.Iterator[t.Any]:
         from rich.table import Table
         from rich.text import Text
         data = self.data
-        head = f"assembly {data['name']} ({data['descriptor']}): {data['state'] or 'deleted'}"
+        descriptor = f" ({data['descriptor']})" if data["descriptor"] else ""
+        head = f"assembly {data['name']}{descriptor}: {data['state'] or 'deleted'}"
         yield Text(head if data["status"] == "ok" else f"{head} ({data['status']})")
         if data["components"]:
             table = Table("INSTANCE", "TYPE", "STATE", box=None, pad_edge=False,
@@ -485,7 +513,9 @@ class AssemblyView:
                 table.add_row(name, component["type"], component["state"])
             yield table
         for key, value in data["outputs"].items():
-            yield Text(f"output {key}: {value}")
+            yield Text(f"output {key}: {shown(value)}")
+        if self.destroyed is not None:
+            yield from destroyed_lines(self.destroyed)
         error = data.get("error")
         if error is not None:
             yield Text(f"error[{error['kind']}]: {error['message']}")

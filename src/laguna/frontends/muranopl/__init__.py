@@ -9,7 +9,8 @@ module               concept
 ``redeploy``         the difference between the stored model and a new one
 ``errors``           error kinds and messages
 ``resources``        the cloud and agents of a run (local, or recording for dry runs)
-``frontend``         the Frontend: prepare, deploy, action, undeploy
+``actions``          the actions a stored model offers (status, checking an action)
+``frontend``         the Frontend: prepare, deploy, action, undeploy, actions
 ``static_actions``   static actions called by class name (the API's ``POST /v1/actions``)
 ===================  ==============================================================
 """

@@ -21,11 +21,12 @@ from pathlib import Path
 from laguna.corelib.services import NoServices, attach
 from laguna.deploy.context import RunContext, StoredState
 from laguna.deploy.errors import CLASS_NOT_FOUND, MODEL_INVALID, Rejected
-from laguna.deploy.frontend import Blueprint, Outcome, PrepareOptions
-from laguna.deploy.result import Component
+from laguna.deploy.frontend import Blueprint, Outcome, PrepareOptions, listed
+from laguna.deploy.result import Action, Component
 from laguna.errors import LagunaError
 from laguna.frontends.muranopl import model as models
 from laguna.frontends.muranopl import redeploy
+from laguna.frontends.muranopl.actions import object_name, stored_actions
 from laguna.frontends.muranopl.errors import error_info, kind_and_message
 from laguna.frontends.muranopl.packages import registry_for, used_packages
 from laguna.frontends.muranopl.services import CloudServices
@@ -92,16 +93,17 @@ class MuranoPlFrontend:
             if not lib.exists():
                 raise Rejected(MODEL_INVALID, f"-l {lib}: no such file or folder")
         if models.is_package(path):
-            model, package_name, libs = self._package_model(path, options, libs)
+            model, package_name, libs = self._package_model(path, libs)
             name: t.Any = package_name
             wrapped = True
         else:
             model, wrapped = models.read_model(path)
-            model = models.apply_settings(model, options.settings, str(path))
             root = model["Objects"]
             name = None if wrapped else root.get("name")
         name = name if isinstance(name, str) and name else None
         registry = registry_for(libs)
+        model = models.apply_settings(model, options.settings, str(path),
+                                      lambda app: _settable(registry, app))
         # the environment's name and id as the service will give them to a new one
         environment_id = uuid.uuid4().hex     # as the store makes ids
         trial = self._trial_load(registry, model, environment_id,
@@ -127,7 +129,7 @@ class MuranoPlFrontend:
                                           trial),
                          environment_id=environment_id)
 
-    def _package_model(self, path: Path, options: PrepareOptions, libs: tuple[Path, ...]
+    def _package_model(self, path: Path, libs: tuple[Path, ...]
                        ) -> tuple[dict[str, t.Any], str, tuple[Path, ...]]:
         try:
             package = load_package(path)
@@ -137,8 +139,7 @@ class MuranoPlFrontend:
         if class_name not in package.class_names():
             raise Rejected(MODEL_INVALID, f"{path}: the package has no class {class_name} "
                            "(an application package's FullName names its application class)")
-        settings = {key: models.parse_value(value) for key, value in options.settings.items()}
-        application = models.application_object(class_name, settings)
+        application = models.application_object(class_name, {})
         return {"Objects": models.wrap([application])}, path.stem, (path, *libs)
 
     @staticmethod
@@ -180,7 +181,12 @@ class MuranoPlFrontend:
             return run.deploy_loaded(run.adopt(root))
         model = models.settle_wrapped(dict(blueprint.model), stored.environment_id, stored.name)
         registry = registry_for(prepared.libs, stored.packages, prepared.catalog)
-        return Run(self, context, registry).deploy(redeploy.deployment_model(model, stored.model))
+        outcome = Run(self, context, registry).deploy(
+            redeploy.deployment_model(model, stored.model))
+        if context.dry_run:
+            outcome = dataclasses.replace(outcome,
+                                          changed=redeploy.changed_ids(model, stored.model))
+        return outcome
 
     def action(self, context: RunContext, object_id: str, method: str,
                arguments: t.Mapping[str, str]) -> Outcome:
@@ -194,6 +200,35 @@ class MuranoPlFrontend:
         stored = context.stored
         registry = registry_for((), stored.packages)
         return Run(self, context, registry).undeploy(redeploy.removal_model(stored.model))
+
+    def actions(self, stored: StoredState, state_dir: Path) -> list[Action] | None:
+        return stored_actions(stored)
+
+    def summarize(self, blueprint: Blueprint) -> list[tuple[str, str]]:
+        root = blueprint.model.get("Objects")
+        objects = redeploy.index_objects(root)
+        applications = root.get("applications") or [] if isinstance(root, dict) and \
+            root["?"].get("type") == models.ENVIRONMENT_CLASS else [root]
+        prepared = blueprint.payload if isinstance(blueprint.payload, Prepared) else None
+        executor = prepared.trial.executor if prepared and prepared.trial else None
+
+        def name(app: dict[str, t.Any]) -> str:
+            # as loaded (a name the class defaults) when prepare could load the model
+            loaded = executor.objects.get(str(app["?"]["id"])) if executor else None
+            return _name_of(loaded) if loaded is not None else \
+                object_name(app, str(app["?"]["type"]))
+        apps = [app for app in applications if isinstance(app, dict)]
+        inputs = []
+        for app in apps:
+            known = _settable(executor.classes, app) if executor is not None else None
+            inputs.append(f"{name(app)}: "
+                          f"{', '.join(sorted(known)) if known is not None else '?'}")
+        return [
+            ("objects", str(len(objects))),
+            ("applications", listed([f"{name(app)} ({app['?']['type']})" for app in apps])),
+            ("inputs (--set)", "; ".join(inputs) or "-"),
+            ("packages", listed([f"{p.name} {p.version}" for p in blueprint.packages])),
+        ]
 
 
 class Run:
@@ -237,8 +272,8 @@ class Run:
         returned: list[t.Any] = []
 
         def run() -> None:
-            self.context.reporter.report("info", f"running action {method} of {object_id}",
-                                         object_id)
+            # the report's object names the target (progress lines show its name)
+            self.context.reporter.report("info", f"running action {method}", object_id)
             value = invoke_action(self.executor, target, method, arguments)
             returned.append(serialize_result(value, self.executor))
         outcome = self._finish(root, run, failing=object_id)
@@ -434,6 +469,22 @@ class Run:
                 state = "deployed" if ok else previous.state if previous else "pending"
             components[app.id] = Component(app.type.name, _name_of(app), state)
         return components
+
+
+#: the properties whose values an object model gives (the others the object sets itself)
+MODEL_USAGES = frozenset({PropertyUsage.In, PropertyUsage.InOut, PropertyUsage.Const})
+
+
+def _settable(registry: ClassRegistry, app: t.Mapping[str, t.Any]) -> set[str] | None:
+    """The properties ``--set`` may give the application ``app`` (a model's
+    object); None when its class is not found (yet: the run looks in the
+    environment's stored packages too, and says so if it is missing there)."""
+    try:
+        cls = registry.find_for_model(str(app["?"]["type"]), app["?"])
+    except LagunaError:
+        return None
+    return {name for c in cls.mro for name, prop in c.properties.items()
+            if prop.usage in MODEL_USAGES}
 
 
 def _name_of(obj: MuranoObject) -> str:

@@ -24,7 +24,7 @@ from pathlib import Path
 
 import yaml
 
-from laguna.deploy.errors import MODEL_INVALID, Rejected
+from laguna.deploy.errors import MODEL_INVALID, SETTING_UNKNOWN, Rejected
 
 ENVIRONMENT_CLASS = "io.murano.Environment"
 NETWORK_CLASS = "io.murano.resources.NeutronNetwork"
@@ -158,11 +158,15 @@ def parse_value(text: str) -> t.Any:
     return value if isinstance(value, (int, float, bool, type(None), list, dict)) else text
 
 
-def apply_settings(model: dict[str, t.Any], settings: t.Mapping[str, str],
-                   source: str) -> dict[str, t.Any]:
-    """``--set KEY=VALUE``: KEY is ``property`` (every application that has it
-    given, or the only application) or ``APP.property`` (APP: the application's
-    ``name`` or object id); dots go deeper into nested values."""
+def apply_settings(model: dict[str, t.Any], settings: t.Mapping[str, str], source: str,
+                   settable: t.Callable[[dict[str, t.Any]], t.Collection[str] | None]
+                   = lambda app: None) -> dict[str, t.Any]:
+    """``--set KEY=VALUE``: KEY is ``property`` (every application that has it,
+    or the only application) or ``APP.property`` (APP: the application's
+    ``name`` or object id); dots go deeper into nested values. ``settable``
+    gives the properties a model may set on an application (None: unknown,
+    its class is not found yet); a property it does not list is refused
+    (``setting_unknown``), naming those it does."""
     if not settings:
         return model
     model = copy.deepcopy(model)
@@ -179,11 +183,21 @@ def apply_settings(model: dict[str, t.Any], settings: t.Mapping[str, str],
         elif len(applications) == 1:
             targets = applications
         else:
-            targets = [app for app in applications if path[0] in app]
+            targets = [app for app in applications
+                       if path[0] in app or path[0] in (settable(app) or ())]
         if not targets:
-            raise Rejected(MODEL_INVALID, f"{source}: --set {key}: no application "
-                           "of the model has that property")
+            properties = "; ".join(f"{app.get('name') or app['?'].get('id')}: "
+                                   f"{', '.join(sorted(settable(app) or ())) or '?'}"
+                                   for app in applications)
+            raise Rejected(SETTING_UNKNOWN, f"{source}: --set {key}: no application "
+                           f"of the model has a property {path[0]!r} (set APP.PROPERTY; "
+                           f"the applications' properties: {properties})")
         for app in targets:
+            known = settable(app)
+            if known is not None and path[0] not in known:
+                raise Rejected(SETTING_UNKNOWN, f"{source}: --set {key}: {app['?']['type']} "
+                               f"has no property {path[0]!r}; its properties: "
+                               f"{', '.join(sorted(known)) or 'none'}")
             holder = app
             for part in path[:-1]:
                 holder = holder.setdefault(part, {})

@@ -82,6 +82,41 @@ def removal_model(stored: t.Mapping[str, t.Any] | None) -> dict[str, t.Any]:
             "Attributes": copy.deepcopy(list(stored.get("Attributes") or []))}
 
 
+def _own_values(data: t.Mapping[str, t.Any]) -> dict[str, t.Any]:
+    """An object's values with the objects it holds as their ids: whether they
+    changed is their own question, not their holder's."""
+    def own(value: t.Any) -> t.Any:
+        if _is_object(value):
+            return {"@": str(value["?"]["id"])}
+        if isinstance(value, dict):
+            return {key: own(item) for key, item in value.items()}
+        if isinstance(value, list):
+            return [own(item) for item in value]
+        return value
+    return {key: own(value) for key, value in data.items() if key != "?"}
+
+
+def changed_ids(new: t.Mapping[str, t.Any], stored: t.Mapping[str, t.Any] | None) -> list[str]:
+    """Objects of the stored model the new one gives other values (what a
+    redeploy changes rather than creates or destroys); values the new model
+    leaves out are kept, so they change nothing."""
+    if not stored or stored.get("Objects") is None:
+        return []
+    before = index_objects(stored["Objects"])
+    changed = []
+    for object_id, data in index_objects(new.get("Objects")).items():
+        old = before.get(object_id)
+        if old is None:
+            continue
+        kept = _own_values(old)
+        if any(kept.get(key, _MISSING) != value for key, value in _own_values(data).items()):
+            changed.append(object_id)
+    return changed
+
+
+_MISSING = object()
+
+
 def removed_ids(data: t.Mapping[str, t.Any]) -> list[str]:
     """Objects of the stored model (``ObjectsCopy``) the deployed one no longer has."""
     if data.get("ObjectsCopy") is None:

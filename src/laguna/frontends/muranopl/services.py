@@ -17,6 +17,7 @@ a :class:`laguna.cloud.Cloud` and the hosts' agents.
 from __future__ import annotations
 
 import threading
+import types
 import typing as t
 
 from laguna.agent.errors import AgentClientError, AgentPlanRejected, AgentTimeout
@@ -157,6 +158,12 @@ class CloudServices:
                       *, stack: str | None = None,
                       server: str | None = None) -> dict[str, t.Any] | None:
         host = self.find_host(host_key, stack, server)
+        if host is None and self.plan is not None:
+            # A dry run of a redeploy: the server exists in the real cloud, which a
+            # recording cloud does not hold; the plan is recorded for it all the same.
+            name = server or host_key
+            host = types.SimpleNamespace(name=name, server_name=name, stack=stack,
+                                         agent_url=None)
         if host is None:
             raise AgentUnavailable(f"no server of the environment runs the agent {host_key} "
                                    "(was the instance deployed?)")

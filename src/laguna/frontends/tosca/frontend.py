@@ -20,10 +20,10 @@ from pathlib import Path
 
 import yaml
 
-from laguna.deploy.context import RunContext
+from laguna.deploy.context import RunContext, StoredState
 from laguna.deploy.errors import NOT_DEPLOYED, Rejected
-from laguna.deploy.frontend import Blueprint, Outcome, PrepareOptions
-from laguna.deploy.result import Component, ErrorInfo
+from laguna.deploy.frontend import Blueprint, Outcome, PrepareOptions, listed
+from laguna.deploy.result import Action, ActionArgument, Component, ErrorInfo
 from laguna.deploy.workdir import STATE_DIR
 from laguna.frontends.marks import is_tosca
 from laguna.frontends.tosca import actions, blocking, functions
@@ -226,9 +226,7 @@ class ToscaFrontend:
         stored = context.stored.model or {}
         flows: dict[str, t.Any] = dict(stored["tosca"].get("workflow_outputs") or {})
         try:
-            # a node template called "workflow" is reached when METHOD is no workflow
-            if object_id == WORKFLOW_OBJECT and (method in runtime.topology.workflows or
-                                                 object_id not in runtime.instances):
+            if _is_workflow(runtime, object_id, method):
                 run = WorkflowRun(runtime)
                 steps = run.run(method, arguments)
                 result = {"workflow": method, "steps": steps, "outputs": run.outputs}
@@ -250,6 +248,44 @@ class ToscaFrontend:
                        outputs={**outputs, **runtime.outputs()},
                        components=components(runtime), error=error, result=result)
 
+    def summarize(self, blueprint: Blueprint) -> list[tuple[str, str]]:
+        topology = blueprint.model["tosca"]["topology"]
+        nodes = topology.get("nodes") or {}
+        return [
+            ("nodes", listed([f"{name} ({node['type']})" for name, node in nodes.items()])),
+            ("instances", str(sum(int(node.get("instances") or 0) for node in nodes.values()))),
+            ("inputs", listed(list(topology.get("inputs") or []))),
+            ("outputs", listed(list(topology.get("outputs") or []))),
+            ("workflows", listed(list(topology.get("workflows") or []))),
+        ]
+
+    # -- actions, listed and checked before they run -----------------------------------
+    def actions(self, stored: StoredState, state_dir: Path) -> list[Action] | None:
+        runtime = _stored_runtime(stored, state_dir)
+        return _listed_actions(runtime) if runtime is not None else None
+
+    def check_action(self, stored: StoredState, state_dir: Path, target: str, method: str,
+                     arguments: t.Mapping[str, str]) -> str:
+        """What :meth:`action` refuses before it runs anything, asked before the
+        deployment layer writes anything; instance states are the run's to judge."""
+        runtime = _stored_runtime(stored, state_dir)
+        if runtime is None:
+            return target
+        try:
+            if _is_workflow(runtime, target, method):
+                WorkflowRun(runtime).check(method, arguments)
+            else:
+                for instance in actions.instances_of(runtime, target):
+                    actions.operation_of(instance, method)
+        except actions.ActionRefused as refused:
+            listed = _listed_actions(runtime)
+            owner = WORKFLOW_OBJECT if _is_workflow(runtime, target, method) \
+                else _node_of(runtime, target)
+            meant = [a for a in listed if a.object == owner]
+            raise Rejected(refused.kind, refused.message,
+                           {"actions": [a.to_json() for a in meant or listed]}) from None
+        return target
+
     def _reopen(self, context: RunContext) -> Runtime:
         """A Runtime of the deployed topology, in the state the last run left it."""
         stored = (context.stored.model or {}).get("tosca") or {}
@@ -257,10 +293,8 @@ class ToscaFrontend:
             raise Rejected(NOT_DEPLOYED, f"environment {context.stored.name!r} has no "
                            "deployed TOSCA topology to run an action on")
         home = _home(context)
-        kept = home / "csar"
-        # a CSAR was kept at deploy (PATH may be gone); a service template is read again
-        source = kept if kept.is_dir() else Path(stored["source"])
-        topology, problems = load_topology(source, stored.get("inputs") or {})
+        topology, problems = load_topology(_deployed_source(stored, home),
+                                           stored.get("inputs") or {})
         if topology is None or problems:
             raise rejection(problems)
         machines = _machines(context) if stored.get("stack") else None
@@ -456,6 +490,87 @@ def _machines(context: RunContext) -> CloudMachines:
         raise Rejected("cloud_error", "--cloud local: no cloud is wired in here")
     return CloudMachines(context.resources.cloud, t.cast(t.Any, context.resources.agents),
                          f"tosca-{context.stored.environment_id[:12]}")
+
+
+def _deployed_source(stored: t.Mapping[str, t.Any], home: Path) -> Path:
+    """Where the deployed template is read again: the CSAR kept at deploy (PATH may
+    be gone), else the service template's path."""
+    kept = home / "csar"
+    return kept if kept.is_dir() else Path(stored["source"])
+
+
+def _is_workflow(runtime: Runtime, object_id: str, method: str) -> bool:
+    """Whether ``action OBJECT METHOD`` names a workflow: a node template called
+    "workflow" is reached when METHOD is no workflow."""
+    return object_id == WORKFLOW_OBJECT and (method in runtime.topology.workflows or
+                                             object_id not in runtime.instances)
+
+
+def _node_of(runtime: Runtime, object_id: str) -> str:
+    """The node template OBJECT (a template or an instance) belongs to; itself if none."""
+    for name, group in runtime.instances.items():
+        if name == object_id or any(i.id == object_id for i in group):
+            return name
+    return object_id
+
+
+class _Silent:
+    """The reporter of a Runtime that only answers questions (nothing runs)."""
+
+    def report(self, level: str, text: str, object_id: str | None = None) -> None:
+        """Nothing runs, so nothing is reported."""
+
+    def component(self, object_id: str, type: str, name: str, state: str) -> None:
+        """As :meth:`report`."""
+
+    def track(self, object_id: str, kind: str, type_name: str, title: str | None = None,
+              unit_count: int | None = None) -> None:
+        """As :meth:`report`."""
+
+    def untrack(self, object_id: str) -> None:
+        """As :meth:`report`."""
+
+
+def _stored_runtime(stored: StoredState, state_dir: Path) -> Runtime | None:
+    """The deployed topology's instances as a Runtime that runs nothing, to ask
+    which actions there are; None when there is none or it no longer loads (the
+    run says why)."""
+    tosca = (stored.model or {}).get("tosca") or {}
+    if not tosca.get("instances"):
+        return None
+    source = _deployed_source(tosca, state_dir / "tosca" / stored.environment_id)
+    if not source.exists():
+        return None
+    topology, problems = load_topology(source, tosca.get("inputs") or {})
+    if topology is None or problems:
+        return None
+    return Runtime(topology, Path.cwd(), state_dir, _Silent())
+
+
+def _listed_actions(runtime: Runtime) -> list[Action]:
+    """Each node template's operations that have something to run (their inputs
+    as optional arguments: --arg overrides them and may add others), then the
+    workflows (object ``workflow``) with their inputs."""
+    found = []
+    for name, node in runtime.topology.nodes.items():
+        for reference in node.operation_names():
+            operation = node.operation(reference)
+            inputs = sorted(operation.inputs) if operation is not None else []
+            found.append(Action(object=name, object_name=name, object_type=node.type,
+                                name=reference,
+                                arguments=tuple(ActionArgument(i) for i in inputs),
+                                open=True))
+    for flow, body in sorted(runtime.topology.workflows.items()):
+        arguments = []
+        definitions = body.get("inputs") if isinstance(body, dict) else None
+        for key, definition in (definitions if isinstance(definitions, dict) else {}).items():
+            spec = definition if isinstance(definition, dict) else {"default": definition}
+            arguments.append(ActionArgument(
+                str(key), "default" not in spec and spec.get("required", True) is not False,
+                str(spec.get("type") or "string")))
+        found.append(Action(object=WORKFLOW_OBJECT, object_name=WORKFLOW_OBJECT,
+                            object_type="workflow", name=flow, arguments=tuple(arguments)))
+    return found
 
 
 def _home(context: RunContext) -> Path:

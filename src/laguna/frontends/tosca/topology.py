@@ -232,7 +232,10 @@ class Checker(SectionChecks):
                          entity)
         for name in supplied:
             if name not in defs:
-                self.add(INVALID_TEMPLATE, f"input {name!r} is given but not declared", data,
+                declared = ", ".join(sorted(str(n) for n in defs)) or "none"
+                self.add(INVALID_TEMPLATE, f"input {name!r} is given but not declared "
+                         f"(its inputs: {declared}; --set also takes the settings "
+                         f"{' and '.join(blocking.SETTING_KEYS)})", data,
                          "inputs" if "inputs" in data else None, f"input {name}")
 
     def _node(self, name: str, body: t.Mapping[str, t.Any], templates: object) -> Node | None:

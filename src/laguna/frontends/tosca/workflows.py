@@ -151,9 +151,11 @@ class WorkflowRun:
         #: the workflow's outputs (TOSCA 1.3 attribute mappings), once it succeeded
         self.outputs: dict[str, str | None] = {}
 
-    def run(self, name: str, arguments: t.Mapping[str, str]) -> dict[str, str]:
-        """Run workflow ``name``; how each of its steps ended. Raises ActionRefused
-        before anything runs, ActionFailed when the workflow fails."""
+    def check(self, name: str, arguments: t.Mapping[str, str]
+              ) -> tuple[dict[str, t.Any], ExternalWorkflow | None, dict[str, t.Any]]:
+        """Workflow ``name``'s body, external implementation and inputs bound to
+        ``arguments``; ActionRefused when it cannot run whatever the instances'
+        states (the deployment layer asks this before anything is written)."""
         body = self.workflows.get(name)
         if not isinstance(body, dict):
             known = ", ".join(sorted(self.workflows)) or "none"
@@ -165,7 +167,12 @@ class WorkflowRun:
             raise ActionRefused(UNSUPPORTED_WORKFLOW, f"workflow {name}: implementation "
                                 f"{named} is a {external.artifact_type} artifact; laguna "
                                 f"runs only shell scripts ({SHELL_SCRIPT})")
-        inputs = bind_inputs(name, body.get("inputs"), arguments)
+        return body, external, bind_inputs(name, body.get("inputs"), arguments)
+
+    def run(self, name: str, arguments: t.Mapping[str, str]) -> dict[str, str]:
+        """Run workflow ``name``; how each of its steps ended. Raises ActionRefused
+        before anything runs, ActionFailed when the workflow fails."""
+        body, external, inputs = self.check(name, arguments)
         why = self.precondition_unmet(name, body)
         if why is not None:
             raise ActionRefused(PRECONDITION_FAILED, why)
