@@ -47,7 +47,8 @@ def test_web_server_deploy_action_redeploy_undeploy(workdir: Path) -> None:
     assert unreachable(url)
     nothing_left(workdir)
     code, history = laguna(workdir, "deployments", "web")
-    assert [d["operation"] for d in history] == ["deploy", "action", "deploy", "undeploy"]
+    assert [d["operation"] for d in history["deployments"]] == [
+        "deploy", "action", "deploy", "undeploy"]
 
 
 def test_linked_apps_action_and_redeploy_without_one(workdir: Path) -> None:

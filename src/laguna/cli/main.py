@@ -19,7 +19,8 @@ from laguna.cli.shared import workdir_option
 # one-line summaries here without importing any (tests/unit/cli/test_startup.py
 # keeps each summary equal to its command's own)
 COMMANDS: dict[str, str] = {
-    "action": "Run action METHOD of object OBJECT_ID in ENVIRONMENT.",
+    "action": "Run action METHOD of OBJECT (its id, or its name where no other object has "
+              "it) in ENVIRONMENT.",
     "deploy": "Deploy MODEL (a MuranoPL object model file or package; a TOSCA service "
               "template or CSAR; an assembly descriptor, or its assembly::NAME::VERSION in "
               "the -l folders or the catalog store) into an environment.",
@@ -28,16 +29,20 @@ COMMANDS: dict[str, str] = {
     "forget": "Delete ENVIRONMENT and its deployments' history from the store.",
     "intent": "Run intent VERB on assembly NAME (TARGET: a state, a cluster component or "
               "an instance name, as the verb needs).",
-    "outputs": "Print ENVIRONMENT's outputs (one ``name: value`` a line, values as JSON).",
+    "outputs": "Print ENVIRONMENT's outputs, one ``name: value`` a line as `laguna status` "
+               "shows them (text as it is, none as -, other values as JSON; --json: typed).",
     "package": "Build, check and import packages, and manage the catalog.",
     "serve": "Serve the Murano v1 REST API (environments, sessions, services, deployments, "
              "actions, catalog, templates, statistics) until interrupted.",
-    "status": "Show ENVIRONMENT's state, components, outputs and last reports.",
+    "status": "Show ENVIRONMENT's state, components, outputs, the actions its objects offer "
+              "(with their arguments: [NAME] may be left out) and its last deployment's error.",
     "test": "Run every test method of every TestFixture class in PACKAGE_DIR.",
     "token": "Tokens of the API's embedded identity (`laguna serve` without --keystone-url).",
-    "undeploy": "Run the destruction of ENVIRONMENT's objects and delete its stack.",
+    "undeploy": "Run the destruction of ENVIRONMENT's objects and delete its stack; list "
+                "what was destroyed.",
     "validate": "Check PATH (a blueprint in any language laguna reads) and report every "
-                "problem, or a summary of what it would deploy.",
+                "problem, or a summary of what it would deploy (its parts with counts, its "
+                "inputs; --json: the blueprint's model).",
 }
 
 

@@ -110,7 +110,8 @@ def deployed(wiring: Wiring, tmp_path: Path) -> Path:
 
 
 def history(wiring: Wiring, workdir: Path) -> list[str]:
-    listed = json.loads(run(wiring, workdir, "deployments", "hello", "--json").stdout)
+    listed = json.loads(run(wiring, workdir, "deployments", "hello",
+                            "--json").stdout)["deployments"]
     return [f"{d['operation']} {d['state']}" for d in listed]
 
 
@@ -188,7 +189,8 @@ def test_an_object_is_named_by_its_name(wiring: Wiring, deployed: Path) -> None:
     data = json.loads(result.stdout)
     assert (result.exit_code, data["status"], data["state"]) == (0, "ok", "ready")
     assert data["outputs"] == {"greeter.said": "hello, you"}
-    listed = json.loads(run(wiring, deployed, "deployments", "hello", "--json").stdout)
+    listed = json.loads(run(wiring, deployed, "deployments", "hello",
+                            "--json").stdout)["deployments"]
     assert listed[-1]["action"] == {"object": GREETER_ID, "method": "greet",
                                     "arguments": {"who": "you"}}
 

@@ -31,7 +31,7 @@ def test_help_lists_what_the_commands_say() -> None:
                         commands={name: LazyGroup.get_command(cli, click.Context(cli), name)
                                   for name in COMMANDS})
     assert shown == CliRunner().invoke(eager, ["--help"], prog_name="laguna").output
-    assert "  status        Show ENVIRONMENT's state, components, outputs and last...\n" in shown
+    assert "  status        Show ENVIRONMENT's state, components, outputs, the actions...\n" in shown
 
 
 @pytest.mark.parametrize("option", ["--help", "--version"])

@@ -173,7 +173,7 @@ def test_status_lists_node_operations_and_workflows(wiring: Wiring, operations: 
 
 def history(wiring: Wiring, workdir: Path) -> list[str]:
     listed = json.loads(run(wiring, "--workdir", str(workdir), "deployments", "ops", "--json"
-                            ).stdout)
+                            ).stdout)["deployments"]
     return [d["operation"] for d in listed]
 
 

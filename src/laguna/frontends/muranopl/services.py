@@ -17,10 +17,10 @@ a :class:`laguna.cloud.Cloud` and the hosts' agents.
 from __future__ import annotations
 
 import threading
-import types
 import typing as t
 
 from laguna.agent.errors import AgentClientError, AgentPlanRejected, AgentTimeout
+from laguna.cloud.base import Host
 from laguna.cloud.errors import CloudError, StackNotFound
 from laguna.cloud.stacks import copy_data, share_copy
 from laguna.corelib.services import RecordingServices
@@ -162,8 +162,9 @@ class CloudServices:
             # A dry run of a redeploy: the server exists in the real cloud, which a
             # recording cloud does not hold; the plan is recorded for it all the same.
             name = server or host_key
-            host = types.SimpleNamespace(name=name, server_name=name, stack=stack,
-                                         agent_url=None)
+            host = Host(stack=stack or "", name=name, server_name=name, addresses=(),
+                        agent_url=None, root=None, user_data=None, metadata={},
+                        resource_id="")
         if host is None:
             raise AgentUnavailable(f"no server of the environment runs the agent {host_key} "
                                    "(was the instance deployed?)")
