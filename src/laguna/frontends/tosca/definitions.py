@@ -5,6 +5,7 @@ artifacts, capability and requirement definitions.
 
 from __future__ import annotations
 
+import copy
 import datetime
 import typing as t
 import urllib.parse
@@ -259,20 +260,45 @@ class CheckerBase:
             for kind, why in self.registry.check_value(value, definition):
                 self.add(kind, f"{word} {key}: {why}", assigned, key, entity)
             value = written(assigned, key, value)
-            result[str(key)] = value
+            result[str(key)] = self.registry.completed(self._with_inputs(value), definition)
         for key, definition in defs.items():
             if key in result:
                 continue
             if "value" in definition:
                 result[key] = definition["value"]
             elif "default" in definition:
-                result[key] = definition["default"]
+                result[key] = self.registry.completed(definition["default"], definition)
             elif required and section == "properties" \
                     and definition.get("required", True) is not False:
                 self.add(MISSING_REQUIRED, f"property {key} is required", data,
                          section if isinstance(data, dict) and section in data else None,
                          entity)
         return result
+
+    def _with_inputs(self, value: t.Any) -> t.Any:
+        """``value`` with each get_input of a known input replaced by the input's
+        value: inputs are fixed for the whole deploy, and only a value can get the
+        defaults of the data type the property declares."""
+        if is_function(value):
+            ((name, args),) = value.items()
+            ref = args[0] if isinstance(args, list) and args else args
+            if name != "get_input" or not isinstance(ref, str) or ref not in self.inputs:
+                return value
+            result = self.inputs[ref]
+            for step in args[1:] if isinstance(args, list) else []:
+                try:
+                    result = result[step]
+                except (LookupError, TypeError):
+                    return value    # reported by the function checks
+            return copy.deepcopy(result)
+        if isinstance(value, dict):
+            items = {k: self._with_inputs(v) for k, v in value.items()}
+            # unchanged values keep their positions (YAML maps)
+            return value if all(items[k] is v for k, v in value.items()) else items
+        if isinstance(value, list):
+            entries = [self._with_inputs(v) for v in value]
+            return value if all(a is b for a, b in zip(entries, value)) else entries
+        return value
 
     def _known_data_type(self, name: object) -> bool:
         return isinstance(name, str) and (name in values.PRIMITIVES or

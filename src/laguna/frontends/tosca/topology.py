@@ -222,9 +222,10 @@ class Checker(SectionChecks):
                 value = supplied[name]
                 for kind, why in self.registry.check_value(value, body):
                     self.add(kind, f"the value given: {why}", defs, name, entity)
-                self.inputs[str(name)] = value
+                self.inputs[str(name)] = self.registry.completed(value, body)
             elif "default" in body:
-                self.inputs[str(name)] = written(body, "default", body["default"])
+                self.inputs[str(name)] = self.registry.completed(
+                    written(body, "default", body["default"]), body)
             elif "value" in body:
                 self.inputs[str(name)] = body["value"]
             elif body.get("required", True) is not False:

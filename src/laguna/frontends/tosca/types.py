@@ -341,6 +341,34 @@ class Registry:
                     findings.append((CONSTRAINT_VIOLATION, why))
         return findings
 
+    def completed(self, value: t.Any, schema: t.Mapping[str, t.Any], depth: int = 0) -> t.Any:
+        """``value`` with the defaults (and fixed values) of its complex data types'
+        properties filled in where it leaves them out, through lists and maps: TOSCA
+        1.3 3.6.10 applies a property's default whenever no value is given, and an
+        entry of a data type is no exception wherever the value came from."""
+        type_name = schema.get("type")
+        if is_function(value) or depth > 50 or not isinstance(type_name, str):
+            return value
+        base, _ = self._base(type_name)
+        if base is None:
+            return value
+        entry = _schema(schema.get("entry_schema"))
+        if base == "list" and isinstance(value, list) and entry:
+            return [self.completed(item, entry, depth + 1) for item in value]
+        if base == "map" and isinstance(value, dict) and entry:
+            return {key: self.completed(item, entry, depth + 1) for key, item in value.items()}
+        if base in values.PRIMITIVES or not isinstance(value, dict):
+            return value
+        result = dict(value)
+        for key, field in self.definitions("data_types", base, "properties").items():
+            if key in result:
+                result[key] = self.completed(result[key], field, depth + 1)
+            elif "value" in field:
+                result[key] = field["value"]
+            elif "default" in field:
+                result[key] = self.completed(field["default"], field, depth + 1)
+        return result
+
     def _base(self, type_name: str) -> tuple[str | None, list[t.Any]]:
         """The primitive a type derives from (or the data type itself when complex),
         and the constraints its data types add."""
