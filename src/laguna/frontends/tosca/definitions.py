@@ -622,6 +622,14 @@ def param_values(params: object) -> dict[str, t.Any]:
     return result
 
 
+def fixed_values(params: object) -> dict[str, t.Any]:
+    """The inputs that parameter definitions fix with ``value``."""
+    if not isinstance(params, dict):
+        return {}
+    return {str(key): body["value"] for key, body in params.items()
+            if isinstance(body, dict) and not is_function(body) and "value" in body}
+
+
 def written(holder: object, key: object, value: t.Any) -> t.Any:
     """A timestamp as it was written (``holder[key]``); other values as they are."""
     if isinstance(value, (datetime.date, datetime.datetime)):

@@ -14,6 +14,7 @@ from laguna.frontends.tosca import blocking, filters, values
 from laguna.frontends.tosca.copies import apply_copies
 from laguna.frontends.tosca.definitions import (
     IMPLICIT_INTERFACES,
+    fixed_values,
     param_values,
     written,
 )
@@ -38,7 +39,7 @@ from laguna.frontends.tosca.problems import (
     Problems,
 )
 from laguna.frontends.tosca.sections import SectionChecks
-from laguna.frontends.tosca.types import TypeDef, operations
+from laguna.frontends.tosca.types import TypeDef, inputs_of, operations
 from laguna.source import Span
 
 STANDARD = "tosca.interfaces.node.lifecycle.Standard"
@@ -364,7 +365,9 @@ class Checker(SectionChecks):
                 ops[op_name] = self._operation(iface_name, iface_type, op_name, op,
                                                type_folder, artifacts, type_inputs)
             if given:
-                given_inputs = {**type_inputs, **param_values(given.get("inputs"))}
+                # the template's interface-level inputs come after the type's
+                # operation-level ones: an assignment beats a definition's default
+                given_inputs = param_values(given.get("inputs"))
                 self._check_parameters(given.get("inputs"), given, entity)
                 self._functions(given.get("inputs"), name, given, "inputs", entity)
                 for op_name, op in operations(given).items():
@@ -376,9 +379,11 @@ class Checker(SectionChecks):
                                           f"{iface_name}", self.main.path.parent, artifacts)
                     if isinstance(op, dict):
                         self._functions(op.get("inputs"), name, op, "inputs", entity)
-                    merged = self._operation(iface_name, iface_type, op_name, op,
-                                             self.main.path.parent, artifacts, given_inputs)
                     before = ops.get(op_name)
+                    merged = self._operation(iface_name, iface_type, op_name, op,
+                                             self.main.path.parent, artifacts, {
+                                                 **(before.inputs if before else type_inputs),
+                                                 **given_inputs})
                     if before is not None and merged.primary is None and \
                             merged.builtin is None:
                         merged.primary, merged.dependencies = before.primary, before.dependencies
@@ -386,13 +391,31 @@ class Checker(SectionChecks):
                     ops[op_name] = merged
                 for op_name, op in list(ops.items()):
                     if op_name not in operations(given):
-                        op.inputs = {**given_inputs, **op.inputs}
+                        op.inputs = {**op.inputs, **given_inputs}
+            # a fixed value (``value:``) of the type's definitions stays
+            fixed = {**fixed_values(self._type_inputs(iface_type)),
+                     **fixed_values(definition.get("inputs"))}
+            self._fixed_inputs(fixed, given, entity)
+            for op_name, op in ops.items():
+                op_fixed = {**fixed, **fixed_values(inputs_of(operations(definition).get(
+                    op_name)))}
+                op.inputs.update(op_fixed)
+                self._fixed_inputs(op_fixed, operations(given or {}).get(op_name), entity)
             for op_name, op in ops.items():
                 self._check_builtin(name, op, [operations(given or {}).get(op_name), given,
                                                assigned if iface_name in assigned else body],
                                     entity, relationship=False)
             result[iface_name] = ops
         return result
+
+    def _fixed_inputs(self, fixed: dict[str, t.Any], holder: object, entity: str) -> None:
+        """The inputs of ``holder`` (a template's interface or operation) that its
+        type fixed with ``value``: as for properties, they cannot be assigned."""
+        for key in inputs_of(holder):
+            if key in fixed and isinstance(holder, dict):
+                self.add(INVALID_TEMPLATE, f"input {key} has the fixed value "
+                         f"{values._show(fixed[key])}; it cannot be assigned",
+                         holder["inputs"], key, entity)
 
     def _check_builtin(self, node: str, op: Operation, places: list[object], entity: str,
                        relationship: bool) -> None:

@@ -267,7 +267,7 @@ class Registry:
                 if before and "constraints" in before and "constraints" in body:
                     entry["constraints"] = [*before["constraints"], *body["constraints"]]
                 if before and section == "interfaces":
-                    entry["operations"] = {**_operations(before), **_operations(body)}
+                    entry = refined_interface(before, body)
                 entry["__owner__"] = definition
                 entry["__span__"] = span_of(own, key)
                 entry["__parent__"] = before
@@ -425,3 +425,38 @@ def _operations(interface: t.Mapping[str, t.Any]) -> dict[str, t.Any]:
 
 
 operations = _operations
+
+
+def inputs_of(holder: object) -> dict[str, t.Any]:
+    """The ``inputs`` map of an operation or interface (empty when it has none)."""
+    inputs = holder.get("inputs") if isinstance(holder, dict) else None
+    return dict(inputs) if isinstance(inputs, dict) else {}
+
+
+def refined_operation(before: object, op: object) -> object:
+    """An operation definition refined by ``op`` (a subtype's or a template's): TOSCA
+    1.3 3.6.17.3 refines what is given (an implementation given replaces the
+    parent's) and keeps the rest, inputs merged name by name."""
+    if before is None:
+        return op
+    old = before if isinstance(before, dict) else {"implementation": before}
+    new = op if isinstance(op, dict) else {} if op is None else {"implementation": op}
+    merged = {**old, **new}
+    if "inputs" in old or "inputs" in new:
+        merged["inputs"] = {**inputs_of(old), **inputs_of(new)}
+    return merged
+
+
+def refined_interface(before: t.Mapping[str, t.Any], body: t.Mapping[str, t.Any]
+                      ) -> dict[str, t.Any]:
+    """An interface definition refined by a subtype's: its inputs and each of its
+    operations refined name by name (TOSCA 1.3 3.6.20.3)."""
+    ops: dict[str, t.Any] = _operations(before)
+    for name, op in _operations(body).items():
+        ops[name] = refined_operation(ops.get(name), op)
+    entry = {key: value for key, value in {**before, **body}.items()
+             if key in KEYNAMES["interface_definition"] or str(key).startswith("__")}
+    entry["operations"] = ops
+    if "inputs" in before or "inputs" in body:
+        entry["inputs"] = {**inputs_of(before), **inputs_of(body)}
+    return entry
