@@ -112,12 +112,18 @@ class SectionChecks(CheckerBase):
                                  "properties": properties}
             if self.registry.derives("policy_types", full, "tosca.policies.Scaling"):
                 count = _instances(properties)
-                for kind, why in [] if isinstance(count, int) else \
+                for kind, why in [] if count is None or isinstance(count, int) else \
                         [(TYPE_MISMATCH, "the number of instances is not an integer")]:
                     self.add(kind, why, body, "properties", entity)
                 for target in targets:
-                    if target in nodes and isinstance(count, int):
-                        nodes[target].instances = count
+                    if target not in nodes:
+                        continue
+                    # a policy that gives no count leaves it to the target's
+                    # Scalable capability (TOSCA 1.3 5.5.10: "the starting number
+                    # of instances a TOSCA orchestrator should attempt to allocate")
+                    own = count if count is not None else _scalable(nodes[target])
+                    if isinstance(own, int):
+                        nodes[target].instances = own
         for node in nodes.values():
             if node.is_a("tosca.entity.DynamicCluster"):
                 size = node.properties.get("cluster.initial.size")
@@ -394,8 +400,19 @@ class SectionChecks(CheckerBase):
     # -- functions -------------------------------------------------------------------------
 
 def _instances(properties: t.Mapping[str, t.Any]) -> object:
-    """The instance count a Scaling policy asks for (TOSCA's or AMP's keynames)."""
+    """The instance count a Scaling policy asks for (TOSCA's or AMP's keynames),
+    None when it gives none."""
     for key in ("default_instances", "min_instances", "minPoolSize"):
         if key in properties:
             return properties[key]
+    return None
+
+
+def _scalable(node: Node) -> object:
+    """The instance count of a node's Scalable capability: default_instances, else
+    min_instances (whose default is 1)."""
+    for capability in node.capabilities.values():
+        if "tosca.capabilities.Scalable" in capability["types"]:
+            found = _instances(capability["properties"])
+            return 1 if found is None else found
     return 1
