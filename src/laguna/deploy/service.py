@@ -275,6 +275,10 @@ class Service:
                                       blueprint, reporter.components)
                 deployment = repo.get_deployment(session, started.deployment_id)
                 result = self._result(session, record, deployment)
+            if operation is Operation.UNDEPLOY and outcome.components:
+                # the environment keeps no components once undeployed; the undeploy's
+                # own result still shows what it left of each (deleted)
+                result = dataclasses.replace(result, components=dict(outcome.components))
             sink(DeploymentFinished(name, started.deployment_id,
                                     DeploymentState.SUCCESS.value if outcome.ok
                                     else DeploymentState.FAILURE.value, self.clock()))
