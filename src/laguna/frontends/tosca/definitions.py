@@ -206,6 +206,13 @@ class CheckerBase:
                 self.add(INVALID_TEMPLATE, f"{key}: refines a property whose value is fixed "
                          f"({values._show(parent['value'])}) by its parent type", section, key,
                          entity)
+            if grammar == "property" and body.get("required") is False \
+                    and parent.get("required", True) is not False:
+                # the seed's refinements: "Turning an optional property into a required
+                # property. No other refinements are allowed."
+                self.add(INVALID_TEMPLATE, f"{key}: refines a required property as optional; "
+                         "a refinement may only turn an optional property into a required one",
+                         body, "required", entity)
             parent_type = parent.get("type")
             if type_name is not None and parent_type is not None and type_name != parent_type \
                     and not self.registry.derives("data_types", type_name, parent_type):

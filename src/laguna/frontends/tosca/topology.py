@@ -39,7 +39,7 @@ from laguna.frontends.tosca.problems import (
     Problems,
 )
 from laguna.frontends.tosca.sections import SectionChecks
-from laguna.frontends.tosca.types import TypeDef, inputs_of, operations
+from laguna.frontends.tosca.types import TypeDef, inputs_of, operations, span_of
 from laguna.source import Span
 
 STANDARD = "tosca.interfaces.node.lifecycle.Standard"
@@ -157,6 +157,14 @@ class Checker(SectionChecks):
         outputs = self._outputs(data.get("outputs"), data)
         self._substitution(data.get("substitution_mappings"), data)
         workflows = self._workflows(data.get("workflows"), data, nodes)
+        if "description" in data and "description" in self.main.data:
+            # the seed: "Having description in both places will be treated as a
+            # duplication error."
+            root = span_of(self.main.data, "description")
+            self.add(INVALID_TEMPLATE, "description is given both here and at the root"
+                     + (f" (line {root.line})" if root is not None else "")
+                     + "; it belongs in one place only", data, "description",
+                     "topology_template")
         description = data.get("description") or self.main.data.get("description")
         return Topology(self._name(), self.location.root, self.location.entry, self.inputs,
                         nodes, outputs, groups, policies, workflows,
@@ -515,8 +523,7 @@ class Checker(SectionChecks):
             if fulfilled is not None:
                 result.append(fulfilled)
         for req_name, definition in defs.items():
-            occurrences = definition.get("occurrences") or [1, 1]
-            low, high = (occurrences + [1, 1])[:2] if isinstance(occurrences, list) else (1, 1)
+            low, high = _occurrences(definition)
             count = counts.get(req_name, 0)
             relationship = definition.get("relationship")
             rel_type = relationship.get("type") if isinstance(relationship, dict) \
@@ -548,15 +555,16 @@ class Checker(SectionChecks):
             + f" offers {wanted_cap}"
         target: str | None = None
         if isinstance(wanted_node, str) and wanted_node in self.templates:
-            # a template named outright needs the capability only (as AMP and
-            # tosca-parser match); the definition's node type picks templates otherwise
+            # a template named outright must still be what every declaration of the
+            # requirement asks (checked below by _unfit)
             target = wanted_node
         elif wanted_node is None or (isinstance(wanted_node, str)
                                      and reg.resolve("node_types", wanted_node)):
             candidates = [n for n, tp in self.node_types.items()
                           if n != name and (wanted_node is None
                                             or reg.derives("node_types", tp, wanted_node))
-                          and self._capability_of(n, wanted_cap) is not None]
+                          and self._capability_of(n, wanted_cap) is not None
+                          and self._unfit(n, definition) is None]
             if not candidates:
                 self.add(UNRESOLVED_REQUIREMENT, f"requirement {req_name}: {described}",
                          where, key, entity)
@@ -575,6 +583,11 @@ class Checker(SectionChecks):
         if capability is None:
             self.add(UNRESOLVED_REQUIREMENT, f"requirement {req_name}: node {target} has no "
                      f"capability {wanted_cap}", where, key, entity)
+            return None
+        why = self._unfit(target, definition)
+        if why is not None:
+            self.add(UNRESOLVED_REQUIREMENT, f"requirement {req_name}: node {target} {why}",
+                     where, key, entity)
             return None
         if node_filter is not None and wanted_node == target:
             why = filters.failure(node_filter, TemplateView(self, target))
@@ -692,6 +705,23 @@ class Checker(SectionChecks):
             self._check_operation(op, body, op_name, f"{entity}: interface {iface}",
                                   self.main.path.parent, None)
 
+    def _unfit(self, target: str, definition: t.Mapping[str, t.Any]) -> str | None:
+        """Why ``target`` cannot fulfil a requirement definition, None when it can.
+        Every declaration of the requirement, the type's and its ancestors', applies
+        (the seed: re-declared requirements intersect, "all must apply"), and with it
+        its ``node`` type (TOSCA 1.3 3.6.3: the type "that contains the capability
+        definition that can be used to fulfill the requirement")."""
+        type_name = self.node_types[target]
+        for declared in definition.get("__chain__") or [definition]:
+            node_type = declared.get("node")
+            if isinstance(node_type, str) and self.registry.resolve("node_types", node_type) \
+                    and not self.registry.derives("node_types", type_name, node_type):
+                return f"is a {type_name}, not a {node_type}"
+            capability = declared.get("capability")
+            if isinstance(capability, str) and self._capability_of(target, capability) is None:
+                return f"has no capability {capability}"
+        return None
+
     def _capability_of(self, node: str, wanted: object) -> str | None:
         """The name of ``node``'s capability called ``wanted`` or of type ``wanted``."""
         type_name = self.node_types.get(node)
@@ -744,6 +774,25 @@ class Checker(SectionChecks):
                 path.append(current)
                 hosts = nodes[current].hosts
                 current = hosts[0] if hosts else None
+
+
+def _occurrences(definition: t.Mapping[str, t.Any]) -> tuple[object, object]:
+    """The bounds of a requirement's assignments: those of every declaration of it
+    at once (the seed's intersection), ``UNBOUNDED`` as is."""
+    low: object = 1
+    high: object = 1
+    for index, declared in enumerate(definition.get("__chain__") or [definition]):
+        occurrences = declared.get("occurrences") or [1, 1]
+        own_low, own_high = (list(occurrences) + [1, 1])[:2] \
+            if isinstance(occurrences, list) else (1, 1)
+        if index == 0:
+            low, high = own_low, own_high
+            continue
+        if isinstance(own_low, int) and isinstance(low, int):
+            low = max(low, own_low)
+        if isinstance(own_high, int):
+            high = min(high, own_high) if isinstance(high, int) else own_high
+    return low, high
 
 
 class TemplateView:

@@ -296,8 +296,12 @@ class Registry:
                     body = {"capability": body}
                 if not isinstance(body, dict):
                     continue
-                entry = dict(merged.get(key, {}))
+                before = merged.get(key, {})
+                entry = dict(before)
                 entry.update(body)
+                # the seed: a requirement re-declared in a subtype intersects with its
+                # parent's ("all must apply"); each declaration is kept, root first
+                entry["__chain__"] = [*before.get("__chain__", []), body]
                 entry["__owner__"] = definition
                 entry["__span__"] = span_of(item, key)
                 merged[str(key)] = entry
