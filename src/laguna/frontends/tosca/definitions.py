@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import copy
 import datetime
+import hashlib
 import typing as t
 import urllib.parse
 from pathlib import Path
@@ -15,6 +16,7 @@ from laguna.frontends.tosca import blocking, filters, functions, values
 from laguna.frontends.tosca.documents import Document, Location
 from laguna.frontends.tosca.grammar import KEYNAMES, VERSIONS
 from laguna.frontends.tosca.problems import (
+    CHECKSUM_MISMATCH,
     INVALID_TEMPLATE,
     MISSING_ARTIFACT,
     MISSING_REQUIRED,
@@ -438,7 +440,35 @@ class CheckerBase:
             self.add(MISSING_ARTIFACT, f"artifact {key}: {found}",
                      body if spanned else data, "file" if spanned else key, entity)
             return None
+        self._check_checksum(body, found, key, entity)
         return found
+
+    def _check_checksum(self, body: t.Mapping[str, t.Any], file: Path, key: object,
+                        entity: str) -> None:
+        """An artifact's ``checksum`` against its file (the fetched copy of a URL), so
+        that a wrong file is refused before anything runs."""
+        checksum = body.get("checksum")
+        if checksum is None:
+            return
+        # a checksum of digits only reads as a number: its text as written counts
+        checksum = getattr(body, "number_texts", {}).get("checksum", checksum)
+        algorithm = body.get("checksum_algorithm")
+        if algorithm is None:
+            # TOSCA 1.3 3.6.7: "Shall be specified if checksum is specified"
+            self.add(MISSING_REQUIRED, f"artifact {key}: checksum_algorithm is required "
+                     "with checksum", body, "checksum", entity)
+            return
+        name = CHECKSUM_ALGORITHMS.get(str(algorithm).upper().replace("-", "").replace(
+            "_", ""))
+        if name is None:
+            self.add(INVALID_TEMPLATE, f"artifact {key}: unknown checksum_algorithm "
+                     f"{algorithm!r} (laguna knows {', '.join(CHECKSUM_NAMES)})", body,
+                     "checksum_algorithm", entity)
+            return
+        digest = hashlib.new(name, file.read_bytes()).hexdigest()
+        if str(checksum).strip().lower() != digest:
+            self.add(CHECKSUM_MISMATCH, f"artifact {key}: {file.name} has {algorithm} "
+                     f"checksum {digest}, not {checksum}", body, "checksum", entity)
 
     def _check_artifacts(self, artifacts: object, data: object, entity: str,
                          folder: Path) -> dict[str, Path]:
@@ -627,6 +657,13 @@ def param_values(params: object) -> dict[str, t.Any]:
             continue
         result[str(key)] = value
     return result
+
+
+#: the names checksum_algorithm may give (in any case, with or without ``-``), as
+#: hashlib knows them
+CHECKSUM_ALGORITHMS = {"MD5": "md5", "SHA1": "sha1", "SHA224": "sha224",
+                       "SHA256": "sha256", "SHA384": "sha384", "SHA512": "sha512"}
+CHECKSUM_NAMES = ("MD5", "SHA-1", "SHA-224", "SHA-256", "SHA-384", "SHA-512")
 
 
 def fixed_values(params: object) -> dict[str, t.Any]:

@@ -280,7 +280,12 @@ class Checker(SectionChecks):
             self._functions(body.get(section), name, body, section, entity)
         types = [d.name for d in reg.chain("node_types", type_name)]
         return Node(name, type_name, types, properties, attributes, requirements,
-                    capabilities, interfaces, artifacts)
+                    capabilities, interfaces, artifacts, deploy_paths={
+                        str(key): str(art["deploy_path"]) for key, art in {
+                            **artifact_defs, **(given_artifacts if isinstance(
+                                given_artifacts, dict) else {})}.items()
+                        if key in artifacts and isinstance(art, dict)
+                        and isinstance(art.get("deploy_path"), str)})
 
     def _capabilities(self, name: str, type_name: str, body: t.Mapping[str, t.Any],
                       entity: str) -> dict[str, dict[str, t.Any]]:
