@@ -39,7 +39,13 @@ from laguna.frontends.tosca.problems import (
     Problems,
 )
 from laguna.frontends.tosca.sections import SectionChecks
-from laguna.frontends.tosca.types import TypeDef, inputs_of, operations, span_of
+from laguna.frontends.tosca.types import (
+    TypeDef,
+    inputs_of,
+    operations,
+    refined_operation,
+    span_of,
+)
 from laguna.source import Span
 
 STANDARD = "tosca.interfaces.node.lifecycle.Standard"
@@ -640,30 +646,42 @@ class Checker(SectionChecks):
                        relationship=True)
         ops: dict[str, Operation] = {}
         rel_ifaces = reg.definitions("relationship_types", rel_type, "interfaces")
-        merged_ifaces: dict[str, t.Any] = {}
-        for iface_name, definition_i in rel_ifaces.items():
-            merged_ifaces[iface_name] = dict(definition_i)
+        assigned_ifaces: dict[str, t.Mapping[str, t.Any]] = {}
         if isinstance(interfaces, dict):
             for iface_name, body in interfaces.items():
-                if iface_name not in merged_ifaces:
+                if iface_name not in rel_ifaces:
                     self.add(INVALID_TEMPLATE, f"requirement {req_name}: relationship has no "
                              f"interface {iface_name!r}", interfaces, iface_name, entity)
                     continue
                 if isinstance(body, dict):
-                    merged_ifaces[iface_name] = {**merged_ifaces[iface_name], **body}
+                    assigned_ifaces[str(iface_name)] = body
                     self._check_operations_in(body, iface_name, entity)
                     self._functions(body, name, interfaces, iface_name, entity,
                                     relationship=True)
-        for iface_name, body in merged_ifaces.items():
+        for iface_name, body in rel_ifaces.items():
             iface_type = reg.full_name("interface_types", str(body.get("type") or CONFIGURE))
-            inputs = param_values(body.get("inputs"))
-            for op_name, op in operations(body).items():
-                ops[op_name] = self._operation(iface_name, iface_type, op_name, op,
-                                               self.main.path.parent, {}, inputs)
-                given_iface = interfaces.get(iface_name) if isinstance(interfaces, dict) \
-                    else None
-                self._check_builtin(name, ops[op_name], [op, given_iface, given], entity,
-                                    relationship=True)
+            given_iface = assigned_ifaces.get(iface_name, {})
+            type_ops, given_ops = operations(body), operations(given_iface)
+            # the same order as a node's: the type's interface-level and operation-level
+            # inputs, then the assignment's interface-level and operation-level ones
+            type_inputs = {**param_values(self._type_inputs(iface_type)),
+                           **param_values(body.get("inputs"))}
+            for op_name in [*type_ops, *(n for n in given_ops if n not in type_ops)]:
+                own = given_ops.get(op_name)
+                op = refined_operation(type_ops.get(op_name), own)
+                if isinstance(op, dict):
+                    op = {**op, "inputs": inputs_of(own)}
+                ops[op_name] = self._operation(
+                    iface_name, iface_type, op_name, op, self.main.path.parent, {},
+                    {**type_inputs, **param_values(inputs_of(type_ops.get(op_name))),
+                     **param_values(given_iface.get("inputs"))})
+                ops[op_name].inputs.update({
+                    **fixed_values(self._type_inputs(iface_type)),
+                    **fixed_values(body.get("inputs")),
+                    **fixed_values(inputs_of(type_ops.get(op_name)))})
+                self._check_builtin(name, ops[op_name], [
+                    own if own is not None else type_ops.get(op_name), given_iface or None,
+                    given], entity, relationship=True)
         return Requirement(req_name, target, capability, rel_type, rel_types, properties, ops)
 
     def _requirement_filter(self, given: t.Mapping[str, t.Any],
