@@ -687,16 +687,25 @@ class Checker(SectionChecks):
     def _requirement_filter(self, given: t.Mapping[str, t.Any],
                             definition: t.Mapping[str, t.Any], req_name: str, entity: str
                             ) -> filters.NodeFilter | None:
-        """The requirement's node filter (the assignment's, else the definition's);
-        None when there is none or its shape is wrong (reported)."""
+        """The requirement's node filter (the assignment's, else every declaration's
+        at once: re-declared requirements intersect); None when there is none or its
+        shape is wrong (reported)."""
         if given.get("node_filter") is not None:
             return filters.parse(given["node_filter"], given, "node_filter",
                                  f"{entity}: requirement {req_name}", self.add)
-        if definition.get("node_filter") is not None:
-            # the type's own problem: reported where the type is checked
-            return filters.parse(definition["node_filter"], definition, "node_filter",
-                                 entity, lambda *_: None)
-        return None
+        found: list[filters.NodeFilter] = []
+        for declared in definition.get("__chain__") or [definition]:
+            if declared.get("node_filter") is not None:
+                # the type's own problem: reported where the type is checked
+                parsed = filters.parse(declared["node_filter"], declared, "node_filter",
+                                       entity, lambda *_: None)
+                if parsed is None:
+                    return None
+                found.append(parsed)
+        if not found:
+            return None
+        return filters.NodeFilter(tuple(p for f in found for p in f.properties),
+                                  tuple(c for f in found for c in f.capabilities))
 
     def _filtered(self, candidates: list[str], node_filter: filters.NodeFilter | None,
                   req_name: str, described: str, given: t.Mapping[str, t.Any],
