@@ -341,6 +341,10 @@ class Service:
                     change for change in plan_changes(started.stored.components,
                                                       result.components)
                     if change.action == DESTROY])
+            if operation is Operation.UNDEPLOY and outcome.components:
+                # the environment keeps no components once undeployed; the undeploy's
+                # own result still shows what it left of each (deleted)
+                result = dataclasses.replace(result, components=dict(outcome.components))
             sink(DeploymentFinished(name, started.deployment_id,
                                     DeploymentState.SUCCESS.value if outcome.ok
                                     else DeploymentState.FAILURE.value, self.clock()))

@@ -5,7 +5,9 @@ artifacts, capability and requirement definitions.
 
 from __future__ import annotations
 
+import copy
 import datetime
+import hashlib
 import typing as t
 import urllib.parse
 from pathlib import Path
@@ -14,6 +16,7 @@ from laguna.frontends.tosca import blocking, filters, functions, values
 from laguna.frontends.tosca.documents import Document, Location
 from laguna.frontends.tosca.grammar import KEYNAMES, VERSIONS
 from laguna.frontends.tosca.problems import (
+    CHECKSUM_MISMATCH,
     INVALID_TEMPLATE,
     MISSING_ARTIFACT,
     MISSING_REQUIRED,
@@ -205,6 +208,13 @@ class CheckerBase:
                 self.add(INVALID_TEMPLATE, f"{key}: refines a property whose value is fixed "
                          f"({values._show(parent['value'])}) by its parent type", section, key,
                          entity)
+            if grammar == "property" and body.get("required") is False \
+                    and parent.get("required", True) is not False:
+                # the seed's refinements: "Turning an optional property into a required
+                # property. No other refinements are allowed."
+                self.add(INVALID_TEMPLATE, f"{key}: refines a required property as optional; "
+                         "a refinement may only turn an optional property into a required one",
+                         body, "required", entity)
             parent_type = parent.get("type")
             if type_name is not None and parent_type is not None and type_name != parent_type \
                     and not self.registry.derives("data_types", type_name, parent_type):
@@ -259,20 +269,45 @@ class CheckerBase:
             for kind, why in self.registry.check_value(value, definition):
                 self.add(kind, f"{word} {key}: {why}", assigned, key, entity)
             value = written(assigned, key, value)
-            result[str(key)] = value
+            result[str(key)] = self.registry.completed(self._with_inputs(value), definition)
         for key, definition in defs.items():
             if key in result:
                 continue
             if "value" in definition:
                 result[key] = definition["value"]
             elif "default" in definition:
-                result[key] = definition["default"]
+                result[key] = self.registry.completed(definition["default"], definition)
             elif required and section == "properties" \
                     and definition.get("required", True) is not False:
                 self.add(MISSING_REQUIRED, f"property {key} is required", data,
                          section if isinstance(data, dict) and section in data else None,
                          entity)
         return result
+
+    def _with_inputs(self, value: t.Any) -> t.Any:
+        """``value`` with each get_input of a known input replaced by the input's
+        value: inputs are fixed for the whole deploy, and only a value can get the
+        defaults of the data type the property declares."""
+        if is_function(value):
+            ((name, args),) = value.items()
+            ref = args[0] if isinstance(args, list) and args else args
+            if name != "get_input" or not isinstance(ref, str) or ref not in self.inputs:
+                return value
+            result = self.inputs[ref]
+            for step in args[1:] if isinstance(args, list) else []:
+                try:
+                    result = result[step]
+                except (LookupError, TypeError):
+                    return value    # reported by the function checks
+            return copy.deepcopy(result)
+        if isinstance(value, dict):
+            items = {k: self._with_inputs(v) for k, v in value.items()}
+            # unchanged values keep their positions (YAML maps)
+            return value if all(items[k] is v for k, v in value.items()) else items
+        if isinstance(value, list):
+            entries = [self._with_inputs(v) for v in value]
+            return value if all(a is b for a, b in zip(entries, value)) else entries
+        return value
 
     def _known_data_type(self, name: object) -> bool:
         return isinstance(name, str) and (name in values.PRIMITIVES or
@@ -405,7 +440,35 @@ class CheckerBase:
             self.add(MISSING_ARTIFACT, f"artifact {key}: {found}",
                      body if spanned else data, "file" if spanned else key, entity)
             return None
+        self._check_checksum(body, found, key, entity)
         return found
+
+    def _check_checksum(self, body: t.Mapping[str, t.Any], file: Path, key: object,
+                        entity: str) -> None:
+        """An artifact's ``checksum`` against its file (the fetched copy of a URL), so
+        that a wrong file is refused before anything runs."""
+        checksum = body.get("checksum")
+        if checksum is None:
+            return
+        # a checksum of digits only reads as a number: its text as written counts
+        checksum = getattr(body, "number_texts", {}).get("checksum", checksum)
+        algorithm = body.get("checksum_algorithm")
+        if algorithm is None:
+            # TOSCA 1.3 3.6.7: "Shall be specified if checksum is specified"
+            self.add(MISSING_REQUIRED, f"artifact {key}: checksum_algorithm is required "
+                     "with checksum", body, "checksum", entity)
+            return
+        name = CHECKSUM_ALGORITHMS.get(str(algorithm).upper().replace("-", "").replace(
+            "_", ""))
+        if name is None:
+            self.add(INVALID_TEMPLATE, f"artifact {key}: unknown checksum_algorithm "
+                     f"{algorithm!r} (laguna knows {', '.join(CHECKSUM_NAMES)})", body,
+                     "checksum_algorithm", entity)
+            return
+        digest = hashlib.new(name, file.read_bytes()).hexdigest()
+        if str(checksum).strip().lower() != digest:
+            self.add(CHECKSUM_MISMATCH, f"artifact {key}: {file.name} has {algorithm} "
+                     f"checksum {digest}, not {checksum}", body, "checksum", entity)
 
     def _check_artifacts(self, artifacts: object, data: object, entity: str,
                          folder: Path) -> dict[str, Path]:
@@ -594,6 +657,21 @@ def param_values(params: object) -> dict[str, t.Any]:
             continue
         result[str(key)] = value
     return result
+
+
+#: the names checksum_algorithm may give (in any case, with or without ``-``), as
+#: hashlib knows them
+CHECKSUM_ALGORITHMS = {"MD5": "md5", "SHA1": "sha1", "SHA224": "sha224",
+                       "SHA256": "sha256", "SHA384": "sha384", "SHA512": "sha512"}
+CHECKSUM_NAMES = ("MD5", "SHA-1", "SHA-224", "SHA-256", "SHA-384", "SHA-512")
+
+
+def fixed_values(params: object) -> dict[str, t.Any]:
+    """The inputs that parameter definitions fix with ``value``."""
+    if not isinstance(params, dict):
+        return {}
+    return {str(key): body["value"] for key, body in params.items()
+            if isinstance(body, dict) and not is_function(body) and "value" in body}
 
 
 def written(holder: object, key: object, value: t.Any) -> t.Any:

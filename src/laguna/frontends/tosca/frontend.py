@@ -29,6 +29,7 @@ from laguna.frontends.marks import is_tosca
 from laguna.frontends.tosca import actions, blocking, functions
 from laguna.frontends.tosca.deployed import kept_instances, restore
 from laguna.frontends.tosca.documents import CsarError, locate
+from laguna.frontends.tosca.grammar import RUNNING_STATES
 from laguna.frontends.tosca.model import Operation, Topology
 from laguna.frontends.tosca.placement import is_machine, placements
 from laguna.frontends.tosca.remote import Fetcher
@@ -315,15 +316,20 @@ class ToscaFrontend:
             else None
         local = LocalExecutor(workdir, _environ())
         failed: list[str] = []
-        states: dict[str, str] = {}
+        states: dict[str, str] = {}     # node -> its state at the end
+        ended: dict[str, str] = {}      # instance -> its state at the end
         for node in order:
             for key, instance in instances.items():
                 if instance["node"] != node:
                     continue
-                # an instance a day-2 action or workflow already deleted is not deleted again
-                done = instance.get("state") == "deleted"
+                # an instance a day-2 action or workflow already deleted is not deleted
+                # again, and one not running (stopped by an action, never started) is
+                # not stopped again: TOSCA's stop takes a node from started
+                state = instance.get("state")
+                todo = [] if state == "deleted" else ["delete"] \
+                    if state not in RUNNING_STATES else ["stop", "delete"]
                 for operation, during in (("stop", "stopping"), ("delete", "deleting")):
-                    spec = None if done else instance["operations"].get(operation)
+                    spec = instance["operations"].get(operation) if operation in todo else None
                     if spec and spec.get("primary") and Path(spec["primary"]).is_file():
                         context.reporter.component(node, instance["type"], node, during)
                         context.reporter.report("info", f"Standard.{operation}: sh "
@@ -338,9 +344,13 @@ class ToscaFrontend:
                             context.timeouts.agent, instance["sessions"].append)
                         if code != 0:
                             failed.append(f"{key}: Standard.{operation} exited with {code}")
+                            ended[key] = "error"
                 end_sessions(instance["sessions"])
-                states[node] = "deleted"
-            context.reporter.component(node, instances_type(instances, node), node, "deleted")
+                ended.setdefault(key, "deleted")
+            states[node] = "error" if any(ended.get(k) == "error" for k, i in
+                                          instances.items() if i["node"] == node) else "deleted"
+            context.reporter.component(node, instances_type(instances, node), node,
+                                       states[node])
         # what an interrupted deploy started, and whatever left its process group
         every = [s for i in instances.values() for s in i["sessions"]]
         end_sessions([*every, *_read_sessions(home / "sessions.json")], scan=True)
@@ -348,7 +358,8 @@ class ToscaFrontend:
             # the hosts go with their processes (the cloud ends what they started)
             machines.delete()
         (home / "sessions.json").unlink(missing_ok=True)
-        result = {key: Component(c.type, c.name, states.get(key, "deleted"), c.details)
+        result = {key: Component(c.type, c.name, states.get(key, "deleted"),
+                                 _ended(c.details, ended))
                   for key, c in context.stored.components.items()}
         if failed:
             message = "; ".join(failed)
@@ -356,6 +367,21 @@ class ToscaFrontend:
             return Outcome(ok=False, components=result,
                            error=ErrorInfo(OPERATION_FAILED, message))
         return Outcome(ok=True, components=result, outputs={})
+
+
+def _ended(details: t.Mapping[str, t.Any], ended: t.Mapping[str, str]) -> dict[str, t.Any]:
+    """A component's details with each instance's state (and ``state`` attribute)
+    as the undeploy left it."""
+    result = dict(details)
+    if isinstance(details.get("instances"), list):
+        result["instances"] = [
+            {**i, "state": ended.get(str(i.get("id")), "deleted"),
+             "attributes": {**(i.get("attributes") or {}),
+                            "state": ended.get(str(i.get("id")), "deleted")}}
+            for i in details["instances"] if isinstance(i, dict)]
+        if result["instances"]:
+            result["attributes"] = result["instances"][0]["attributes"]
+    return result
 
 
 def instances_type(instances: t.Mapping[str, t.Any], node: str) -> str:

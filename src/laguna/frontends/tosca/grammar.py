@@ -82,3 +82,7 @@ OPERATION_HOSTS = ("SELF", "HOST", "SOURCE", "TARGET", "ORCHESTRATOR")
 #: TOSCA 1.3 node states (section 3.4.1)
 NODE_STATES = ("initial", "creating", "created", "configuring", "configured", "starting",
                "started", "stopping", "deleting", "deleted", "error")
+
+#: the node states in which something may run, so that undeploy stops it first
+#: (``error`` included: a failed start may have left processes)
+RUNNING_STATES = ("starting", "started", "stopping", "error")

@@ -27,6 +27,7 @@ Ran = tuple[int, dict[str, str]]
 _WRAPPER = """\
 dir="$(pwd)"
 cd "$HOME"
+{deliveries}
 {exports}
 env -0 > "$dir/.before"
 LAGUNA_OUTPUTS="$dir/.after" sh -c 'trap "env -0 > \\"\\$LAGUNA_OUTPUTS\\"" EXIT; . "$0"' \
@@ -37,33 +38,62 @@ exit $rc
 """
 
 
+#: an artifact an operation's host must hold: its file here, and its path there
+Delivery = tuple[Path, str]
+
+
 class Executor(t.Protocol):
-    """Runs one operation's script somewhere."""
+    """Runs one operation's script somewhere, with the node's artifacts there."""
 
     def run(self, primary: Path, dependencies: t.Sequence[Path],
             inputs: t.Mapping[str, t.Any], log: Path, timeout: float,
-            started: Started | None = None) -> Ran: ...
+            started: Started | None = None, artifacts: t.Sequence[Delivery] = ()) -> Ran: ...
+
+    def place(self, node: str, source: Path, deploy_path: str | None) -> str:
+        """Where an artifact of ``node`` is on this host (what get_artifact gives)."""
+        ...
 
 
 class AgentExecutor:
     """Runs operations on one host of the local cloud, through its agent."""
 
-    def __init__(self, agent: t.Any, host_name: str) -> None:
+    def __init__(self, agent: t.Any, host_name: str, root: Path | None = None) -> None:
         self.agent = agent
         self.host_name = host_name
+        #: the host's directory (its HOME), None when it is not on this machine
+        self.root = root
+
+    def place(self, node: str, source: Path, deploy_path: str | None) -> str:
+        """``deploy_path`` (relative to the host's directory), else
+        ``artifacts/<node>/<file name>`` there: a host may hold several nodes."""
+        relative = deploy_path if deploy_path is not None else \
+            f"artifacts/{node}/{source.name}"
+        if relative.startswith("/") or self.root is None:
+            return relative
+        return str(self.root / relative)
 
     def run(self, primary: Path, dependencies: t.Sequence[Path],
             inputs: t.Mapping[str, t.Any], log: Path, timeout: float,
-            started: Started | None = None) -> Ran:
+            started: Started | None = None, artifacts: t.Sequence[Delivery] = ()) -> Ran:
         from laguna.agent.reading import result_value
         exports = "\n".join(f"export {key}={shlex.quote(functions.text(value))}"
                             for key, value in inputs.items() if key.isidentifier())
+        # the artifacts travel with the plan and are copied where the node expects them
+        # before the script runs; a copy that fails fails the operation (exit 97)
+        deliveries = "\n".join(
+            f"mkdir -p \"$(dirname {shlex.quote(dest)})\" && "
+            f"cp \"$dir/{_carried(number, source)}\" {shlex.quote(dest)} || exit 97"
+            for number, (source, dest) in enumerate(artifacts))
         files: dict[str, t.Any] = {
             "wrapper": {"Name": "laguna-tosca-op.sh", "BodyType": "Text",
-                        "Body": _WRAPPER.format(exports=exports, primary=primary.name)}}
+                        "Body": _WRAPPER.format(exports=exports, primary=primary.name,
+                                                deliveries=deliveries)}}
         for number, path in enumerate([primary, *dependencies]):
             files[f"f{number}"] = {"Name": path.name, "BodyType": "Base64",
                                    "Body": base64.b64encode(path.read_bytes()).decode()}
+        for number, (source, _) in enumerate(artifacts):
+            files[f"a{number}"] = {"Name": _carried(number, source), "BodyType": "Base64",
+                                   "Body": base64.b64encode(source.read_bytes()).decode()}
         plan = {"FormatVersion": "2.1.0", "Version": "1.0.0", "Name": f"tosca {primary.name}",
                 "ID": uuid.uuid4().hex, "Parameters": {}, "Body": "return op()",
                 "Files": files,
@@ -80,6 +110,11 @@ class AgentExecutor:
         with log.open("ab") as sink:
             sink.write(output)
         return int(value.get("exitCode") or 0), _difference(before, after)
+
+
+def _carried(number: int, source: Path) -> str:
+    """The name an artifact travels under (apart from the scripts' own files)."""
+    return f".artifact-{number}-{source.name}"
 
 
 def _difference(before: bytes, after: bytes) -> dict[str, str]:
@@ -130,7 +165,7 @@ class CloudMachines:
             host = self.cloud.find_host(self.stack, name)
             if host is None:
                 raise LookupError(f"no host {name} in stack {self.stack}")
-            self._executors[name] = AgentExecutor(self.agents(host), name)
+            self._executors[name] = AgentExecutor(self.agents(host), name, host.root)
         return self._executors[name]
 
     def delete(self) -> None:

@@ -82,6 +82,8 @@ class Node:
     interfaces: dict[str, dict[str, Operation]]
     artifacts: dict[str, Path]
     instances: int = 1
+    #: artifact name -> its deploy_path, for the artifacts that give one
+    deploy_paths: dict[str, str] = dataclasses.field(default_factory=dict)
 
     def is_a(self, type_name: str) -> bool:
         return type_name in self.types

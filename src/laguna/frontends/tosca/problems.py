@@ -32,6 +32,8 @@ UNRESOLVED_REQUIREMENT = "unresolved_requirement"
 CYCLE = "cycle"
 #: an artifact file does not exist
 MISSING_ARTIFACT = "missing_artifact"
+#: an artifact file's checksum is not the one its definition gives
+CHECKSUM_MISMATCH = "checksum_mismatch"
 #: a CSAR has no entry (or several), or a broken TOSCA.meta
 CSAR_INVALID = "csar_invalid"
 #: an operation failed at deploy time
@@ -54,7 +56,7 @@ NOT_RUNNING = "not_running"
 
 KINDS = (YAML_ERROR, INVALID_TEMPLATE, UNKNOWN_TYPE, MISSING_REQUIRED, CONSTRAINT_VIOLATION,
          TYPE_MISMATCH, BAD_FUNCTION, UNRESOLVED_REQUIREMENT, CYCLE, MISSING_ARTIFACT,
-         CSAR_INVALID, OPERATION_FAILED, UNKNOWN_NODE, UNKNOWN_OPERATION, UNKNOWN_WORKFLOW,
+         CHECKSUM_MISMATCH, CSAR_INVALID, OPERATION_FAILED, UNKNOWN_NODE, UNKNOWN_OPERATION, UNKNOWN_WORKFLOW,
          UNSUPPORTED_WORKFLOW, UNKNOWN_INPUT, PRECONDITION_FAILED, NOT_RUNNING)
 
 

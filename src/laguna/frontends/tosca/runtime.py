@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import dataclasses
 import os
+import shutil
 import signal
 import subprocess
 import tempfile
@@ -363,8 +364,10 @@ class Runtime:
             if self.on_session is not None:
                 self.on_session(session)
 
-        code, exported = (on or self.executor(instance)).run(
-            operation.primary, operation.dependencies, inputs, log, self.timeout, started)
+        executor = on or self.executor(instance)
+        code, exported = executor.run(
+            operation.primary, operation.dependencies, inputs, log, self.timeout, started,
+            artifacts=deliveries(instance.node, executor))
         if code != 0 and check:
             output = tail(log, before)
             raise DeployFailed(
@@ -605,7 +608,11 @@ class Resolve:
         return read()
 
     def artifact(self, ref: str, name: str) -> t.Any:
-        return str(self.instance(ref).node.artifacts[name])
+        """Where the artifact is on the host the node's operations run on."""
+        instance = self.instance(ref)
+        node = instance.node
+        return self.runtime.executor(instance).place(node.name, node.artifacts[name],
+                                                     node.deploy_paths.get(name))
 
     def nodes_of_type(self, type_name: str) -> list[str]:
         return [n.name for n in self.runtime.topology.nodes.values()
@@ -640,6 +647,13 @@ def _json(value: t.Any) -> t.Any:
     return str(value)
 
 
+def deliveries(node: Node, executor: Executor) -> list[tuple[Path, str]]:
+    """Each artifact of ``node`` with its place on the host of ``executor``: TOSCA
+    deploys a node's artifacts where its operations run (at ``deploy_path``)."""
+    return [(source, executor.place(node.name, source, node.deploy_paths.get(name)))
+            for name, source in node.artifacts.items()]
+
+
 class LocalExecutor:
     """Runs operations on this machine, in the working directory."""
 
@@ -647,9 +661,21 @@ class LocalExecutor:
         self.workdir = workdir
         self.environ = environ
 
+    def place(self, node: str, source: Path, deploy_path: str | None) -> str:
+        """``deploy_path`` (relative to the working directory, the operations' own),
+        else the artifact's file where it is: this machine is the host."""
+        if deploy_path is None:
+            return str(source)
+        return str(self.workdir / deploy_path)   # an absolute deploy_path stays itself
+
     def run(self, primary: Path, dependencies: t.Sequence[Path],
             inputs: t.Mapping[str, t.Any], log: Path, timeout: float,
-            started: t.Callable[[int], None] | None = None) -> tuple[int, dict[str, str]]:
+            started: t.Callable[[int], None] | None = None,
+            artifacts: t.Sequence[tuple[Path, str]] = ()) -> tuple[int, dict[str, str]]:
+        for source, dest in artifacts:
+            if Path(dest) != source:
+                Path(dest).parent.mkdir(parents=True, exist_ok=True)
+                shutil.copyfile(source, dest)
         return run_script(primary, inputs, self.workdir, log, timeout, self.environ, started)
 
 

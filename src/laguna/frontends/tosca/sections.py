@@ -32,13 +32,11 @@ class SectionChecks(CheckerBase):
         result: dict[str, dict[str, t.Any]] = {}
         if groups is None:
             return result
-        if not isinstance(groups, dict):
-            self.add(INVALID_TEMPLATE, "groups is a map", data, "groups", "groups")
-            return result
-        for name, body in groups.items():
+        items = self._named_items(groups, data, "groups", "group")
+        for name, body, holder in items:
             entity = f"group {name}"
             if not isinstance(body, dict):
-                self.add(INVALID_TEMPLATE, "a group is a map", groups, name, entity)
+                self.add(INVALID_TEMPLATE, "a group is a map", holder, name, entity)
                 continue
             self._keys(body, "group", entity)
             type_name = str(body.get("type") or "")
@@ -60,8 +58,11 @@ class SectionChecks(CheckerBase):
                         for m in member_types):
                     self.add(TYPE_MISMATCH, f"member {member!r} is not one of "
                              f"{', '.join(member_types)}", body, "members", entity)
+            # AMP's initializer group carries AMP configuration (brooklyn.policies,
+            # location...) that no TOSCA type declares
             properties = self._assign(body.get("properties"), self.registry.definitions(
-                "group_types", type_name, "properties"), body, "properties", entity)
+                "group_types", type_name, "properties"), body, "properties", entity,
+                strict=not self.registry.derives("group_types", type_name, AMP_INITIALIZER))
             result[str(name)] = {"type": self.registry.full_name("group_types", type_name),
                                  "members": list(members), "properties": properties}
         return result
@@ -71,20 +72,7 @@ class SectionChecks(CheckerBase):
         result: dict[str, dict[str, t.Any]] = {}
         if policies is None:
             return result
-        items: list[tuple[object, object, object]] = []
-        if isinstance(policies, list):      # 1.x: a list of single-key maps
-            for item in policies:
-                if isinstance(item, dict) and len(item) == 1:
-                    ((name, body),) = item.items()
-                    items.append((name, body, item))
-                else:
-                    self.add(INVALID_TEMPLATE, "a policy is a map of one name", item, None,
-                             "policies")
-        elif isinstance(policies, dict):
-            items = [(name, body, policies) for name, body in policies.items()]
-        else:
-            self.add(INVALID_TEMPLATE, "policies is a list", data, "policies", "policies")
-            return result
+        items = self._named_items(policies, data, "policies", "policy")
         for name, body, holder in items:
             entity = f"policy {name}"
             if not isinstance(body, dict):
@@ -103,8 +91,7 @@ class SectionChecks(CheckerBase):
                                       entity, strict=bool(defs))
             targets = body.get("targets") or []
             for target in targets:
-                if target not in self.templates and not (
-                        isinstance(data.get("groups"), dict) and target in data["groups"]):
+                if not self._is_target(target, data):
                     self.add(UNRESOLVED_REQUIREMENT, f"target {target!r} is not a node template "
                              "or group", body, "targets", entity)
             full = self.registry.full_name("policy_types", type_name)
@@ -112,12 +99,18 @@ class SectionChecks(CheckerBase):
                                  "properties": properties}
             if self.registry.derives("policy_types", full, "tosca.policies.Scaling"):
                 count = _instances(properties)
-                for kind, why in [] if isinstance(count, int) else \
+                for kind, why in [] if count is None or isinstance(count, int) else \
                         [(TYPE_MISMATCH, "the number of instances is not an integer")]:
                     self.add(kind, why, body, "properties", entity)
                 for target in targets:
-                    if target in nodes and isinstance(count, int):
-                        nodes[target].instances = count
+                    if target not in nodes:
+                        continue
+                    # a policy that gives no count leaves it to the target's
+                    # Scalable capability (TOSCA 1.3 5.5.10: "the starting number
+                    # of instances a TOSCA orchestrator should attempt to allocate")
+                    own = count if count is not None else _scalable(nodes[target])
+                    if isinstance(own, int):
+                        nodes[target].instances = own
         for node in nodes.values():
             if node.is_a("tosca.entity.DynamicCluster"):
                 size = node.properties.get("cluster.initial.size")
@@ -314,8 +307,28 @@ class SectionChecks(CheckerBase):
                      "operation_host", where)
 
     def _is_target(self, target: object, data: t.Mapping[str, t.Any]) -> bool:
-        return target in self.templates or (
-            isinstance(data.get("groups"), dict) and target in data["groups"])
+        return target in self.templates or target in group_names(data.get("groups"))
+
+    def _named_items(self, section: object, data: t.Mapping[str, t.Any], key: str,
+                     what: str) -> list[tuple[object, object, object]]:
+        """The entries of ``groups`` or ``policies`` as (name, body, holder): TOSCA 1.3
+        writes policies as a list of single-key maps and groups as a map, and the seed
+        writes groups as a list too (``groups: - add_brooklyn_types: ...``); both take
+        either form."""
+        if isinstance(section, dict):
+            return [(name, body, section) for name, body in section.items()]
+        if not isinstance(section, list):
+            self.add(INVALID_TEMPLATE, f"{key} is a map or a list of single-key maps", data,
+                     key, key)
+            return []
+        items: list[tuple[object, object, object]] = []
+        for item in section:
+            if isinstance(item, dict) and len(item) == 1:
+                ((name, body),) = item.items()
+                items.append((name, body, item))
+            else:
+                self.add(INVALID_TEMPLATE, f"a {what} is a map of one name", item, None, key)
+        return items
 
     def _preconditions(self, body: t.Mapping[str, t.Any], data: t.Mapping[str, t.Any],
                        entity: str) -> None:
@@ -393,9 +406,34 @@ class SectionChecks(CheckerBase):
 
     # -- functions -------------------------------------------------------------------------
 
+#: AMP's group type that attaches AMP policies, locations... to its members (seed 003)
+AMP_INITIALIZER = "brooklyn.tosca.groups.initializer"
+
+
+def group_names(groups: object) -> list[str]:
+    """The names of the groups of a topology, in either form."""
+    if isinstance(groups, dict):
+        return [str(name) for name in groups]
+    if isinstance(groups, list):
+        return [str(name) for item in groups if isinstance(item, dict) and len(item) == 1
+                for name in item]
+    return []
+
+
 def _instances(properties: t.Mapping[str, t.Any]) -> object:
-    """The instance count a Scaling policy asks for (TOSCA's or AMP's keynames)."""
+    """The instance count a Scaling policy asks for (TOSCA's or AMP's keynames),
+    None when it gives none."""
     for key in ("default_instances", "min_instances", "minPoolSize"):
         if key in properties:
             return properties[key]
+    return None
+
+
+def _scalable(node: Node) -> object:
+    """The instance count of a node's Scalable capability: default_instances, else
+    min_instances (whose default is 1)."""
+    for capability in node.capabilities.values():
+        if "tosca.capabilities.Scalable" in capability["types"]:
+            found = _instances(capability["properties"])
+            return 1 if found is None else found
     return 1

@@ -14,6 +14,7 @@ from laguna.frontends.tosca import blocking, filters, values
 from laguna.frontends.tosca.copies import apply_copies
 from laguna.frontends.tosca.definitions import (
     IMPLICIT_INTERFACES,
+    fixed_values,
     param_values,
     written,
 )
@@ -38,7 +39,13 @@ from laguna.frontends.tosca.problems import (
     Problems,
 )
 from laguna.frontends.tosca.sections import SectionChecks
-from laguna.frontends.tosca.types import TypeDef, operations
+from laguna.frontends.tosca.types import (
+    TypeDef,
+    inputs_of,
+    operations,
+    refined_operation,
+    span_of,
+)
 from laguna.source import Span
 
 STANDARD = "tosca.interfaces.node.lifecycle.Standard"
@@ -156,6 +163,14 @@ class Checker(SectionChecks):
         outputs = self._outputs(data.get("outputs"), data)
         self._substitution(data.get("substitution_mappings"), data)
         workflows = self._workflows(data.get("workflows"), data, nodes)
+        if "description" in data and "description" in self.main.data:
+            # the seed: "Having description in both places will be treated as a
+            # duplication error."
+            root = span_of(self.main.data, "description")
+            self.add(INVALID_TEMPLATE, "description is given both here and at the root"
+                     + (f" (line {root.line})" if root is not None else "")
+                     + "; it belongs in one place only", data, "description",
+                     "topology_template")
         description = data.get("description") or self.main.data.get("description")
         return Topology(self._name(), self.location.root, self.location.entry, self.inputs,
                         nodes, outputs, groups, policies, workflows,
@@ -222,9 +237,10 @@ class Checker(SectionChecks):
                 value = supplied[name]
                 for kind, why in self.registry.check_value(value, body):
                     self.add(kind, f"the value given: {why}", defs, name, entity)
-                self.inputs[str(name)] = value
+                self.inputs[str(name)] = self.registry.completed(value, body)
             elif "default" in body:
-                self.inputs[str(name)] = written(body, "default", body["default"])
+                self.inputs[str(name)] = self.registry.completed(
+                    written(body, "default", body["default"]), body)
             elif "value" in body:
                 self.inputs[str(name)] = body["value"]
             elif body.get("required", True) is not False:
@@ -273,7 +289,12 @@ class Checker(SectionChecks):
             self._functions(body.get(section), name, body, section, entity)
         types = [d.name for d in reg.chain("node_types", type_name)]
         return Node(name, type_name, types, properties, attributes, requirements,
-                    capabilities, interfaces, artifacts)
+                    capabilities, interfaces, artifacts, deploy_paths={
+                        str(key): str(art["deploy_path"]) for key, art in {
+                            **artifact_defs, **(given_artifacts if isinstance(
+                                given_artifacts, dict) else {})}.items()
+                        if key in artifacts and isinstance(art, dict)
+                        and isinstance(art.get("deploy_path"), str)})
 
     def _capabilities(self, name: str, type_name: str, body: t.Mapping[str, t.Any],
                       entity: str) -> dict[str, dict[str, t.Any]]:
@@ -366,7 +387,9 @@ class Checker(SectionChecks):
                 ops[op_name] = self._operation(iface_name, iface_type, op_name, op,
                                                type_folder, artifacts, type_inputs)
             if given:
-                given_inputs = {**type_inputs, **param_values(given.get("inputs"))}
+                # the template's interface-level inputs come after the type's
+                # operation-level ones: an assignment beats a definition's default
+                given_inputs = param_values(given.get("inputs"))
                 self._check_parameters(given.get("inputs"), given, entity)
                 self._functions(given.get("inputs"), name, given, "inputs", entity)
                 for op_name, op in operations(given).items():
@@ -378,9 +401,11 @@ class Checker(SectionChecks):
                                           f"{iface_name}", self.main.path.parent, artifacts)
                     if isinstance(op, dict):
                         self._functions(op.get("inputs"), name, op, "inputs", entity)
-                    merged = self._operation(iface_name, iface_type, op_name, op,
-                                             self.main.path.parent, artifacts, given_inputs)
                     before = ops.get(op_name)
+                    merged = self._operation(iface_name, iface_type, op_name, op,
+                                             self.main.path.parent, artifacts, {
+                                                 **(before.inputs if before else type_inputs),
+                                                 **given_inputs})
                     if before is not None and merged.primary is None and \
                             merged.builtin is None:
                         merged.primary, merged.dependencies = before.primary, before.dependencies
@@ -388,13 +413,31 @@ class Checker(SectionChecks):
                     ops[op_name] = merged
                 for op_name, op in list(ops.items()):
                     if op_name not in operations(given):
-                        op.inputs = {**given_inputs, **op.inputs}
+                        op.inputs = {**op.inputs, **given_inputs}
+            # a fixed value (``value:``) of the type's definitions stays
+            fixed = {**fixed_values(self._type_inputs(iface_type)),
+                     **fixed_values(definition.get("inputs"))}
+            self._fixed_inputs(fixed, given, entity)
+            for op_name, op in ops.items():
+                op_fixed = {**fixed, **fixed_values(inputs_of(operations(definition).get(
+                    op_name)))}
+                op.inputs.update(op_fixed)
+                self._fixed_inputs(op_fixed, operations(given or {}).get(op_name), entity)
             for op_name, op in ops.items():
                 self._check_builtin(name, op, [operations(given or {}).get(op_name), given,
                                                assigned if iface_name in assigned else body],
                                     entity, relationship=False)
             result[iface_name] = ops
         return result
+
+    def _fixed_inputs(self, fixed: dict[str, t.Any], holder: object, entity: str) -> None:
+        """The inputs of ``holder`` (a template's interface or operation) that its
+        type fixed with ``value``: as for properties, they cannot be assigned."""
+        for key in inputs_of(holder):
+            if key in fixed and isinstance(holder, dict):
+                self.add(INVALID_TEMPLATE, f"input {key} has the fixed value "
+                         f"{values._show(fixed[key])}; it cannot be assigned",
+                         holder["inputs"], key, entity)
 
     def _check_builtin(self, node: str, op: Operation, places: list[object], entity: str,
                        relationship: bool) -> None:
@@ -494,8 +537,7 @@ class Checker(SectionChecks):
             if fulfilled is not None:
                 result.append(fulfilled)
         for req_name, definition in defs.items():
-            occurrences = definition.get("occurrences") or [1, 1]
-            low, high = (occurrences + [1, 1])[:2] if isinstance(occurrences, list) else (1, 1)
+            low, high = _occurrences(definition)
             count = counts.get(req_name, 0)
             relationship = definition.get("relationship")
             rel_type = relationship.get("type") if isinstance(relationship, dict) \
@@ -527,15 +569,16 @@ class Checker(SectionChecks):
             + f" offers {wanted_cap}"
         target: str | None = None
         if isinstance(wanted_node, str) and wanted_node in self.templates:
-            # a template named outright needs the capability only (as AMP and
-            # tosca-parser match); the definition's node type picks templates otherwise
+            # a template named outright must still be what every declaration of the
+            # requirement asks (checked below by _unfit)
             target = wanted_node
         elif wanted_node is None or (isinstance(wanted_node, str)
                                      and reg.resolve("node_types", wanted_node)):
             candidates = [n for n, tp in self.node_types.items()
                           if n != name and (wanted_node is None
                                             or reg.derives("node_types", tp, wanted_node))
-                          and self._capability_of(n, wanted_cap) is not None]
+                          and self._capability_of(n, wanted_cap) is not None
+                          and self._unfit(n, definition) is None]
             if not candidates:
                 self.add(UNRESOLVED_REQUIREMENT, f"requirement {req_name}: {described}",
                          where, key, entity)
@@ -554,6 +597,11 @@ class Checker(SectionChecks):
         if capability is None:
             self.add(UNRESOLVED_REQUIREMENT, f"requirement {req_name}: node {target} has no "
                      f"capability {wanted_cap}", where, key, entity)
+            return None
+        why = self._unfit(target, definition)
+        if why is not None:
+            self.add(UNRESOLVED_REQUIREMENT, f"requirement {req_name}: node {target} {why}",
+                     where, key, entity)
             return None
         if node_filter is not None and wanted_node == target:
             why = filters.failure(node_filter, TemplateView(self, target))
@@ -601,45 +649,66 @@ class Checker(SectionChecks):
                        relationship=True)
         ops: dict[str, Operation] = {}
         rel_ifaces = reg.definitions("relationship_types", rel_type, "interfaces")
-        merged_ifaces: dict[str, t.Any] = {}
-        for iface_name, definition_i in rel_ifaces.items():
-            merged_ifaces[iface_name] = dict(definition_i)
+        assigned_ifaces: dict[str, t.Mapping[str, t.Any]] = {}
         if isinstance(interfaces, dict):
             for iface_name, body in interfaces.items():
-                if iface_name not in merged_ifaces:
+                if iface_name not in rel_ifaces:
                     self.add(INVALID_TEMPLATE, f"requirement {req_name}: relationship has no "
                              f"interface {iface_name!r}", interfaces, iface_name, entity)
                     continue
                 if isinstance(body, dict):
-                    merged_ifaces[iface_name] = {**merged_ifaces[iface_name], **body}
+                    assigned_ifaces[str(iface_name)] = body
                     self._check_operations_in(body, iface_name, entity)
                     self._functions(body, name, interfaces, iface_name, entity,
                                     relationship=True)
-        for iface_name, body in merged_ifaces.items():
+        for iface_name, body in rel_ifaces.items():
             iface_type = reg.full_name("interface_types", str(body.get("type") or CONFIGURE))
-            inputs = param_values(body.get("inputs"))
-            for op_name, op in operations(body).items():
-                ops[op_name] = self._operation(iface_name, iface_type, op_name, op,
-                                               self.main.path.parent, {}, inputs)
-                given_iface = interfaces.get(iface_name) if isinstance(interfaces, dict) \
-                    else None
-                self._check_builtin(name, ops[op_name], [op, given_iface, given], entity,
-                                    relationship=True)
+            given_iface = assigned_ifaces.get(iface_name, {})
+            type_ops, given_ops = operations(body), operations(given_iface)
+            # the same order as a node's: the type's interface-level and operation-level
+            # inputs, then the assignment's interface-level and operation-level ones
+            type_inputs = {**param_values(self._type_inputs(iface_type)),
+                           **param_values(body.get("inputs"))}
+            for op_name in [*type_ops, *(n for n in given_ops if n not in type_ops)]:
+                own = given_ops.get(op_name)
+                op = refined_operation(type_ops.get(op_name), own)
+                if isinstance(op, dict):
+                    op = {**op, "inputs": inputs_of(own)}
+                ops[op_name] = self._operation(
+                    iface_name, iface_type, op_name, op, self.main.path.parent, {},
+                    {**type_inputs, **param_values(inputs_of(type_ops.get(op_name))),
+                     **param_values(given_iface.get("inputs"))})
+                ops[op_name].inputs.update({
+                    **fixed_values(self._type_inputs(iface_type)),
+                    **fixed_values(body.get("inputs")),
+                    **fixed_values(inputs_of(type_ops.get(op_name)))})
+                self._check_builtin(name, ops[op_name], [
+                    own if own is not None else type_ops.get(op_name), given_iface or None,
+                    given], entity, relationship=True)
         return Requirement(req_name, target, capability, rel_type, rel_types, properties, ops)
 
     def _requirement_filter(self, given: t.Mapping[str, t.Any],
                             definition: t.Mapping[str, t.Any], req_name: str, entity: str
                             ) -> filters.NodeFilter | None:
-        """The requirement's node filter (the assignment's, else the definition's);
-        None when there is none or its shape is wrong (reported)."""
+        """The requirement's node filter (the assignment's, else every declaration's
+        at once: re-declared requirements intersect); None when there is none or its
+        shape is wrong (reported)."""
         if given.get("node_filter") is not None:
             return filters.parse(given["node_filter"], given, "node_filter",
                                  f"{entity}: requirement {req_name}", self.add)
-        if definition.get("node_filter") is not None:
-            # the type's own problem: reported where the type is checked
-            return filters.parse(definition["node_filter"], definition, "node_filter",
-                                 entity, lambda *_: None)
-        return None
+        found: list[filters.NodeFilter] = []
+        for declared in definition.get("__chain__") or [definition]:
+            if declared.get("node_filter") is not None:
+                # the type's own problem: reported where the type is checked
+                parsed = filters.parse(declared["node_filter"], declared, "node_filter",
+                                       entity, lambda *_: None)
+                if parsed is None:
+                    return None
+                found.append(parsed)
+        if not found:
+            return None
+        return filters.NodeFilter(tuple(p for f in found for p in f.properties),
+                                  tuple(c for f in found for c in f.capabilities))
 
     def _filtered(self, candidates: list[str], node_filter: filters.NodeFilter | None,
                   req_name: str, described: str, given: t.Mapping[str, t.Any],
@@ -670,6 +739,23 @@ class Checker(SectionChecks):
         for op_name, op in operations(body).items():
             self._check_operation(op, body, op_name, f"{entity}: interface {iface}",
                                   self.main.path.parent, None)
+
+    def _unfit(self, target: str, definition: t.Mapping[str, t.Any]) -> str | None:
+        """Why ``target`` cannot fulfil a requirement definition, None when it can.
+        Every declaration of the requirement, the type's and its ancestors', applies
+        (the seed: re-declared requirements intersect, "all must apply"), and with it
+        its ``node`` type (TOSCA 1.3 3.6.3: the type "that contains the capability
+        definition that can be used to fulfill the requirement")."""
+        type_name = self.node_types[target]
+        for declared in definition.get("__chain__") or [definition]:
+            node_type = declared.get("node")
+            if isinstance(node_type, str) and self.registry.resolve("node_types", node_type) \
+                    and not self.registry.derives("node_types", type_name, node_type):
+                return f"is a {type_name}, not a {node_type}"
+            capability = declared.get("capability")
+            if isinstance(capability, str) and self._capability_of(target, capability) is None:
+                return f"has no capability {capability}"
+        return None
 
     def _capability_of(self, node: str, wanted: object) -> str | None:
         """The name of ``node``'s capability called ``wanted`` or of type ``wanted``."""
@@ -723,6 +809,25 @@ class Checker(SectionChecks):
                 path.append(current)
                 hosts = nodes[current].hosts
                 current = hosts[0] if hosts else None
+
+
+def _occurrences(definition: t.Mapping[str, t.Any]) -> tuple[object, object]:
+    """The bounds of a requirement's assignments: those of every declaration of it
+    at once (the seed's intersection), ``UNBOUNDED`` as is."""
+    low: object = 1
+    high: object = 1
+    for index, declared in enumerate(definition.get("__chain__") or [definition]):
+        occurrences = declared.get("occurrences") or [1, 1]
+        own_low, own_high = (list(occurrences) + [1, 1])[:2] \
+            if isinstance(occurrences, list) else (1, 1)
+        if index == 0:
+            low, high = own_low, own_high
+            continue
+        if isinstance(own_low, int) and isinstance(low, int):
+            low = max(low, own_low)
+        if isinstance(own_high, int):
+            high = min(high, own_high) if isinstance(high, int) else own_high
+    return low, high
 
 
 class TemplateView:

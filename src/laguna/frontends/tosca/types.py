@@ -267,7 +267,7 @@ class Registry:
                 if before and "constraints" in before and "constraints" in body:
                     entry["constraints"] = [*before["constraints"], *body["constraints"]]
                 if before and section == "interfaces":
-                    entry["operations"] = {**_operations(before), **_operations(body)}
+                    entry = refined_interface(before, body)
                 entry["__owner__"] = definition
                 entry["__span__"] = span_of(own, key)
                 entry["__parent__"] = before
@@ -296,8 +296,12 @@ class Registry:
                     body = {"capability": body}
                 if not isinstance(body, dict):
                     continue
-                entry = dict(merged.get(key, {}))
+                before = merged.get(key, {})
+                entry = dict(before)
                 entry.update(body)
+                # the seed: a requirement re-declared in a subtype intersects with its
+                # parent's ("all must apply"); each declaration is kept, root first
+                entry["__chain__"] = [*before.get("__chain__", []), body]
                 entry["__owner__"] = definition
                 entry["__span__"] = span_of(item, key)
                 merged[str(key)] = entry
@@ -340,6 +344,34 @@ class Registry:
                 if why is not None:
                     findings.append((CONSTRAINT_VIOLATION, why))
         return findings
+
+    def completed(self, value: t.Any, schema: t.Mapping[str, t.Any], depth: int = 0) -> t.Any:
+        """``value`` with the defaults (and fixed values) of its complex data types'
+        properties filled in where it leaves them out, through lists and maps: TOSCA
+        1.3 3.6.10 applies a property's default whenever no value is given, and an
+        entry of a data type is no exception wherever the value came from."""
+        type_name = schema.get("type")
+        if is_function(value) or depth > 50 or not isinstance(type_name, str):
+            return value
+        base, _ = self._base(type_name)
+        if base is None:
+            return value
+        entry = _schema(schema.get("entry_schema"))
+        if base == "list" and isinstance(value, list) and entry:
+            return [self.completed(item, entry, depth + 1) for item in value]
+        if base == "map" and isinstance(value, dict) and entry:
+            return {key: self.completed(item, entry, depth + 1) for key, item in value.items()}
+        if base in values.PRIMITIVES or not isinstance(value, dict):
+            return value
+        result = dict(value)
+        for key, field in self.definitions("data_types", base, "properties").items():
+            if key in result:
+                result[key] = self.completed(result[key], field, depth + 1)
+            elif "value" in field:
+                result[key] = field["value"]
+            elif "default" in field:
+                result[key] = self.completed(field["default"], field, depth + 1)
+        return result
 
     def _base(self, type_name: str) -> tuple[str | None, list[t.Any]]:
         """The primitive a type derives from (or the data type itself when complex),
@@ -397,3 +429,38 @@ def _operations(interface: t.Mapping[str, t.Any]) -> dict[str, t.Any]:
 
 
 operations = _operations
+
+
+def inputs_of(holder: object) -> dict[str, t.Any]:
+    """The ``inputs`` map of an operation or interface (empty when it has none)."""
+    inputs = holder.get("inputs") if isinstance(holder, dict) else None
+    return dict(inputs) if isinstance(inputs, dict) else {}
+
+
+def refined_operation(before: object, op: object) -> object:
+    """An operation definition refined by ``op`` (a subtype's or a template's): TOSCA
+    1.3 3.6.17.3 refines what is given (an implementation given replaces the
+    parent's) and keeps the rest, inputs merged name by name."""
+    if before is None:
+        return op
+    old = before if isinstance(before, dict) else {"implementation": before}
+    new = op if isinstance(op, dict) else {} if op is None else {"implementation": op}
+    merged = {**old, **new}
+    if "inputs" in old or "inputs" in new:
+        merged["inputs"] = {**inputs_of(old), **inputs_of(new)}
+    return merged
+
+
+def refined_interface(before: t.Mapping[str, t.Any], body: t.Mapping[str, t.Any]
+                      ) -> dict[str, t.Any]:
+    """An interface definition refined by a subtype's: its inputs and each of its
+    operations refined name by name (TOSCA 1.3 3.6.20.3)."""
+    ops: dict[str, t.Any] = _operations(before)
+    for name, op in _operations(body).items():
+        ops[name] = refined_operation(ops.get(name), op)
+    entry = {key: value for key, value in {**before, **body}.items()
+             if key in KEYNAMES["interface_definition"] or str(key).startswith("__")}
+    entry["operations"] = ops
+    if "inputs" in before or "inputs" in body:
+        entry["inputs"] = {**inputs_of(before), **inputs_of(body)}
+    return entry

@@ -247,9 +247,12 @@ class Machines:
             host_name = f"tosca_{instance_id}"
 
             def run(self, primary: Path, dependencies: t.Sequence[Path],
-                    inputs: t.Mapping[str, t.Any], *rest: t.Any) -> t.Any:
+                    inputs: t.Mapping[str, t.Any], *rest: t.Any, **named: t.Any) -> t.Any:
                 machines.ran.append((self.host_name, str(inputs["mark"])))
-                return machines.local.run(primary, dependencies, inputs, *rest)
+                return machines.local.run(primary, dependencies, inputs, *rest, **named)
+
+            def place(self, *args: t.Any) -> str:
+                return machines.local.place(*args)
 
         return OnHost()
 

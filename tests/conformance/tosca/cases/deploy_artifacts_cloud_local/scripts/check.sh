@@ -1,0 +1,3 @@
+# where get_artifact says the artifacts are, and what they hold there
+export CONF_AT="${conf#"$HOME"/}" CONF="$(cat "$conf")"
+export DATA_AT="${data#"$HOME"/}" DATA="$(cat "$data")"

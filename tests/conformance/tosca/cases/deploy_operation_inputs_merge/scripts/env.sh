@@ -1,0 +1,1 @@
+export SEEN="OP=$OP A=$A B=$B C=$C D=$D"
