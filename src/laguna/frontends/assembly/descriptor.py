@@ -244,9 +244,15 @@ class _Loader:
         prop.volatile = bool(body.get("volatile", False))
         if "value" in body:
             prop.value, prop.has_value = body["value"], True
-        if prop.volatile and (prop.read_only or (prop.has_value and not _mapped(prop.value))):
+        # a static value never changes, so volatile has no effect on it (the seed's own
+        # test_timestamp example has both); a read-only one is never given a value
+        if prop.volatile and prop.read_only:
             self.problem(e.INVALID_DESCRIPTOR, f"volatile property {name!r} cannot be "
-                         "read-only or have a static value", span)
+                         "read-only", span)
+        if not prop.has_default and prop.entry_schema is not None:
+            whole = _whole_default(prop.type, prop.entry_schema)
+            if whole is not None:
+                prop.default, prop.has_default = whole, True
         return prop
 
     def properties(self, value: t.Any, what: str, span: Span,
@@ -434,8 +440,28 @@ def _reach(graph: dict[str, set[str]], start: str) -> set[str]:
     return seen
 
 
-def _mapped(value: t.Any) -> bool:
-    return isinstance(value, str) and "${" in value
+def _whole_default(kind: str, schema: PropertyDef) -> t.Any:
+    """The default of a whole list or map written under its entry-schema, as the
+    seed's examples write it (``streamers: {type: list, entry_schema: {type: string,
+    default: [...]}}``); None when the entry-schema's default is an entry's.
+
+    A map's default may be a list of one-key maps (the seed's map group:
+    ``- {first: {...}}``): it is the map those entries make."""
+    if not schema.has_default:
+        return None
+    value = schema.default
+    if kind == "list" and isinstance(value, list):
+        return value
+    if kind == "map" and isinstance(value, dict):
+        return value
+    if kind == "map" and isinstance(value, list) and value and \
+            all(isinstance(v, dict) and len(v) == 1 for v in value):
+        merged: dict[t.Any, t.Any] = {}
+        for entry in value:
+            merged.update(entry)
+        if len(merged) == len(value):  # a key given twice is not a map's default
+            return merged
+    return None
 
 
 def heads(value: t.Any) -> list[str]:

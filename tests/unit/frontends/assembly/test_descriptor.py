@@ -81,7 +81,7 @@ def test_every_structural_problem_is_collected(tmp_path: Path) -> None:
 name: assembly::ok::1.0
 properties:
   a: {type: widget}
-  v: {volatile: true, value: 3}
+  v: {volatile: true, read-only: true}
   s: just a string
 composition:
   x: {quantity: 2}
@@ -94,8 +94,7 @@ operations:
 """
     _, problems = load_descriptor(tmp_path / "b.yaml", text, "b.yaml")
     assert [(p.kind, str(p)) for p in problems] == [
-        (e.INVALID_DESCRIPTOR, "b.yaml:4:3: volatile property 'v' cannot be read-only or have "
-                               "a static value"),
+        (e.INVALID_DESCRIPTOR, "b.yaml:4:3: volatile property 'v' cannot be read-only"),
         (e.INVALID_DESCRIPTOR, "b.yaml:5:6: property 's' must be a map"),
         (e.INVALID_DESCRIPTOR, "b.yaml:7:3: component 'x' has no type"),
         (e.INVALID_RELATIONSHIP, "b.yaml:10:5: relationship 'r': source-state 'Running' is not "
