@@ -242,6 +242,7 @@ class Topology:
                                      f"{comp.name!r}: {member.type} declares neither "
                                      "Reconfigure nor Upgrade", span)
         self.check_outputs(node)
+        self.check_first(node)
         for rel in d.relationships.values():
             self.relationship(node, rel)
 
@@ -396,6 +397,25 @@ class Topology:
                 if why is not None:
                     self.problem(e.UNRESOLVED_REFERENCE, f"${{{body}}} in property "
                                  f"{prop.name!r}: {why}", prop.span)
+
+    def check_first(self, node: Node) -> None:
+        """``multiple-instances: first`` on a group made from a map: a map has no
+        first. Checked on the items themselves, so an empty map, or an operation no
+        relationship calls, is refused too."""
+        d = node.descriptor
+        for op in d.operations.values():
+            if op.multiple != "first" or op.source is None:
+                continue
+            entry = d.composition.get(op.source.partition(".")[0])
+            if entry is None or entry.items is None:
+                continue
+            try:
+                items = resolve(entry.items, self.lookup(node, None, None))
+            except Unresolved:
+                continue  # reported where the group is counted
+            if isinstance(items, dict):
+                self.problem(e.INVALID_DESCRIPTOR, f"operation {op.name!r} of {node.type}: "
+                             "multiple-instances first on a map group", op.span)
 
     def check_relationship_values(self, node: Node, rel: Relationship,
                                   sample: Pair | None) -> None:
@@ -570,11 +590,6 @@ class Topology:
             self.problem(e.UNKNOWN_OPERATION, f"{node.type} publishes {op!r} from unknown "
                          f"component {comp!r}", published.span)
             return
-        entry = node.descriptor.composition[comp]
-        if published.multiple == "first" and entry.items is not None and group and \
-                isinstance(group[0].index, str):
-            self.problem(e.INVALID_DESCRIPTOR, f"operation {op!r} of {node.type}: "
-                         "multiple-instances first on a map group", published.span)
         for member in group[:1]:
             if inner not in member.descriptor.operations:
                 self.problem(e.UNKNOWN_OPERATION, f"{member.type} does not define or publish "
