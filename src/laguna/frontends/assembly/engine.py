@@ -212,7 +212,9 @@ class Engine:
                         self.break_down(node)
                         raise
         self.set_state(node, to)
-        if to is not None:
+        # relationships are created on the way up only: going down (a Stop before a
+        # reinstall's Uninstall) the instance reaches no state it was not past
+        if to is not None and after > before:
             self.after(node)
 
     def raise_to(self, node: Node, rank: int) -> None:
