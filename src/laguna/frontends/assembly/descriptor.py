@@ -14,7 +14,7 @@ import typing as t
 from pathlib import Path
 
 from laguna.frontends.assembly import errors as e
-from laguna.frontends.assembly.names import descriptor_name_problem
+from laguna.frontends.assembly.names import descriptor_name_problem, given_name_problem
 from laguna.source import Span
 from laguna.yamlio import YamlError, load_all, plain, span_of
 
@@ -173,6 +173,15 @@ class _Loader:
             return []
         return [(str(v), span_of(v) or span) for v in value]
 
+    def named(self, what: str, section: dict[str, t.Any], span: Span) -> dict[str, t.Any]:
+        """``section`` (a map of names to bodies), each name checked against the seed's
+        rule for the names a descriptor gives."""
+        for key in section:
+            why = given_name_problem(what, str(key))
+            if why is not None:
+                self.problem(e.INVALID_DESCRIPTOR, why, self.key_span(section, key))
+        return section
+
     def key_span(self, parent: t.Any, key: str) -> Span:
         spans = getattr(parent, "key_spans", {})
         return t.cast(Span, spans.get(key) or span_of(parent) or Span(self.source, 1, 1))
@@ -205,9 +214,11 @@ class _Loader:
         descriptor.properties = self.properties(doc.get("properties"), "properties", top)
         descriptor.private_properties = self.properties(
             doc.get("private-properties"), "private-properties", top, private=True)
-        for cap_key, target in (("capabilities", descriptor.capabilities),
-                                ("requirements", descriptor.requirements)):
-            for key, body in self.mapping(doc.get(cap_key), cap_key, top).items():
+        for cap_key, what, target in (
+                ("capabilities", "capability", descriptor.capabilities),
+                ("requirements", "requirement", descriptor.requirements)):
+            section = self.named(what, self.mapping(doc.get(cap_key), cap_key, top), top)
+            for key, body in section.items():
                 body = self.mapping(body, f"{cap_key}.{key}", self.key_span(doc, cap_key))
                 target[str(key)] = str(body.get("type", ""))
         descriptor.lifecycle = self.lifecycle(doc.get("lifecycle"), top)
@@ -257,12 +268,12 @@ class _Loader:
 
     def properties(self, value: t.Any, what: str, span: Span,
                    private: bool = False) -> dict[str, PropertyDef]:
-        section = self.mapping(value, what, span)
+        section = self.named("property", self.mapping(value, what, span), span)
         return {str(k): self.property_def(str(k), v, self.key_span(section, k), private)
                 for k, v in section.items()}
 
     def data_types(self, value: t.Any, span: Span) -> dict[str, DataType]:
-        section = self.mapping(value, "data-types", span)
+        section = self.named("data type", self.mapping(value, "data-types", span), span)
         types = {}
         for key, body in section.items():
             where = self.key_span(section, key)
@@ -287,7 +298,7 @@ class _Loader:
         return tuple(names)
 
     def composition(self, value: t.Any, span: Span) -> dict[str, Component]:
-        section = self.mapping(value, "composition", span)
+        section = self.named("component", self.mapping(value, "composition", span), span)
         components = {}
         for key, body in section.items():
             where = self.key_span(section, key)
@@ -320,7 +331,7 @@ class _Loader:
         return components
 
     def references(self, value: t.Any, span: Span) -> dict[str, Reference]:
-        section = self.mapping(value, "references", span)
+        section = self.named("reference", self.mapping(value, "references", span), span)
         refs = {}
         for key, body in section.items():
             where = self.key_span(section, key)
@@ -331,7 +342,7 @@ class _Loader:
         return refs
 
     def relationships(self, value: t.Any, span: Span) -> dict[str, Relationship]:
-        section = self.mapping(value, "relationships", span)
+        section = self.named("relationship", self.mapping(value, "relationships", span), span)
         result = {}
         for key, body in section.items():
             where = self.key_span(section, key)
