@@ -200,8 +200,13 @@ class _Loader:
         doc = documents[0]
         top = span_of(doc) or Span(self.source, 1, 1)
         name = doc.get("name")
+        if name is None:
+            # the seed: in a package, "if no descriptor name is specified, a default
+            # name is created automatically"
+            name = package_default_name(self.path)
         if not isinstance(name, str):
-            self.problem(e.INVALID_DESCRIPTOR_NAME, "the descriptor has no name", top)
+            self.problem(e.INVALID_DESCRIPTOR_NAME, "the descriptor has no name (only one "
+                         "in a package, Definitions/lm/, may leave it out)", top)
             return None
         why = descriptor_name_problem(str(name))
         if why is not None:
@@ -449,6 +454,37 @@ def _reach(graph: dict[str, set[str]], start: str) -> set[str]:
             seen.add(node)
             todo.extend(graph.get(node, ()))
     return seen
+
+
+_PACKAGE_FOLDER = re.compile(r"(.+)-(\d+(?:\.\d+)*)")
+PROJECT_FILES = ("lmproject.yml", "lmproject.yaml")
+
+
+def package_default_name(path: Path) -> str | None:
+    """The name lmctl gives a descriptor without one in its package
+    (``<pkg>/Definitions/lm/<kind>.yaml``): ``kind::name::version``, the kind from the
+    file's name (else the project's ``type``), name and version from the package's
+    lmproject.yml, else from the package folder's ``<name>-<version>`` (how lmctl
+    names what it builds). None outside a package, or when neither gives them."""
+    if path.parent.name != "lm" or path.parent.parent.name != "Definitions":
+        return None
+    root = path.parent.parent.parent
+    kind: str | None = path.stem if path.stem in ("assembly", "resource") else None
+    for project_file in PROJECT_FILES:
+        try:
+            project = plain(load_all((root / project_file).read_text(encoding="utf-8"),
+                                     project_file)[0])
+        except (OSError, UnicodeDecodeError, YamlError, IndexError):
+            continue
+        if not isinstance(project, dict):
+            continue
+        kind = kind or str(project.get("type", "assembly")).lower()
+        if project.get("name") is not None and project.get("version") is not None:
+            return f"{kind}::{project['name']}::{project['version']}"
+    folder = _PACKAGE_FOLDER.fullmatch(root.name)
+    if kind is None or folder is None:
+        return None
+    return f"{kind}::{folder.group(1)}::{folder.group(2)}"
 
 
 def _whole_default(kind: str, schema: PropertyDef) -> t.Any:
