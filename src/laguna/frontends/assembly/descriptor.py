@@ -173,6 +173,13 @@ class _Loader:
             return []
         return [(str(v), span_of(v) or span) for v in value]
 
+    def required(self, what: str, body: dict[str, t.Any], fields: t.Iterable[str],
+                 span: Span) -> None:
+        """Report each of ``fields`` (marked Required Y by the seed) ``body`` lacks."""
+        for field in fields:
+            if field not in body:
+                self.problem(e.INVALID_DESCRIPTOR, f"{what}: {field} is required", span)
+
     def named(self, what: str, section: dict[str, t.Any], span: Span) -> dict[str, t.Any]:
         """``section`` (a map of names to bodies), each name checked against the seed's
         rule for the names a descriptor gives."""
@@ -215,6 +222,13 @@ class _Loader:
         descriptor = Descriptor(name=str(name), kind=str(name).split("::")[0], path=self.path,
                                 span=span_of(name) or top,
                                 description=str(doc.get("description") or ""))
+        if descriptor.kind == "assembly":
+            # the seed's table of sections marks these Y (name is checked above)
+            for required in ("properties", "composition"):
+                if required not in doc:
+                    self.problem(e.INVALID_DESCRIPTOR, f"assembly descriptor: the {required} "
+                                 f"section is required (it may be empty: {required}: {{}})",
+                                 top)
         descriptor.data_types = self.data_types(doc.get("data-types"), top)
         descriptor.properties = self.properties(doc.get("properties"), "properties", top)
         descriptor.private_properties = self.properties(
@@ -225,6 +239,7 @@ class _Loader:
             section = self.named(what, self.mapping(doc.get(cap_key), cap_key, top), top)
             for key, body in section.items():
                 body = self.mapping(body, f"{cap_key}.{key}", self.key_span(doc, cap_key))
+                self.required(f"{what} {key!r}", body, ("type",), self.key_span(section, key))
                 target[str(key)] = str(body.get("type", ""))
         descriptor.lifecycle = self.lifecycle(doc.get("lifecycle"), top)
         drivers = self.mapping(doc.get("default-driver"), "default-driver", top)
@@ -283,6 +298,7 @@ class _Loader:
         for key, body in section.items():
             where = self.key_span(section, key)
             body = self.mapping(body, f"data type {key!r}", where)
+            self.required(f"data type {key!r}", body, ("properties",), where)
             derived = body.get("derived-from")
             types[str(key)] = DataType(str(key), where, str(derived) if derived else None,
                                        self.properties(body.get("properties"),
@@ -341,6 +357,7 @@ class _Loader:
         for key, body in section.items():
             where = self.key_span(section, key)
             body = self.mapping(body, f"reference {key!r}", where)
+            self.required(f"reference {key!r}", body, ("type", "properties"), where)
             refs[str(key)] = Reference(str(key), where, str(body.get("type", "")),
                                        self.properties(body.get("properties"),
                                                        f"reference {key!r} properties", where))
@@ -352,6 +369,15 @@ class _Loader:
         for key, body in section.items():
             where = self.key_span(section, key)
             body = self.mapping(body, f"relationship {key!r}", where)
+            # every attribute the seed marks Y (its examples all have them)
+            self.required(f"relationship {key!r}", body, (
+                "source-capabilities", "target-requirements", "source-state", "target-state",
+                "properties", "lifecycle"), where)
+            if isinstance(body.get("lifecycle"), dict):
+                self.required(f"relationship {key!r}", {f"lifecycle {k}": v for k, v in
+                                                       body["lifecycle"].items()},
+                              ("lifecycle Create", "lifecycle Cease"),
+                              self.key_span(body, "lifecycle"))
             states = []
             for field, default in (("source-state", "Active"), ("target-state", "Active"),
                                    ("source-state-modifier", "post"),

@@ -249,6 +249,8 @@ class Topology:
     def reference(self, node: Node, key: str) -> None:
         d = node.descriptor
         ref = d.references[key]
+        if not ref.type:
+            return  # reported by the loader: nothing to look for
         wanted: dict[str, t.Any] = {}
         for prop in ref.properties.values():
             if prop.has_value:

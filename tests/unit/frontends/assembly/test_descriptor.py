@@ -98,6 +98,11 @@ operations:
         (e.INVALID_DESCRIPTOR, "b.yaml:4:3: volatile property 'v' cannot be read-only"),
         (e.INVALID_DESCRIPTOR, "b.yaml:5:6: property 's' must be a map"),
         (e.INVALID_DESCRIPTOR, "b.yaml:7:3: component 'x' has no type"),
+    ] + [
+        (e.INVALID_DESCRIPTOR, f"b.yaml:9:3: relationship 'r': {field} is required")
+        for field in ("source-capabilities", "target-requirements", "target-state",
+                      "properties", "lifecycle")
+    ] + [
         (e.INVALID_RELATIONSHIP, "b.yaml:10:5: relationship 'r': source-state 'Running' is not "
                                  "one of Installed, Inactive, Active, Broken"),
         (e.INVALID_RELATIONSHIP, "b.yaml:11:5: relationship 'r': target-state-modifier 'later' "
