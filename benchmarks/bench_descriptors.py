@@ -67,6 +67,7 @@ relationships:
     source-state: Active
     target-state: Active
     target-state-modifier: post
+    properties: {{}}
     lifecycle:
       Create: [target.Link]
       Cease: [target.Unlink]

@@ -452,15 +452,18 @@ class Service:
             assert record is not None
             session.delete(deployment)
             state: str | None = None
+            model = None
             if started.created:
                 session.delete(record)
             else:
                 record.status = state = started.previous.value
                 repo.replace_packages(session, record, started.packages_before)
                 repo.release(session, record)
+                # unchanged by the refusal: front ends report their own state from it
+                model = record.model
             session.flush()
         return Result(name=name, language=started.frontend.language, status=REJECTED,
-                      state=state, error=outcome.error)
+                      state=state, model=model, error=outcome.error)
 
     def _finish(self, session: Session, started: _Started, operation: Operation,
                 outcome: Outcome, blueprint: Blueprint | None,
@@ -609,12 +612,16 @@ class Service:
     def _rejected(self, name: str, language: str | None, error: ErrorInfo,
                   database: Database | None = None) -> Result:
         state = None
+        model = None
         if database is not None:
             with database.session() as session:
                 record = repo.find_environment(session, self.project, name)
-                state = record.status if record is not None else None
+                if record is not None:
+                    # the environment as it stays: front ends report their own state
+                    # from its model (an assembly's)
+                    state, model = record.status, record.model
         return Result(name=name, language=language, status=REJECTED, state=state,
-                      error=error)
+                      model=model, error=error)
 
     def _result(self, session: Session, record: EnvironmentRecord,
                 deployment: DeploymentRecord | None) -> Result:

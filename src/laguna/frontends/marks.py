@@ -53,9 +53,13 @@ def _tosca_marked(data: bytes) -> bool:
 
 def is_assembly(path: Path) -> bool:
     """A yaml file whose top-level ``name`` is an assembly's (``assembly::...``,
-    or any ``type::name``)."""
+    or any ``type::name``), or an assembly descriptor in an lmctl package
+    (``Definitions/lm/assembly.yaml``), which may leave its name out."""
     if path.suffix not in (".yaml", ".yml") or not path.is_file():
         return False
+    if path.stem == "assembly" and path.parent.name == "lm" \
+            and path.parent.parent.name == "Definitions":
+        return True
     try:
         return _ASSEMBLY_MARK.search(path.read_text(encoding="utf-8")) is not None
     except (OSError, UnicodeDecodeError):

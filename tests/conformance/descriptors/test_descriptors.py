@@ -75,8 +75,9 @@ def run_step(case_dir: pathlib.Path, workdir: pathlib.Path, command: str,
         args[at] = str(case_dir / args[at])
     result = CliRunner().invoke(cli, args, env=env, catch_exceptions=False)
     data = json.loads(result.stdout)
-    if isinstance(data, list):  # environments
-        data = {"names": [(e["name"], e["language"], e["state"]) for e in data]}
+    if verb == "environments":
+        data = {"names": [(e["name"], e["language"], e["state"])
+                          for e in data["environments"]]}
     data["exit_code"] = result.exit_code
     text = json.dumps(data).replace(str(case_dir) + "/", "CASE/")
     return t.cast(dict[str, t.Any], json.loads(text.replace(str(CATALOG.resolve()),

@@ -389,3 +389,23 @@ def test_clone_of_an_unknown_template_is_404(alice: Caller) -> None:
     response = alice.post("/templates/nothing/clone", {"name": "copy"})
     assert response.status_code == 404
     assert response.json()["error"]["explanation"] == "EnvTemplate <TempId nothing> is not found"
+
+
+def test_environment_shown_with_the_session_of_create_environment_has_the_applications(
+        alice: Caller) -> None:
+    created = alice.template("web", services=[APP, OTHER_APP])
+    answer = alice.post(f"/templates/{created['id']}/create-environment",
+                        {"name": "env1"}).json()
+    path = f"/v1/environments/{answer['environment_id']}"
+    headers = {**alice.headers, "X-Configuration-Session": answer["session_id"]}
+    response = alice.api.client.get(path, headers=headers)
+    assert response.status_code == 200
+    shown = response.json()
+    assert (shown["name"], shown["status"]) == ("env1", "pending")
+    # the session's copies: the template's applications with fresh ids, in order
+    assert [s["name"] for s in shown["services"]] == ["telnet", "other"]
+    assert [s["?"]["type"] for s in shown["services"]] == [
+        "io.murano.apps.linux.Telnet", "t.Other"]
+    assert all(s["?"]["id"] not in ("app-1", "app-2") for s in shown["services"])
+    # without the session the environment has none until the session deploys
+    assert alice.get(f"/environments/{answer['environment_id']}").json()["services"] == []

@@ -20,7 +20,8 @@ CATALOG = Path(__file__).parents[2] / "conformance" / "descriptors" / "catalog"
 ASSEMBLY = """\
 name: assembly::t.cli::1.0
 properties:
-  ip: {type: string, read-only: true, value: '${s.ip}'}
+  # t.healer declares no ip: its label is what the assembly can read back
+  ip: {type: string, read-only: true, value: '${s.label}'}
 composition:
   s:
     type: resource::t.healer::1.0
@@ -54,7 +55,7 @@ def test_deploy_json_is_the_assembly_object(wiring: Wiring, tmp_path: Path) -> N
                           "outputs", "components", "reports"]
     assert {k: data[k] for k in list(data)[:8]} == {
         "name": "demo", "descriptor": "assembly::t.cli::1.0", "language": "assembly",
-        "status": "ok", "state": "Installed", "properties": {"ip": None}, "outputs": {"ip": None},
+        "status": "ok", "state": "Installed", "properties": {"ip": "one"}, "outputs": {"ip": "one"},
         "components": {"demo__s": {"state": "Installed", "type": "resource::t.healer::1.0",
                                    "properties": {"label": "one", "fail_on": ""}}}}
     assert [r["text"] for r in data["reports"]] == ["Install demo__s"]
@@ -81,7 +82,7 @@ def test_the_terminal_view_shows_the_assembly(wiring: Wiring, tmp_path: Path) ->
         "assembly demo (assembly::t.cli::1.0): Active",
         "INSTANCE TYPE                    STATE",
         "demo__s  resource::t.healer::1.0 Active",
-        "output ip: -"]
+        "output ip: one"]
     rejected = run(wiring, tmp_path, "intent", "demo", "scale-out", "s")
     assert (rejected.exit_code, rejected.stderr) == (
         2, "error[invalid_intent]: 's' is not a cluster component of assembly::t.cli::1.0\n")

@@ -18,11 +18,17 @@ from univers.version_range import MavenVersionRange
 from univers.versions import MavenVersion
 
 from laguna.frontends.assembly import errors as e
-from laguna.frontends.assembly.descriptor import Descriptor, load_descriptor
+from laguna.frontends.assembly.descriptor import (
+    Descriptor,
+    load_descriptor,
+    package_default_name,
+)
 from laguna.frontends.assembly.names import split
 from laguna.source import Span
 
 _NAME_LINE = re.compile(r"^name:\s*['\"]?((?:assembly|resource)::[^'\"\s]+)", re.MULTILINE)
+#: a descriptor with a name line of its own is never named by its package
+_ANY_NAME_LINE = re.compile(r"^name\s*:", re.MULTILINE)
 
 
 def _numbers(version: str) -> tuple[int, ...]:
@@ -148,6 +154,10 @@ def _descriptor_files(root: Path) -> t.Iterator[tuple[str, Path]]:
         match = _NAME_LINE.search(head)
         if match is not None:
             yield match.group(1), path.resolve()
+        elif _ANY_NAME_LINE.search(head) is None:
+            default = package_default_name(path)
+            if default is not None:
+                yield default, path.resolve()
 
 
 def package_of(path: Path) -> Path:

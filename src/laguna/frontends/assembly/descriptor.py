@@ -14,7 +14,7 @@ import typing as t
 from pathlib import Path
 
 from laguna.frontends.assembly import errors as e
-from laguna.frontends.assembly.names import descriptor_name_problem
+from laguna.frontends.assembly.names import descriptor_name_problem, given_name_problem
 from laguna.source import Span
 from laguna.yamlio import YamlError, load_all, plain, span_of
 
@@ -173,6 +173,22 @@ class _Loader:
             return []
         return [(str(v), span_of(v) or span) for v in value]
 
+    def required(self, what: str, body: dict[str, t.Any], fields: t.Iterable[str],
+                 span: Span) -> None:
+        """Report each of ``fields`` (marked Required Y by the seed) ``body`` lacks."""
+        for field in fields:
+            if field not in body:
+                self.problem(e.INVALID_DESCRIPTOR, f"{what}: {field} is required", span)
+
+    def named(self, what: str, section: dict[str, t.Any], span: Span) -> dict[str, t.Any]:
+        """``section`` (a map of names to bodies), each name checked against the seed's
+        rule for the names a descriptor gives."""
+        for key in section:
+            why = given_name_problem(what, str(key))
+            if why is not None:
+                self.problem(e.INVALID_DESCRIPTOR, why, self.key_span(section, key))
+        return section
+
     def key_span(self, parent: t.Any, key: str) -> Span:
         spans = getattr(parent, "key_spans", {})
         return t.cast(Span, spans.get(key) or span_of(parent) or Span(self.source, 1, 1))
@@ -191,8 +207,13 @@ class _Loader:
         doc = documents[0]
         top = span_of(doc) or Span(self.source, 1, 1)
         name = doc.get("name")
+        if name is None:
+            # the seed: in a package, "if no descriptor name is specified, a default
+            # name is created automatically"
+            name = package_default_name(self.path)
         if not isinstance(name, str):
-            self.problem(e.INVALID_DESCRIPTOR_NAME, "the descriptor has no name", top)
+            self.problem(e.INVALID_DESCRIPTOR_NAME, "the descriptor has no name (only one "
+                         "in a package, Definitions/lm/, may leave it out)", top)
             return None
         why = descriptor_name_problem(str(name))
         if why is not None:
@@ -201,14 +222,24 @@ class _Loader:
         descriptor = Descriptor(name=str(name), kind=str(name).split("::")[0], path=self.path,
                                 span=span_of(name) or top,
                                 description=str(doc.get("description") or ""))
+        if descriptor.kind == "assembly":
+            # the seed's table of sections marks these Y (name is checked above)
+            for required in ("properties", "composition"):
+                if required not in doc:
+                    self.problem(e.INVALID_DESCRIPTOR, f"assembly descriptor: the {required} "
+                                 f"section is required (it may be empty: {required}: {{}})",
+                                 top)
         descriptor.data_types = self.data_types(doc.get("data-types"), top)
         descriptor.properties = self.properties(doc.get("properties"), "properties", top)
         descriptor.private_properties = self.properties(
             doc.get("private-properties"), "private-properties", top, private=True)
-        for cap_key, target in (("capabilities", descriptor.capabilities),
-                                ("requirements", descriptor.requirements)):
-            for key, body in self.mapping(doc.get(cap_key), cap_key, top).items():
+        for cap_key, what, target in (
+                ("capabilities", "capability", descriptor.capabilities),
+                ("requirements", "requirement", descriptor.requirements)):
+            section = self.named(what, self.mapping(doc.get(cap_key), cap_key, top), top)
+            for key, body in section.items():
                 body = self.mapping(body, f"{cap_key}.{key}", self.key_span(doc, cap_key))
+                self.required(f"{what} {key!r}", body, ("type",), self.key_span(section, key))
                 target[str(key)] = str(body.get("type", ""))
         descriptor.lifecycle = self.lifecycle(doc.get("lifecycle"), top)
         drivers = self.mapping(doc.get("default-driver"), "default-driver", top)
@@ -244,23 +275,30 @@ class _Loader:
         prop.volatile = bool(body.get("volatile", False))
         if "value" in body:
             prop.value, prop.has_value = body["value"], True
-        if prop.volatile and (prop.read_only or (prop.has_value and not _mapped(prop.value))):
+        # a static value never changes, so volatile has no effect on it (the seed's own
+        # test_timestamp example has both); a read-only one is never given a value
+        if prop.volatile and prop.read_only:
             self.problem(e.INVALID_DESCRIPTOR, f"volatile property {name!r} cannot be "
-                         "read-only or have a static value", span)
+                         "read-only", span)
+        if not prop.has_default and prop.entry_schema is not None:
+            whole = _whole_default(prop.type, prop.entry_schema)
+            if whole is not None:
+                prop.default, prop.has_default = whole, True
         return prop
 
     def properties(self, value: t.Any, what: str, span: Span,
                    private: bool = False) -> dict[str, PropertyDef]:
-        section = self.mapping(value, what, span)
+        section = self.named("property", self.mapping(value, what, span), span)
         return {str(k): self.property_def(str(k), v, self.key_span(section, k), private)
                 for k, v in section.items()}
 
     def data_types(self, value: t.Any, span: Span) -> dict[str, DataType]:
-        section = self.mapping(value, "data-types", span)
+        section = self.named("data type", self.mapping(value, "data-types", span), span)
         types = {}
         for key, body in section.items():
             where = self.key_span(section, key)
             body = self.mapping(body, f"data type {key!r}", where)
+            self.required(f"data type {key!r}", body, ("properties",), where)
             derived = body.get("derived-from")
             types[str(key)] = DataType(str(key), where, str(derived) if derived else None,
                                        self.properties(body.get("properties"),
@@ -281,7 +319,7 @@ class _Loader:
         return tuple(names)
 
     def composition(self, value: t.Any, span: Span) -> dict[str, Component]:
-        section = self.mapping(value, "composition", span)
+        section = self.named("component", self.mapping(value, "composition", span), span)
         components = {}
         for key, body in section.items():
             where = self.key_span(section, key)
@@ -314,22 +352,32 @@ class _Loader:
         return components
 
     def references(self, value: t.Any, span: Span) -> dict[str, Reference]:
-        section = self.mapping(value, "references", span)
+        section = self.named("reference", self.mapping(value, "references", span), span)
         refs = {}
         for key, body in section.items():
             where = self.key_span(section, key)
             body = self.mapping(body, f"reference {key!r}", where)
+            self.required(f"reference {key!r}", body, ("type", "properties"), where)
             refs[str(key)] = Reference(str(key), where, str(body.get("type", "")),
                                        self.properties(body.get("properties"),
                                                        f"reference {key!r} properties", where))
         return refs
 
     def relationships(self, value: t.Any, span: Span) -> dict[str, Relationship]:
-        section = self.mapping(value, "relationships", span)
+        section = self.named("relationship", self.mapping(value, "relationships", span), span)
         result = {}
         for key, body in section.items():
             where = self.key_span(section, key)
             body = self.mapping(body, f"relationship {key!r}", where)
+            # every attribute the seed marks Y (its examples all have them)
+            self.required(f"relationship {key!r}", body, (
+                "source-capabilities", "target-requirements", "source-state", "target-state",
+                "properties", "lifecycle"), where)
+            if isinstance(body.get("lifecycle"), dict):
+                self.required(f"relationship {key!r}", {f"lifecycle {k}": v for k, v in
+                                                       body["lifecycle"].items()},
+                              ("lifecycle Create", "lifecycle Cease"),
+                              self.key_span(body, "lifecycle"))
             states = []
             for field, default in (("source-state", "Active"), ("target-state", "Active"),
                                    ("source-state-modifier", "post"),
@@ -434,8 +482,59 @@ def _reach(graph: dict[str, set[str]], start: str) -> set[str]:
     return seen
 
 
-def _mapped(value: t.Any) -> bool:
-    return isinstance(value, str) and "${" in value
+_PACKAGE_FOLDER = re.compile(r"(.+)-(\d+(?:\.\d+)*)")
+PROJECT_FILES = ("lmproject.yml", "lmproject.yaml")
+
+
+def package_default_name(path: Path) -> str | None:
+    """The name lmctl gives a descriptor without one in its package
+    (``<pkg>/Definitions/lm/<kind>.yaml``): ``kind::name::version``, the kind from the
+    file's name (else the project's ``type``), name and version from the package's
+    lmproject.yml, else from the package folder's ``<name>-<version>`` (how lmctl
+    names what it builds). None outside a package, or when neither gives them."""
+    if path.parent.name != "lm" or path.parent.parent.name != "Definitions":
+        return None
+    root = path.parent.parent.parent
+    kind: str | None = path.stem if path.stem in ("assembly", "resource") else None
+    for project_file in PROJECT_FILES:
+        try:
+            project = plain(load_all((root / project_file).read_text(encoding="utf-8"),
+                                     project_file)[0])
+        except (OSError, UnicodeDecodeError, YamlError, IndexError):
+            continue
+        if not isinstance(project, dict):
+            continue
+        kind = kind or str(project.get("type", "assembly")).lower()
+        if project.get("name") is not None and project.get("version") is not None:
+            return f"{kind}::{project['name']}::{project['version']}"
+    folder = _PACKAGE_FOLDER.fullmatch(root.name)
+    if kind is None or folder is None:
+        return None
+    return f"{kind}::{folder.group(1)}::{folder.group(2)}"
+
+
+def _whole_default(kind: str, schema: PropertyDef) -> t.Any:
+    """The default of a whole list or map written under its entry-schema, as the
+    seed's examples write it (``streamers: {type: list, entry_schema: {type: string,
+    default: [...]}}``); None when the entry-schema's default is an entry's.
+
+    A map's default may be a list of one-key maps (the seed's map group:
+    ``- {first: {...}}``): it is the map those entries make."""
+    if not schema.has_default:
+        return None
+    value = schema.default
+    if kind == "list" and isinstance(value, list):
+        return value
+    if kind == "map" and isinstance(value, dict):
+        return value
+    if kind == "map" and isinstance(value, list) and value and \
+            all(isinstance(v, dict) and len(v) == 1 for v in value):
+        merged: dict[t.Any, t.Any] = {}
+        for entry in value:
+            merged.update(entry)
+        if len(merged) == len(value):  # a key given twice is not a map's default
+            return merged
+    return None
 
 
 def heads(value: t.Any) -> list[str]:

@@ -212,7 +212,9 @@ class Engine:
                         self.break_down(node)
                         raise
         self.set_state(node, to)
-        if to is not None:
+        # relationships are created on the way up only: going down (a Stop before a
+        # reinstall's Uninstall) the instance reaches no state it was not past
+        if to is not None and after > before:
             self.after(node)
 
     def raise_to(self, node: Node, rank: int) -> None:
@@ -361,7 +363,9 @@ class Engine:
         self.runtime.model["relationships"].remove(pair.key)
         self._created.discard(pair.key)
 
-    def relationship_properties(self, pair: Pair) -> dict[str, t.Any]:
+    def relationship_properties(self, pair: Pair, node: Node) -> dict[str, t.Any]:
+        """The relationship's properties for an operation running on ``node``:
+        ``${instance.*}`` is that instance (each member of a group in turn)."""
         def props(end: t.Any) -> t.Any:
             if end.node is None:
                 return end.reference["properties"]
@@ -376,6 +380,8 @@ class Engine:
                 return props(pair.source)
             if key == "target":
                 return props(pair.target)
+            if key == "instance":
+                return {"name": node.name, "index": node.index, "id": instance_id(node.name)}
             return base(key)
 
         values = {}
@@ -402,14 +408,13 @@ class Engine:
             return
         extra = {"LAGUNA_RELATIONSHIP": pair.relationship.name,
                  "LAGUNA_SOURCE_NAME": pair.source.name, "LAGUNA_TARGET_NAME": pair.target.name}
-        self.call(end.node, op, extra, self.relationship_properties(pair))
+        self.call(end.node, op, extra, pair)
 
-    def call(self, node: Node, op: str, extra: t.Mapping[str, str],
-             overlay: t.Mapping[str, t.Any]) -> None:
+    def call(self, node: Node, op: str, extra: t.Mapping[str, str], pair: Pair) -> None:
         """Operation ``op`` of ``node``; an assembly's published one reaches its components."""
         if not node.is_assembly:
             self.bind(node)
-            self.run(node, op, extra, overlay)
+            self.run(node, op, extra, self.relationship_properties(pair, node))
             return
         published = node.descriptor.operations[op]
         assert published.source is not None
@@ -420,7 +425,7 @@ class Engine:
         elif published.multiple == "first":
             group = [n for n in group if n.index == 1]
         for member in group:
-            self.call(member, inner, extra, overlay)
+            self.call(member, inner, extra, pair)
 
     # -- intents -------------------------------------------------------------------------
     def converge(self, old: Node | None, new: Node, goal: str,

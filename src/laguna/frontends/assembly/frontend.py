@@ -27,7 +27,7 @@ from laguna.frontends.assembly import errors as e
 from laguna.frontends.assembly.catalog import Catalog, package_of
 from laguna.frontends.assembly.descriptor import Descriptor, load_descriptor
 from laguna.frontends.assembly.drivers import DRIVERS, Driver
-from laguna.frontends.assembly.engine import ACTIVE, GOALS, Engine, Runtime
+from laguna.frontends.assembly.engine import ACTIVE, GOALS, RANK, Engine, Runtime
 from laguna.frontends.assembly.names import instance_name_problem
 from laguna.frontends.assembly.sources import (
     PackageCache,
@@ -237,7 +237,8 @@ class AssemblyFrontend:
                 engine.pairs = _pairs(root)
                 engine.heal(target_node)
                 engine.refresh_all(root)
-            return intent.execute(heal, root)
+            # a heal moves one instance: the others stay where earlier intents left them
+            return intent.execute(heal, root, computed=True)
         raise Rejected(e.INVALID_INTENT, f"unknown intent {method!r}")
 
     def undeploy(self, context: RunContext) -> Outcome:
@@ -414,7 +415,9 @@ class _Intent:
                 int(resolve(c.scaling_increment, lookup)))
 
     def execute(self, work: t.Callable[[Engine], None], root: Node,
-                deleting: bool = False) -> Outcome:
+                deleting: bool = False, computed: bool = False) -> Outcome:
+        """Run ``work``; the assembly's state is then the intended one, or with
+        ``computed`` the one its instances hold (:func:`held_state`)."""
         topology = Topology(self.catalog, self.runtime)
         engine = Engine(topology, self.runtime, self.driver, self.workdir,
                         self.context.reporter, self.name)
@@ -425,6 +428,8 @@ class _Intent:
             if deleting:
                 self.model["state"] = None
                 self.model["instances"] = {}
+            elif computed:
+                self.model["state"] = held_state(self.model)
             else:
                 self.model["state"] = self.model["intended_state"]
         except e.TransitionFailed as failed:
@@ -455,6 +460,18 @@ class _Intent:
 
     def forget(self) -> None:
         (self.snapshots / f"{self.name}.json").unlink(missing_ok=True)
+
+
+def held_state(model: t.Mapping[str, t.Any]) -> str:
+    """The assembly's state from its instances: the lowest of Installed, Inactive and
+    Active they hold, ``Failed`` when one is off that ladder (Failed, Broken,
+    Created); the intended state when it has none."""
+    states = [str(r["state"]) for r in model.get("instances", {}).values()]
+    if not states:
+        return str(model["intended_state"])
+    if any(s not in GOALS for s in states):
+        return "Failed"
+    return min(states, key=RANK.__getitem__)
 
 
 def components(model: t.Mapping[str, t.Any]) -> dict[str, Component]:

@@ -27,6 +27,21 @@ def descriptor_name_problem(text: str) -> str | None:
     return None
 
 
+def given_name_problem(what: str, name: str) -> str | None:
+    """Why ``name``, which a descriptor gives to one of its properties, components,
+    references, relationships, data types, capabilities or requirements, breaks the
+    seed's rule for such names ("No spaces. Minimum length of one alphanumeric
+    character. No periods (.)"); None when it keeps it. ``.`` would make
+    ``${a.b}`` ambiguous, and the instance names built from components hold no space."""
+    if any(c.isspace() for c in name):
+        return f"{what} name {name!r} contains a space"
+    if "." in name:
+        return f"{what} name {name!r} contains '.'"
+    if not any(c.isalnum() for c in name):
+        return f"{what} name {name!r} has no letter or digit"
+    return None
+
+
 def instance_name_problem(name: str) -> str | None:
     """Why ``name`` cannot name an assembly instance; None when it can."""
     if not name:

@@ -34,6 +34,7 @@ from laguna.frontends.assembly.values import (
     convert,
     is_mapped,
     resolve,
+    walk,
 )
 from laguna.source import Span
 
@@ -135,7 +136,9 @@ class Topology:
         except e.DescriptorError as error:
             self.problems.extend(error.problems)
         if self.problems:
-            raise e.DescriptorError(self.problems)
+            # a mapping checked for the type it renders and again for its values
+            # reports its problem once
+            raise e.DescriptorError(list(dict.fromkeys(self.problems)))
         return root
 
     def assembly_properties(self, node: Node, given: t.Mapping[str, t.Any],
@@ -238,12 +241,16 @@ class Topology:
                         self.problem(e.INVALID_DESCRIPTOR, f"upgrade-dependency {dep!r} of "
                                      f"{comp.name!r}: {member.type} declares neither "
                                      "Reconfigure nor Upgrade", span)
+        self.check_outputs(node)
+        self.check_first(node)
         for rel in d.relationships.values():
             self.relationship(node, rel)
 
     def reference(self, node: Node, key: str) -> None:
         d = node.descriptor
         ref = d.references[key]
+        if not ref.type:
+            return  # reported by the loader: nothing to look for
         wanted: dict[str, t.Any] = {}
         for prop in ref.properties.values():
             if prop.has_value:
@@ -353,23 +360,104 @@ class Topology:
         return result
 
     def check_mapping(self, child: Node) -> None:
-        """Static checks of a resource instance's mapping (peers' properties exist)."""
+        """Static checks of a resource instance's mapping, so that nothing fails to
+        resolve once scripts run: every value that does not read a peer resolves now
+        (items' keys, nested keys, ``instance.*``), and peers have the property read."""
         assert child.parent is not None and child.entry is not None
-        d = child.parent.descriptor
+        self.mapped(child.parent, child.entry, child.name, child.index, child.item)
         for prop in child.entry.properties.values():
-            if not isinstance(prop.value, str):
+            for body in _all_bodies(prop.value):
+                why = self.peer_problem(child.parent, body)
+                if why is not None:
+                    self.problem(e.UNRESOLVED_REFERENCE, f"${{{body}}} in property "
+                                 f"{prop.name!r} of component {child.component!r}: {why}",
+                                 prop.span)
+
+    def peer_problem(self, assembly: Node, body: str) -> str | None:
+        """Why ``${body}`` cannot read a peer component's property (None when it can,
+        or when it reads no peer): the peer's descriptor does not declare it. What a
+        peer's property holds is known only once it runs, so the check stops there."""
+        d = assembly.descriptor
+        head, _, rest = body.partition(".")
+        if head not in d.composition or head in d.properties or not rest:
+            return None
+        key = rest.split(".")[0].split("[")[0].strip()
+        for peer in assembly.children.get(head) or []:
+            if key not in peer.descriptor.properties:
+                return f"{peer.type} has no property {key!r}"
+            break
+        return None
+
+    def check_outputs(self, node: Node) -> None:
+        """An assembly property mapped from its components (read after the
+        transitions) must name a property the component declares."""
+        for prop in node.descriptor.properties.values():
+            if not prop.has_value or not is_mapped(prop.value):
                 continue
-            for body in _bodies(prop.value):
+            for body in _all_bodies(prop.value):
+                why = self.peer_problem(node, body)
+                if why is not None:
+                    self.problem(e.UNRESOLVED_REFERENCE, f"${{{body}}} in property "
+                                 f"{prop.name!r}: {why}", prop.span)
+
+    def check_first(self, node: Node) -> None:
+        """``multiple-instances: first`` on a group made from a map: a map has no
+        first. Checked on the items themselves, so an empty map, or an operation no
+        relationship calls, is refused too."""
+        d = node.descriptor
+        for op in d.operations.values():
+            if op.multiple != "first" or op.source is None:
+                continue
+            entry = d.composition.get(op.source.partition(".")[0])
+            if entry is None or entry.items is None:
+                continue
+            try:
+                items = resolve(entry.items, self.lookup(node, None, None))
+            except Unresolved:
+                continue  # reported where the group is counted
+            if isinstance(items, dict):
+                self.problem(e.INVALID_DESCRIPTOR, f"operation {op.name!r} of {node.type}: "
+                             "multiple-instances first on a map group", op.span)
+
+    def check_relationship_values(self, node: Node, rel: Relationship,
+                                  sample: Pair | None) -> None:
+        """A relationship's properties resolve when its operations run; everything they
+        can name is known now but the ends' values: ``source.``/``target.`` must name a
+        property the end declares, ``instance.`` one of name, index and id (the
+        instance the operation runs on), anything else must resolve now."""
+        base = self.lookup(node, None, None)
+        for prop in rel.properties.values():
+            raw = prop.value if prop.has_value else prop.default
+            for body in _all_bodies(raw):
                 head, _, rest = body.partition(".")
-                if head in d.composition and head not in d.properties and rest:
-                    key = rest.split(".")[0].split("[")[0]
-                    peers = child.parent.children.get(head)
-                    for peer in peers or []:
-                        if key not in peer.descriptor.properties:
-                            self.problem(e.UNRESOLVED_REFERENCE, f"${{{body}}} in property "
-                                         f"{prop.name!r} of component {child.component!r}: "
-                                         f"{peer.type} has no property {key!r}", prop.span)
-                            break
+                key = rest.split(".")[0].split("[")[0].strip()
+                why: str | None = None
+                if head in ("source", "target"):
+                    end = None if sample is None else \
+                        sample.source if head == "source" else sample.target
+                    if end is not None and rest:
+                        if end.node is not None and key not in end.node.descriptor.properties:
+                            why = f"{end.node.type} has no property {key!r}"
+                        elif end.reference is not None and \
+                                key not in end.reference["properties"]:
+                            why = f"reference {end.name} has no property {key!r}"
+                    elif end is not None:
+                        why = "names an end, not one of its properties"
+                elif head == "instance":
+                    if key not in ("name", "index", "id") or rest != key:
+                        why = "names nothing defined"
+                elif head in node.descriptor.composition and head not in node.properties:
+                    why = self.peer_problem(node, body)
+                else:
+                    try:
+                        walk(body, base)
+                    except Unresolved:
+                        why = "names nothing defined"
+                if why is not None:
+                    sep = ": " if not why.startswith("names") else " "
+                    self.problem(e.UNRESOLVED_REFERENCE, f"${{{body}}} in property "
+                                 f"{prop.name!r} of relationship {rel.name!r}{sep}{why}",
+                                 prop.span)
 
     def lookup(self, assembly: Node, node: Node | None, item: t.Any,
                index: int | str | None = None, name: str | None = None
@@ -406,8 +494,11 @@ class Topology:
             try:
                 values[prop.name] = resolve(prop.value, lookup)
             except Unresolved as missing:
-                head = missing.path.split(".")[0].split("[")[0]
-                if head not in assembly.descriptor.composition:
+                head = missing.path.split(".")[0].split("[")[0].strip()
+                # peers resolve when they have run; an unknown head, a reference not
+                # found, ${item} without items are reported once, where they are checked
+                if head in assembly.properties or head in assembly.references \
+                        or head == "instance" or (head == "item" and comp.items is not None):
                     self.problem(e.UNRESOLVED_REFERENCE, f"${{{missing.path}}} in property "
                                  f"{prop.name!r} of component {comp.name!r} names nothing "
                                  "defined", prop.span)
@@ -460,6 +551,7 @@ class Topology:
                     for target in tends:
                         node.pairs.append(Pair(rel, node, source, target))
         sample = node.pairs[-1] if node.pairs and node.pairs[-1].relationship is rel else None
+        self.check_relationship_values(node, rel, sample)
         for text, span in rel.create + rel.cease:
             side, _, op = text.partition(".")
             if sample is None:
@@ -500,11 +592,6 @@ class Topology:
             self.problem(e.UNKNOWN_OPERATION, f"{node.type} publishes {op!r} from unknown "
                          f"component {comp!r}", published.span)
             return
-        entry = node.descriptor.composition[comp]
-        if published.multiple == "first" and entry.items is not None and group and \
-                isinstance(group[0].index, str):
-            self.problem(e.INVALID_DESCRIPTOR, f"operation {op!r} of {node.type}: "
-                         "multiple-instances first on a map group", published.span)
         for member in group[:1]:
             if inner not in member.descriptor.operations:
                 self.problem(e.UNKNOWN_OPERATION, f"{member.type} does not define or publish "
@@ -544,8 +631,15 @@ def instance_id(name: str) -> str:
     return str(uuid.uuid5(uuid.NAMESPACE_URL, f"laguna-assembly:{name}"))
 
 
-def _bodies(text: str) -> list[str]:
-    return expressions(text)
+def _all_bodies(value: t.Any) -> list[str]:
+    """The ``${...}`` bodies anywhere inside ``value`` (walks lists and maps)."""
+    if isinstance(value, str):
+        return expressions(value)
+    if isinstance(value, dict):
+        return [b for v in value.values() for b in _all_bodies(v)]
+    if isinstance(value, list):
+        return [b for v in value for b in _all_bodies(v)]
+    return []
 
 
 def _int(value: t.Any) -> int:

@@ -101,7 +101,8 @@ def test_a_descriptor_name_is_looked_up_in_the_store(service: Service, tmp_path:
     package = tmp_path / "asm" / "Definitions" / "lm"
     package.mkdir(parents=True)
     (package / "assembly.yaml").write_text(
-        "name: assembly::t.named::1.0\ncomposition:\n  h:\n    type: resource::t.healer::1.0\n")
+        "name: assembly::t.named::1.0\nproperties: {}\ncomposition:\n  h:\n"
+        "    type: resource::t.healer::1.0\n")
     _import(database, tmp_path / "asm")
     result = service.deploy_data("named", "assembly", {"descriptor": "assembly::t.named::1.0",
                                                        "state": "Installed"})
@@ -149,7 +150,7 @@ def test_an_environment_that_kept_no_descriptors_reads_its_descriptor_path(
         service: Service, tmp_path: Path) -> None:
     """Environments deployed before they kept their descriptors held only the path."""
     path = tmp_path / "a.yaml"
-    path.write_text("name: assembly::t.old::1.0\ncomposition:\n"
+    path.write_text("name: assembly::t.old::1.0\nproperties: {}\ncomposition:\n"
                     "  h:\n    type: resource::t.healer::1.0\n")
     assert service.deploy(path, PrepareOptions(name="old", libs=(CATALOG,))).status == "ok"
     database = service.workdir.open_store()

@@ -6,6 +6,7 @@ from pathlib import Path
 
 from laguna.frontends.assembly import errors as e
 from laguna.frontends.assembly.descriptor import load_descriptor
+from laguna.frontends.marks import is_assembly
 
 SEED_STYLE = """\
 name: assembly::assembly_A::1.0
@@ -81,7 +82,7 @@ def test_every_structural_problem_is_collected(tmp_path: Path) -> None:
 name: assembly::ok::1.0
 properties:
   a: {type: widget}
-  v: {volatile: true, value: 3}
+  v: {volatile: true, read-only: true}
   s: just a string
 composition:
   x: {quantity: 2}
@@ -94,10 +95,14 @@ operations:
 """
     _, problems = load_descriptor(tmp_path / "b.yaml", text, "b.yaml")
     assert [(p.kind, str(p)) for p in problems] == [
-        (e.INVALID_DESCRIPTOR, "b.yaml:4:3: volatile property 'v' cannot be read-only or have "
-                               "a static value"),
+        (e.INVALID_DESCRIPTOR, "b.yaml:4:3: volatile property 'v' cannot be read-only"),
         (e.INVALID_DESCRIPTOR, "b.yaml:5:6: property 's' must be a map"),
         (e.INVALID_DESCRIPTOR, "b.yaml:7:3: component 'x' has no type"),
+    ] + [
+        (e.INVALID_DESCRIPTOR, f"b.yaml:9:3: relationship 'r': {field} is required")
+        for field in ("source-capabilities", "target-requirements", "target-state",
+                      "properties", "lifecycle")
+    ] + [
         (e.INVALID_RELATIONSHIP, "b.yaml:10:5: relationship 'r': source-state 'Running' is not "
                                  "one of Installed, Inactive, Active, Broken"),
         (e.INVALID_RELATIONSHIP, "b.yaml:11:5: relationship 'r': target-state-modifier 'later' "
@@ -117,4 +122,46 @@ def test_yaml_errors_and_names_stop_loading(tmp_path: Path) -> None:
     descriptor, problems = load_descriptor(tmp_path / "d.yaml", "description: x\n", "d.yaml")
     assert descriptor is None
     assert [(p.kind, str(p)) for p in problems] == [
-        (e.INVALID_DESCRIPTOR_NAME, "d.yaml:1:1: the descriptor has no name")]
+        (e.INVALID_DESCRIPTOR_NAME, "d.yaml:1:1: the descriptor has no name (only one in a "
+                                    "package, Definitions/lm/, may leave it out)")]
+
+
+def _package_file(root: Path, kind: str, text: str) -> Path:
+    path = root / "Definitions" / "lm" / f"{kind}.yaml"
+    path.parent.mkdir(parents=True)
+    path.write_text(text)
+    return path
+
+
+def test_a_nameless_descriptor_is_named_by_its_package_folder(tmp_path: Path) -> None:
+    path = _package_file(tmp_path / "acme.web-1.10", "resource", "description: x\n")
+    descriptor, problems = load_descriptor(path, source="resource.yaml")
+    assert problems == []
+    assert descriptor is not None
+    assert (descriptor.name, descriptor.kind) == ("resource::acme.web::1.10", "resource")
+
+
+def test_a_nameless_descriptor_is_named_by_its_lmproject_first(tmp_path: Path) -> None:
+    root = tmp_path / "folder-9.9"
+    path = _package_file(root, "assembly", "description: x\nproperties: {}\n")
+    (root / "lmproject.yml").write_text("schema: '2.0'\nname: shop\nversion: '2.1'\n")
+    descriptor, _ = load_descriptor(path)
+    assert descriptor is not None and descriptor.name == "assembly::shop::2.1"
+    assert is_assembly(path)
+
+
+def test_a_named_descriptor_in_a_package_keeps_its_name(tmp_path: Path) -> None:
+    path = _package_file(tmp_path / "acme.web-1.0", "resource",
+                         "name: resource::other::3.0\n")
+    descriptor, _ = load_descriptor(path)
+    assert descriptor is not None and descriptor.name == "resource::other::3.0"
+
+
+def test_a_nameless_descriptor_in_a_folder_without_a_version_has_no_name(
+        tmp_path: Path) -> None:
+    path = _package_file(tmp_path / "web", "resource", "description: x\n")
+    descriptor, problems = load_descriptor(path, source="resource.yaml")
+    assert descriptor is None
+    assert [(p.kind, str(p)) for p in problems] == [
+        (e.INVALID_DESCRIPTOR_NAME, "resource.yaml:1:1: the descriptor has no name (only one "
+                                    "in a package, Definitions/lm/, may leave it out)")]

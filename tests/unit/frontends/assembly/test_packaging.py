@@ -37,3 +37,19 @@ def test_a_broken_descriptor_package_is_refused_with_its_line(tmp_path: Path) ->
     assert result.stderr.splitlines() == [
         f"{tmp_path / 'bad'}: error[invalid_data_type]: Definitions/lm/resource.yaml:3:3: "
         "property 'p' has unknown type 'widget'", "package refused"]
+
+
+def test_a_package_whose_descriptor_has_no_name_is_imported_by_lmctls_name(
+        tmp_path: Path) -> None:
+    # the seed: in a package, "if no descriptor name is specified, a default name is
+    # created automatically" (lmctl's: the project's name and version)
+    package = tmp_path / "shop"
+    (package / "Definitions" / "lm").mkdir(parents=True)
+    (package / "lmproject.yml").write_text("schema: '2.0'\nname: acme.shop\nversion: '2.3'\n"
+                                           "type: Resource\n")
+    (package / "Definitions" / "lm" / "resource.yaml").write_text(
+        "description: no name here\nproperties:\n  p: {type: string}\n")
+    result = CliRunner().invoke(cli, ["package", "import", str(package),
+                                      "--db-url", str(tmp_path / "c.db")])
+    assert result.exit_code == 0, result.stderr
+    assert result.stdout.startswith("imported resource::acme.shop 2.3 (id ")
