@@ -29,7 +29,7 @@ import re
 import threading
 import typing as t
 
-from laguna.lang import errors
+from laguna.lang import errors, meta
 from laguna.lang.functions import FunctionTable, language_functions
 from laguna.lang.loader import ClassBuilder, class_name_of, shared_class_file
 from laguna.lang.resolution import (
@@ -432,9 +432,18 @@ class ClassRegistry:
                 cls = unify(cls, self, _extends_span(doc))
                 package.classes[name] = cls
                 self._built[key] = cls
-                return cls
             finally:
                 self._building.pop(key, None)
+            # Meta is checked once the class is built, so that meta classes
+            # naming this class (in contracts, in their own meta) find it
+            # rather than a cycle; a class that fails is not kept.
+            try:
+                meta.check_class(cls, self)
+            except BaseException:
+                self._built.pop(key, None)
+                package.classes.pop(name, None)
+                raise
+            return cls
 
     def variant(self, cls: MuranoClass, parents: list[MuranoClass]) -> MuranoClass:
         """``cls`` rebuilt on other versions of its parents (same names)."""
