@@ -148,3 +148,36 @@ def test_a_failure_signal_fails_the_push_with_its_reason(cloud: LocalCloud) -> N
     assert str(outcome["error"]) == ("stack 'env': resources.wait_condition: wait condition "
                                      "failed: signal '1' on handle 'wait_handle' reported "
                                      "FAILURE: no settings file")
+
+
+def test_a_host_signals_through_its_handle_url(
+        make_cloud: t.Callable[..., LocalCloud]) -> None:
+    # a real agent on a host runs a script that POSTs to the handle's URL, as a
+    # server's `curl_cli` would: the endpoint is reachable from the hosts
+    import base64
+
+    from laguna.agent.client import AgentClient
+    from laguna.cloud.local.driver import DEFAULT_AGENT
+
+    from .helpers import wait_for
+
+    cloud = make_cloud(agent_command=DEFAULT_AGENT)
+    tpl = template(count=1, timeout=30)
+    tpl["resources"]["host"] = {"type": "OS::Nova::Server", "properties": {"name": "host-1"}}
+    thread, outcome = push_in_thread(cloud, tpl)
+    url = handle_url(cloud)
+    ready = cloud.run_dir("env", "host") / "ready.json"
+    wait_for(lambda: ready.exists() and bool(ready.read_text().strip()))
+    script = (b'python3 -c "import sys, urllib.request; urllib.request.urlopen('
+              b"urllib.request.Request(sys.argv[1], data=b'{\\\"data\\\": \\\"from host\\\"}', "
+              b"method='POST'), timeout=10)\" \"$1\"")
+    plan = {"FormatVersion": "2.1.0", "ID": "signal", "Parameters": {"url": url},
+            "Body": "return signal(args.url).exitCode",
+            "Files": {"s": {"Name": "signal.sh", "BodyType": "Base64",
+                            "Body": base64.b64encode(script).decode()}},
+            "Scripts": {"signal": {"Type": "Application", "EntryPoint": "s"}}}
+    with AgentClient(json.loads(ready.read_text())["url"]) as client:
+        result = client.execute(plan, 30)
+    assert (result["ErrorCode"], result["Body"]) == (0, 0), result
+    thread.join(20)
+    assert outcome["result"].outputs["data"] == '{"1": "from host"}'
