@@ -73,6 +73,12 @@ class HostError(CloudError):
     code = "LAG-E1211"
 
 
+class WaitConditionError(CloudError):
+    """A wait condition timed out, or one of its signals reported FAILURE."""
+
+    code = "LAG-E1213"
+
+
 class IsolationError(CloudError):
     """The isolation mode asked for needs what this machine lacks (root, iproute2)."""
 

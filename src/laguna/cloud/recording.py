@@ -3,7 +3,9 @@
 Servers and ports get placeholder addresses from the documentation range
 192.0.2.0/24 (never contacted), floating IPs on ports addresses of their own
 from 198.51.100.0/24 (as on OpenStack, and unlike the local cloud, where a
-floating IP is its port's address); volumes get a placeholder path.
+floating IP is its port's address); volumes get a placeholder path;
+wait-condition handles a URL on ``signals.dry-run.invalid``, and wait
+conditions are met at once with ``count`` SUCCESS signals.
 Templates are validated and outputs computed exactly as the local cloud does,
 so the engine's workflow runs unchanged. Nothing outlives the object.
 """
@@ -11,6 +13,7 @@ so the engine's workflow runs unchanged. Nothing outlives the object.
 from __future__ import annotations
 
 import dataclasses
+import hashlib
 import threading
 import typing as t
 import uuid
@@ -23,6 +26,7 @@ from laguna.cloud.state import ResourceRecord, StackState
 
 PLACEHOLDER_NETWORK = "192.0.2."
 PLACEHOLDER_FLOATING = "198.51.100."    # floating IPs on ports, as RecordingServices
+SIGNAL_HOST = "signals.dry-run.invalid"   # wait-condition handles' URLs
 
 
 @dataclasses.dataclass(frozen=True, slots=True)
@@ -81,6 +85,21 @@ class _Realm:
 
     def detach_volume(self, record: ResourceRecord) -> None:
         pass
+
+    def signal_url(self, handle: ResourceRecord) -> tuple[str, str]:
+        # never contacted (.invalid); the same every run, like the addresses
+        secret = hashlib.sha256(f"{self.state.stack}/{handle.id}".encode()).hexdigest()[:32]
+        return f"http://{SIGNAL_HOST}/signal/{handle.id}/{secret}", secret
+
+    def forget_handle(self, handle: ResourceRecord) -> None:
+        pass
+
+    def await_signals(self, condition: ResourceRecord, handle: ResourceRecord,
+                      count: int, timeout: float) -> None:
+        # a dry run has no hosts to signal: the condition is met at once
+        condition.data["signals"] = [
+            {"id": str(i), "status": "SUCCESS", "reason": "dry run", "data": None}
+            for i in range(1, count + 1)]
 
 
 class RecordingCloud:

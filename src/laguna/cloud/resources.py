@@ -11,6 +11,7 @@ from __future__ import annotations
 import email.charset
 import hashlib
 import ipaddress
+import json
 import typing as t
 from email.mime.multipart import MIMEMultipart
 from email.mime.text import MIMEText
@@ -51,6 +52,20 @@ class Realm(t.Protocol):
                       volume: ResourceRecord) -> None: ...
 
     def detach_volume(self, record: ResourceRecord) -> None: ...
+
+    def signal_url(self, handle: ResourceRecord) -> tuple[str, str]:
+        """Where hosts signal a wait-condition handle: its URL (carrying the
+        secret) and the secret."""
+        ...
+
+    def forget_handle(self, handle: ResourceRecord) -> None: ...
+
+    def await_signals(self, condition: ResourceRecord, handle: ResourceRecord,
+                      count: int, timeout: float) -> None:
+        """Have ``condition`` wait for ``count`` signals of ``handle`` before the
+        push ends (its ``data["signals"]`` then holds them), failing the push
+        after ``timeout`` seconds."""
+        ...
 
 
 def _fail(realm: Realm, record: ResourceRecord, prop: str, message: str) -> t.NoReturn:
@@ -395,9 +410,67 @@ class ServerGroup(ResourceType):
     name = "OS::Nova::ServerGroup"
 
 
+class WaitConditionHandle(ResourceType):
+    """OS::Heat::WaitConditionHandle: a URL hosts POST to (Heat's signal); the
+    realm serves it. ``curl_cli`` is the command scripts run, as Heat's, with
+    ``--data-binary '{"status": "SUCCESS"}'`` appended by the caller. The
+    secret is in the URL where Heat sends a token header."""
+
+    name = "OS::Heat::WaitConditionHandle"
+
+    def create(self, realm: Realm, record: ResourceRecord) -> None:
+        url, secret = realm.signal_url(record)
+        record.data.update(endpoint=url, token=secret)
+
+    def delete(self, realm: Realm, record: ResourceRecord) -> None:
+        realm.forget_handle(record)
+
+    def own_attributes(self, realm: Realm, record: ResourceRecord) -> dict[str, t.Any]:
+        url = record.data.get("endpoint")
+        return {"endpoint": url, "token": record.data.get("token"),
+                "curl_cli": ("curl -i -X POST -H 'Content-Type: application/json' "
+                             f"-H 'Accept: application/json' {url}")}
+
+
+class WaitCondition(ResourceType):
+    """OS::Heat::WaitCondition: the push does not end before ``count`` signals
+    reached ``handle`` (one FAILURE signal, or ``timeout`` seconds, fail it)."""
+
+    name = "OS::Heat::WaitCondition"
+
+    def create(self, realm: Realm, record: ResourceRecord) -> None:
+        props = record.properties
+        handle = realm.state.by_id(props.get("handle"))
+        if handle is None or handle.type != WaitConditionHandle.name:
+            _fail(realm, record, "handle",
+                  f"no {WaitConditionHandle.name} {props.get('handle')!r} in the stack")
+        count = props.get("count", 1)
+        if isinstance(count, bool) or not isinstance(count, int) or count < 1:
+            _fail(realm, record, "count", f"must be a positive integer, got {count!r}")
+        timeout = props.get("timeout")
+        if isinstance(timeout, str) and timeout.strip().isdigit():
+            timeout = int(timeout)
+        if isinstance(timeout, bool) or not isinstance(timeout, (int, float)) or timeout <= 0:
+            _fail(realm, record, "timeout",
+                  f"a number of seconds greater than 0 is needed, got {timeout!r}")
+        realm.await_signals(record, handle, count, float(timeout))
+
+    def update(self, realm: Realm, record: ResourceRecord,
+               properties: dict[str, t.Any]) -> None:
+        # as in Heat, a condition met stays met; a new count or handle asks again
+        record.properties = properties
+        self.create(realm, record)
+
+    def own_attributes(self, realm: Realm, record: ResourceRecord) -> dict[str, t.Any]:
+        signals = record.data.get("signals") or []
+        # Heat's `data`: a JSON object of each signal's id and data
+        return {"data": json.dumps({s["id"]: s.get("data") for s in signals},
+                                   sort_keys=True)}
+
+
 TYPES: dict[str, ResourceType] = {cls.name: cls() for cls in (
     Server, Net, Subnet, Port, FloatingIP, Router, RouterInterface, SecurityGroup,
     Volume, VolumeAttachment, SoftwareConfig, StructuredConfig, CloudConfig,
-    MultipartMime, ServerGroup)}
+    MultipartMime, ServerGroup, WaitConditionHandle, WaitCondition)}
 CONFIG_TYPES = frozenset({SoftwareConfig.name, StructuredConfig.name, CloudConfig.name,
                           MultipartMime.name})

@@ -89,6 +89,10 @@ class MuranoPlChecker:
             return
         try:
             cls = registry.class_of(holder, name)
+        except meta.InvalidClassMeta as exc:
+            # every meta problem of the class, not only the one that stopped it
+            for found in exc.every():
+                yield _located(found.span, found.code, found.message, start, files)
         except SourceError as exc:
             yield _located(exc.span, exc.code, exc.message, start, files)
             if isinstance(doc, dict):   # the others, where building stopped at the first

@@ -29,7 +29,7 @@ import re
 import threading
 import typing as t
 
-from laguna.lang import errors
+from laguna.lang import errors, meta
 from laguna.lang.functions import FunctionTable, language_functions
 from laguna.lang.loader import ClassBuilder, class_name_of, shared_class_file
 from laguna.lang.resolution import (
@@ -54,6 +54,8 @@ from laguna.source import Span
 
 NativeBinder = t.Callable[[MuranoClass], None]
 ANY = parse_requirement("*")
+# what a model entry without any version asks for: "0", the highest 0.x
+UNSPECIFIED = parse_requirement(None)
 # A type as the original engine serialised it: name[/version][@package]
 TYPE_STRING = re.compile(r"^([A-Za-z0-9_.]+)(?:/([^@]+))?(?:@([A-Za-z0-9_.]+))?$")
 
@@ -297,11 +299,18 @@ class ClassRegistry:
                     best = holder
             if best is not None:
                 return best
-            offered = [(version, name) for source in self._sources
-                       for name, version in packages_with_class(source, class_name)
-                       if wanted.match(version)]
+            # in the sources' order: of equal versions, the first offered wins
+            defining = list(dict.fromkeys(
+                (version, name) for source in self._sources
+                for name, version in packages_with_class(source, class_name)))
+            offered = [pair for pair in defining if wanted.match(pair[0])]
             if not offered:
-                raise NoPackageForClassFound(class_name, None if requirement is None else wanted)
+                # the versions that were passed over say why (a classVersion of
+                # 0 finding only a 1.0, say)
+                passed_over = set(defining) | {(h.version, h.package.name) for h in self.packages
+                                               if h.has_class(class_name)}
+                raise NoPackageForClassFound(class_name, None if requirement is None else wanted,
+                                             sorted(passed_over))
             pinned = [(v, n) for v, n in offered if v in self._fixed.get(n, ())]
             version, name = max(pinned or offered, key=lambda pair: pair[0])
             return self.package_version(name, version)
@@ -361,7 +370,11 @@ class ClassRegistry:
         ``package`` and ``version`` pin the package and its exact version (what
         a saved model carries); ``classVersion`` is a version requirement; the
         type may also be written ``name/version@package``. Without pins the
-        class is looked up as ``scope``'s code would see it, else globally.
+        class is looked up as ``scope``'s code would see it, else globally in
+        the version ``0`` (the highest 0.x), as the original engine read an
+        absent or empty ``classVersion``: a model written for a 0.x
+        application keeps it when a 1.0 of that application is imported. When
+        no 0.x defines the class, the most recent version does.
         """
         match = TYPE_STRING.match(type_name.strip())
         name, version, package = (match.groups() if match else (type_name, None, None))
@@ -370,12 +383,11 @@ class ClassRegistry:
         if scope is not None:
             name = scope.resolve_name(name)
         requirement: Requirement | None = None
+        class_version = header.get("classVersion")
         if version:
             requirement = requirement_for(parse_version(str(version)))
-        elif "classVersion" in header:
-            class_version = header.get("classVersion")
-            requirement = parse_requirement(None if class_version is None
-                                            else str(class_version))
+        elif class_version is not None and str(class_version).strip():
+            requirement = parse_requirement(str(class_version))
         with self._lock:
             if package:
                 holder = self.load_package(str(package), requirement)
@@ -387,6 +399,14 @@ class ClassRegistry:
                     return self.find(name, scope.package)
                 except errors.NoClassFound:
                     pass
+            if requirement is None:
+                try:
+                    holder = self.load_class_package(name, UNSPECIFIED)
+                except NoPackageForClassFound:
+                    # no 0.x defines it: the most recent version (seed item
+                    # 10) rather than the original engine's refusal
+                    holder = self.load_class_package(name)
+                return self.class_of(holder, name)
             return self.class_of(self.load_class_package(name, requirement), name)
 
     def class_of(self, holder: PackageClasses, name: str) -> MuranoClass:
@@ -412,9 +432,18 @@ class ClassRegistry:
                 cls = unify(cls, self, _extends_span(doc))
                 package.classes[name] = cls
                 self._built[key] = cls
-                return cls
             finally:
                 self._building.pop(key, None)
+            # Meta is checked once the class is built, so that meta classes
+            # naming this class (in contracts, in their own meta) find it
+            # rather than a cycle; a class that fails is not kept.
+            try:
+                meta.check_class(cls, self)
+            except BaseException:
+                self._built.pop(key, None)
+                package.classes.pop(name, None)
+                raise
+            return cls
 
     def variant(self, cls: MuranoClass, parents: list[MuranoClass]) -> MuranoClass:
         """``cls`` rebuilt on other versions of its parents (same names)."""

@@ -9,12 +9,16 @@ class name or a single-key mapping of a class name to property values::
       - m:Label: {text: 'shown in the UI'}
 
 The loader keeps the raw value and checks only its shape
-(:func:`format_problem`). Everything else happens when MuranoPL first reads
-`meta` (so a package with unused meta costs nothing): each class name is
-resolved, must be a meta class, must apply to the entity (`Applies`), may
-appear only once unless its `Cardinality` is Many; then the objects are
-created, their property values evaluated in the declaring class and passed
-through the meta class's contracts. Errors surface at that read.
+(:func:`format_problem`). When the class has been built, the registry checks
+the own meta of the class, its properties, methods and arguments
+(:func:`check_class`, as the original engine did in its class constructor):
+each class name is resolved, must be a meta class, must apply to the entity
+(`Applies`), may appear only once unless its `Cardinality` is Many. A class
+failing these is not loaded (:class:`InvalidClassMeta`, with the position of
+the entry). When MuranoPL first reads `meta`, the objects are created, their
+property values evaluated in the declaring class and passed through the meta
+class's contracts; those errors, and conflicts of inherited meta, surface at
+that read. A package's manifest `Meta` is checked at its first read too.
 
 Classes, properties and methods also receive meta from the entities they
 inherit from or override, when the meta class says `Inherited: true`:
@@ -94,6 +98,19 @@ class InheritedMetaConflict(MetaError):
     """A Cardinality One meta class inherited from two places, not overridden."""
 
     code = "LAG-E0805"
+
+
+class InvalidClassMeta(errors.ClassLoadError):
+    """A class whose own meta, or its members', cannot be attached: the class
+    does not load. Code, message and MuranoPL name are those of the first
+    problem (`ValueError` as the original engine raised, `NoClassFound` for a
+    meta class that does not exist); :meth:`every` lists them all."""
+
+    def __init__(self, problem: LagunaError, span: Span | None) -> None:
+        message = getattr(problem, "message", None) or str(problem)
+        super().__init__(message, span, code=problem.code)
+        self.problem = problem
+        self.murano_name = errors.murano_names(problem)[0]
 
 
 # -- the shape of a Meta value ---------------------------------------------------------
@@ -358,6 +375,29 @@ def class_problems(cls: MuranoClass, classes: ClassRegistry
             yield getattr(exc, "span", None) or _raw_span(raw), exc
 
 
-__all__ = ["class_problems", "InheritedMetaConflict", "InvalidMetaFormat", "MetaCardinalityError", "MetaError",
+def check_class(cls: MuranoClass, classes: ClassRegistry) -> None:
+    """Refuse a class whose own meta cannot be attached (see :func:`class_problems`)."""
+    if cls.meta is None and not _members_have_meta(cls):
+        return
+    found: list[errors.ClassLoadError] = []
+    for span, problem in class_problems(cls, classes):
+        if isinstance(problem, errors.ClassLoadError):
+            # the meta class itself does not load: its own error, in its own file
+            found.append(problem)
+        else:
+            found.append(InvalidClassMeta(problem, span))
+    if found:
+        first = found[0]
+        first.others = tuple(found[1:])
+        raise first
+
+
+def _members_have_meta(cls: MuranoClass) -> bool:
+    return (any(p.meta is not None for p in cls.properties.values())
+            or any(m.meta is not None or any(a.meta is not None for a in m.arguments)
+                   for m in cls.methods.values()))
+
+
+__all__ = ["check_class", "class_problems", "InvalidClassMeta", "InheritedMetaConflict", "InvalidMetaFormat", "MetaCardinalityError", "MetaError",
            "MetaNotApplicable", "NotAMetaClass", "argument_meta", "class_meta",
            "format_problem", "method_meta", "package_meta", "property_meta"]

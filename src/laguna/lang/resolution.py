@@ -122,11 +122,18 @@ class NoPackageForClassFound(errors.NoClassFound):
     code = "LAG-E0703"
     murano_name = MURANO + "NoPackageForClassFound"
 
-    def __init__(self, name: str, requirement: Requirement | None = None) -> None:
+    def __init__(self, name: str, requirement: Requirement | None = None,
+                 defining: t.Sequence[tuple[Version, str]] = ()) -> None:
         super().__init__(name)
         message = f'Package for class "{name}" is not found'
         if requirement is not None and requirement.clauses:
             message += f" in a version matching {describe_requirement(requirement)}"
+            by_package: dict[str, list[str]] = {}
+            for version, package in sorted(defining):
+                by_package.setdefault(package, []).append(str(version))
+            if by_package:
+                message += "; defined in " + "; ".join(
+                    f"{p} {', '.join(vs)}" for p, vs in sorted(by_package.items()))
         self.args = (message,)
         self.message = message
 

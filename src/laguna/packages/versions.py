@@ -6,7 +6,7 @@ Murano's engine did before matching:
 =================  ==========================
 written            means
 =================  ==========================
-(empty), ``0``     ``>=0.0.0-0`` (any)
+(empty), ``0``     ``>=0.0.0,<1.0.0-0``
 ``1.2``/``==1.2``  ``>=1.2.0,<1.3.0-0``
 ``==1``            ``>=1.0.0,<2.0.0-0``
 ``>1.2``           ``>=1.3.0-0``
@@ -17,10 +17,11 @@ written            means
 ``=1.2.3``         ``==1.2.3``
 =================  ==========================
 
-An empty requirement, or ``0`` alone, is the issue's "latest version,
-pre-releases included": every version matches and the highest wins.
-(Murano's code read it as the latest 0.x; laguna follows the issue.) Written
-with an operator, ``==0`` is the partial version 0: ``>=0.0.0,<1.0.0-0``.
+An empty requirement is ``0``, as in Murano's code and the versioning
+spec ("we assume the version '0' - i.e. the last available pre-release
+version of a package"): the highest 0.x, its pre-releases included
+(``0.5.0-rc.1``), never 1.0.0 or later, so packages written against a 0.x
+library keep it when a 1.0 appears.
 
 Clauses naming a full version (with a patch number) are kept as written.
 The ``-0`` suffixes make the pre-releases inside a range match, so ``1.2``
@@ -41,7 +42,6 @@ from semantic_version import Version as Version
 from laguna.packages.errors import INVALID_REQUIREMENT, INVALID_VERSION, VersionError
 
 ZERO = Version("0.0.0")
-ANY_VERSION = ">=0.0.0-0"   # every version, pre-releases included
 
 # A clause's operator, and a partial version (only major, or major.minor).
 _CLAUSE = re.compile(r"^(==|!=|>=|<=|>|<|=)?(.*)$")
@@ -118,8 +118,6 @@ def parse_requirement(text: str | None) -> Requirement:
     """Parse and normalise a requirement (see the module docstring)."""
     written = "" if text is None else str(text)
     compact = re.sub(r"\s+", "", written) or "0"
-    if compact == "0":
-        return Requirement(written, (ANY_VERSION,), _spec_of((ANY_VERSION,)))
     clauses: list[str] = []
     for clause in compact.split(","):
         clauses.extend(_normalise_clause(clause, written))

@@ -322,3 +322,100 @@ def test_prepare_objects_serve_one_run_of_the_environment_they_were_loaded_for(
     assert root is not None and root.id == loaded.environment_id
     assert root.values["name"] == "shop"
     assert loaded.take(dataclasses.replace(new, environment_id=loaded.environment_id)) is None
+
+
+# -- issue 23: versions as murano-apps write them; wait conditions -----------------------
+def _package(folder: Path, name: str, version: str | None, classes: dict[str, str],
+             require: dict[str, str | None] | None = None) -> Path:
+    (folder / "Classes").mkdir(parents=True)
+    lines = ["Format: 1.3", "Type: Application", f"FullName: {name}", f"Name: {name}"]
+    lines += [f"Version: {version}"] if version else []
+    lines += ["Classes:", *(f"  {c}: {c.rsplit('.', 1)[1]}.yaml" for c in classes)]
+    if require:
+        lines += ["Require:", *(f"  {p}:{' ' + v if v else ''}" for p, v in require.items())]
+    (folder / "manifest.yaml").write_text("\n".join(lines) + "\n")
+    for class_name, body in classes.items():
+        (folder / "Classes" / f"{class_name.rsplit('.', 1)[1]}.yaml").write_text(body)
+    return folder
+
+
+WEB = """\
+Namespaces: {=: org.test.web, std: io.murano}
+Name: Server
+Extends: std:Application
+Properties:
+  %s
+Methods:
+  deploy:
+    Body:
+"""
+WEB_ZERO = WEB % "port: {Contract: $.int().notNull()}"
+WEB_ONE = WEB % "address: {Contract: $.string().notNull()}"   # 1.0 broke the 0.x shape
+SITE = """\
+Namespaces: {=: org.test.site, std: io.murano, web: org.test.web}
+Name: Site
+Extends: std:Application
+Properties:
+  server: {Contract: $.class(web:Server).notNull()}
+  serverPort: {Contract: $.int(), Usage: Out}
+Methods:
+  deploy:
+    Body:
+      - $.serverPort: $.server.port
+"""
+
+
+def test_an_empty_require_takes_the_0x_the_application_was_written_for(tmp_path: Path) -> None:
+    # murano-apps' WordPress and SugarCRM: every Require empty, ApacheHttpServer
+    # offered in 0.0.0 and in an incompatible 1.0.0; with "the latest" the model
+    # was refused with a contract violation, with 0.x (the spec's "0") it deploys
+    libs = (_package(tmp_path / "web0", "org.test.web", None, {"org.test.web.Server": WEB_ZERO}),
+            _package(tmp_path / "web1", "org.test.web", "1.0.0",
+                     {"org.test.web.Server": WEB_ONE}),
+            _package(tmp_path / "site", "org.test.site", None,
+                     {"org.test.site.Site": SITE}, {"org.test.web": None}))
+    path = write(tmp_path / "m.json", [{"?": {"id": "s1", "type": "org.test.site.Site"},
+                                        "server": {"?": {"id": "w1",
+                                                         "type": "org.test.web.Server"},
+                                                   "port": 80}}])
+    service = Service(Workdir(tmp_path / "work"), FrontendRegistry([MuranoPlFrontend()]),
+                      resources=muranopl_resources)
+    result = service.deploy(path, PrepareOptions(libs=libs), dry_run=True)
+    assert result.status == "ok", result.error
+    assert result.outputs["Site.serverPort"] == 80
+
+
+WAITING = """\
+Namespaces: {=: org.test.wait, std: io.murano}
+Name: App
+Extends: std:Application
+Properties:
+  signalUrl: {Contract: $.string(), Usage: Out}
+  received: {Contract: $.string(), Usage: Out}
+Methods:
+  deploy:
+    Body:
+      - $stack: $.find(std:Environment).require().stack
+      - $stack.updateTemplate({resources => {
+          wait_handle => {type => 'OS::Heat::WaitConditionHandle'},
+          wait_condition => {type => 'OS::Heat::WaitCondition', properties => {
+            handle => {get_resource => wait_handle}, count => 1, timeout => 600}}},
+          outputs => {
+            url => {value => {get_attr => [wait_handle, endpoint]}},
+            data => {value => {get_attr => [wait_condition, data]}}}})
+      - $stack.push()
+      - $.signalUrl: $stack.output().url
+      - $.received: $stack.output().data
+"""
+
+
+def test_a_dry_run_meets_wait_conditions_at_once(tmp_path: Path) -> None:
+    # PivotalOperationsManager's template: a handle and a condition on it
+    package = _package(tmp_path / "wait", "org.test.wait", None, {"org.test.wait.App": WAITING})
+    path = write(tmp_path / "m.json", [{"?": {"id": "a1", "type": "org.test.wait.App"}}])
+    service = Service(Workdir(tmp_path / "work"), FrontendRegistry([MuranoPlFrontend()]),
+                      resources=muranopl_resources)
+    result = service.deploy(path, PrepareOptions(libs=(package,)), dry_run=True)
+    assert result.status == "ok", result.error
+    assert result.outputs["App.signalUrl"].startswith("http://signals.dry-run.invalid/signal/")
+    assert result.outputs["App.received"] == '{"1": null}'

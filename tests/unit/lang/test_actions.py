@@ -191,8 +191,10 @@ def test_static_action_with_no_matching_version(executor: Executor) -> None:
     with pytest.raises(errors.DslError) as info:
         executor.run_static_action(NS + "Bar", "staticAction", {"myName": "John"},
                                    version=">=2")
+    # the versions that do define it are named (issue 23)
     assert str(info.value) == ('Package for class "conformance.actions.Bar" is not found in a '
-                               "version matching '>=2' (>=2.0.0)")
+                               "version matching '>=2' (>=2.0.0); defined in "
+                               "conformance.actions 1.2.0")
 
 
 def test_static_method_that_is_not_an_action(executor: Executor) -> None:

@@ -247,7 +247,8 @@ def test_a_missing_package_version_names_the_available_ones():
 
 @pytest.mark.parametrize(("type_name", "header", "message"), [
     ("t.A", {"classVersion": ">=3"},
-     "Package for class \"t.A\" is not found in a version matching '>=3' (>=3.0.0)"),
+     "Package for class \"t.A\" is not found in a version matching '>=3' (>=3.0.0); "
+     "defined in t.pkg 1.0.0, 2.0.0"),   # the versions passed over (issue 23)
     ("t.Z", {}, "Package for class \"t.Z\" is not found"),
 ])
 def test_model_type_no_package_offers(type_name, header, message):

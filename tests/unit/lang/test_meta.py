@@ -135,18 +135,83 @@ def test_inherited_must_be_a_boolean() -> None:
     assert (error.span.line, error.span.col) == (3, 1)
 
 
-def test_unresolvable_meta_does_not_stop_the_class_from_loading() -> None:
-    registry = registry_with("""\
-        Name: t.A
-        Meta: t.Missing
+# -- what the meta classes allow, checked when the class loads (issue 23) ----------------
+def meta_load_error(text: str) -> meta.InvalidClassMeta:
+    with pytest.raises(meta.InvalidClassMeta) as info:
+        registry_with(text).find("t.A")
+    return info.value
+
+
+def test_cardinality_one_attached_twice_stops_the_class_from_loading() -> None:
+    error = meta_load_error("""\
+        Namespaces: {=: t}
+        Name: A
+        Meta: [One, One]
+        """)
+    assert error.code == "LAG-E0804"
+    assert error.murano_name == "ValueError"   # what the original engine raised at load
+    assert str(error) == ("Classes/A.yaml:3:13: error[LAG-E0804]: meta class t.One has "
+                          "Cardinality One but is attached more than once to class t.A")
+    assert isinstance(error.problem, meta.MetaCardinalityError)
+
+
+def test_meta_that_does_not_apply_stops_the_class_from_loading() -> None:
+    error = meta_load_error("""\
+        Namespaces: {=: t}
+        Name: A
         Methods:
           m:
+            Meta: PackageOnly
             Body:
-              - Return: 1
         """)
+    assert error.code == "LAG-E0803"
+    assert str(error) == ("Classes/A.yaml:5:11: error[LAG-E0803]: meta class t.PackageOnly "
+                          "cannot be attached to method t.A::m: it applies to Package")
+
+
+def test_every_meta_problem_of_the_class_is_listed() -> None:
+    error = meta_load_error("""\
+        Namespaces: {=: t}
+        Name: A
+        Meta: Probe
+        Properties:
+          p:
+            Contract: $
+            Meta: [One, PackageOnly]
+        """)
+    assert [str(e) for e in error.every()] == [
+        "Classes/A.yaml:3:7: error[LAG-E0802]: class t.Probe cannot be attached to class t.A "
+        "as meta: it is not declared with Usage: Meta",
+        "Classes/A.yaml:7:17: error[LAG-E0803]: meta class t.PackageOnly cannot be attached "
+        "to property t.A.p: it applies to Package"]
+
+
+def test_unresolvable_meta_stops_the_class_from_loading() -> None:
+    error = meta_load_error("""\
+        Name: t.A
+        Meta: t.Missing
+        """)
+    assert error.code == "LAG-E0704"
+    assert error.murano_name == "murano.dsl.exceptions.NoClassFound"
+    assert str(error) == ('Classes/A.yaml:2:7: error[LAG-E0704]: Class "t.Missing" is not '
+                          "found in t.pkg/2.0.0, io.murano/0.2.0")
+
+
+def test_new_of_a_class_with_bad_meta_raises_the_load_error_every_time() -> None:
+    registry = registry_with("""\
+        Namespaces: {=: t}
+        Name: A
+        Meta: [One, One]
+        """, expression="new(A)")
     executor = Executor(registry)
-    obj = executor.new_object(registry.find("t.A"), None, {})
-    assert executor.call(obj, "m") == 1
+    for _ in range(2):   # a class that failed is not kept half-loaded
+        with pytest.raises(errors.MuranoPlError) as info:
+            run(registry, executor)
+        assert info.value.names == ["ValueError"]
+        assert info.value.message == (
+            "Classes/A.yaml:3:13: error[LAG-E0804]: meta class t.One has Cardinality One but "
+            "is attached more than once to class t.A")
+        assert isinstance(info.value.original, meta.InvalidClassMeta)
 
 
 # -- errors when meta is read ---------------------------------------------------------------
@@ -157,43 +222,16 @@ def meta_error(text: str, expression: str = "typeinfo(:A).meta",
     return info.value
 
 
-def test_cardinality_error_has_its_code_and_the_original_engines_name() -> None:
-    error = meta_error("""\
-        Namespaces: {=: t}
-        Name: A
-        Meta: [One, One]
-        """)
+def test_applies_error_of_package_meta_when_read() -> None:
+    # a package's manifest Meta is checked when read, as in the original engine
+    error = meta_error("Name: t.A\n", "typeinfo(:A).package.meta",
+                       package_meta=["t.One", "t.One"])
     assert error.names == ["ValueError"]
-    assert error.message == ("meta class t.One has Cardinality One but is attached more than "
-                             "once to class t.A")
     assert isinstance(error.original, meta.MetaCardinalityError)
     assert error.original.code == "LAG-E0804"
+    assert error.message == ("meta class t.One has Cardinality One but is attached more than "
+                             "once to package t.pkg")
     assert [f.method_name for f in error.frames] == ["run"]
-
-
-def test_applies_error() -> None:
-    error = meta_error("""\
-        Namespaces: {=: t}
-        Name: A
-        Properties:
-          p:
-            Contract: $
-            Meta: PackageOnly
-        """, "typeinfo(:A).properties.single().meta")
-    assert isinstance(error.original, meta.MetaNotApplicable)
-    assert error.original.code == "LAG-E0803"
-    assert error.message == ("meta class t.PackageOnly cannot be attached to property t.A.p: it "
-                             "applies to Package")
-
-
-def test_not_a_meta_class_error() -> None:
-    error = meta_error("""\
-        Namespaces: {=: t}
-        Name: A
-        Meta: Probe
-        """)
-    assert isinstance(error.original, meta.NotAMetaClass)
-    assert error.original.code == "LAG-E0802"
 
 
 def test_inherited_many_from_two_parents_accumulates() -> None:

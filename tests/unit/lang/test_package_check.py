@@ -63,6 +63,22 @@ def test_meta_rules_are_checked_without_running_code():
         "Usage: Meta",
         "Classes/Broken.yaml:57:7 error LAG-E0704 Class \"conformance.meta.NoSuchMeta\" is not "
         "found in conformance.meta/0.0.0, io.murano/0.2.0",
+        "Classes/Broken.yaml:63:11 error LAG-E0803 meta class conformance.meta.PackageNote "
+        "cannot be attached to method conformance.meta.MethodNoted::packageOnly: it applies "
+        "to Package",
+        "Classes/Broken.yaml:73:17 error LAG-E0803 meta class conformance.meta.Note cannot be "
+        "attached to argument value of method conformance.meta.ArgumentNoted::withArgument: "
+        "it applies to Method, Property",
+        # since meta is checked when a class loads (issue 23), code naming such a
+        # class is told that it does not load
+        "Classes/ErrorTests.yaml:56:17 warning LAG-E0804 class :TwiceLabelled in "
+        "'typeinfo(:TwiceLabelled)' does not load: meta class conformance.meta.Label has "
+        "Cardinality One but is attached more than once to class "
+        "conformance.meta.TwiceLabelled",
+        "Classes/ErrorTests.yaml:78:17 warning LAG-E0704 class conformance.meta.UnknownMeta in "
+        "\"new('conformance.meta.UnknownMeta')\" does not load: Class "
+        "\"conformance.meta.NoSuchMeta\" is not found in conformance.meta/0.0.0, "
+        "io.murano/0.2.0",
     ]
 
 

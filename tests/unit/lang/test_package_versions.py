@@ -85,9 +85,9 @@ LIBS = [versioned("lib", v) for v in ["0.9.0", "1.0.0", "1.2.0", "1.2.5-rc.1", "
     ("1.2", "1.2.5-rc.1"),        # a partial version: >=1.2.0 <1.3.0, pre-releases included
     ("1.2.0", "1.2.0"),           # a full version is exact
     ("1", "1.3.0"),               # the highest 1.x
-    ("", "2.0.0"),                # empty means 0: the highest version of all
-    ("0", "2.0.0"),
-    ("==0", "0.9.0"),             # with an operator, 0 is a partial version: 0.x
+    ("", "0.9.0"),                # empty means 0: the highest 0.x (issue 23)
+    ("0", "0.9.0"),               # 0 is the partial version 0, as ==0
+    ("==0", "0.9.0"),
     (">=1.0,<1.3", "1.2.5-rc.1"),
     ("<2", "1.3.0"),
     (">=2.0.0-0", "2.0.0"),
@@ -107,11 +107,24 @@ def test_partial_range_of_the_seed_excludes_the_next_minor() -> None:
     assert version_seen_by(reg, app, "lib.Thing") == "1.2.0"
 
 
-def test_empty_requirement_takes_the_latest_version_pre_releases_included() -> None:
+def test_empty_requirement_takes_the_latest_zero_pre_release() -> None:
+    # issue 23: "we assume the version '0' - i.e. the last available
+    # pre-release version": 0.x, never the 1.0.0 next to it
     app = user({"lib": None})
-    reg = registry(versioned("lib", "0.4.0"), versioned("lib", "1.0.0"),
-                   versioned("lib", "1.1.0-alpha.2"), app)
-    assert version_seen_by(reg, app, "lib.Thing") == "1.1.0-alpha.2"
+    reg = registry(versioned("lib", "0.4.0"), versioned("lib", "0.5.0-alpha.2"),
+                   versioned("lib", "1.0.0"), versioned("lib", "1.1.0-alpha.2"), app)
+    assert version_seen_by(reg, app, "lib.Thing") == "0.5.0-alpha.2"
+
+
+def test_empty_requirement_without_a_zero_version_is_not_met() -> None:
+    app = user({"lib": None}, "Name: t.user.User\nMethods:\n  m:\n    Body:\n"
+                              "      - Return: new(lib.Thing)\n")
+    reg = registry(versioned("lib", "1.0.0"), app)
+    with pytest.raises(ClassNotVisibleError) as info:
+        reg.find("lib.Thing", reg.package_version("t.user", app.version).package)
+    assert str(info.value) == (
+        'Class "lib.Thing" is not found in t.user/1.0.0, io.murano/0.2.0; required '
+        "packages not found: lib '' (>=0.0.0,<1.0.0-0)")
 
 
 def test_zero_with_an_operator_takes_the_latest_zero_pre_release() -> None:
@@ -134,7 +147,8 @@ def test_core_library_is_an_implicit_requirement() -> None:
     assert [str(c) for c in cls.mro] == ["<class t.user.User/1.0.0>",
                                          "<class io.murano.Object/0.2.0>"]
     assert list(cls.package.requirements) == ["io.murano"]
-    assert str(cls.package.requirements["io.murano"]) == ">=0.0.0-0"
+    # implicitly 0, the latest 0.x: the core library is 0.2.0 (issue 23)
+    assert str(cls.package.requirements["io.murano"]) == ">=0.0.0,<1.0.0-0"
 
 
 def test_an_explicit_core_library_requirement_must_be_met() -> None:
@@ -579,10 +593,31 @@ def model_registry(*extra: Package) -> ClassRegistry:
     return registry(*[versioned("lib", v) for v in ["1.0.0", "1.1.0"]], *extra)
 
 
-def test_model_without_pins_gets_the_most_recent_version() -> None:
+def test_model_without_pins_gets_the_latest_zero_version() -> None:
+    # issue 23: a type without classVersion asks for "0", as the original
+    # engine's parse_version_spec(None) did: the 1.x next to it is not taken
+    reg = registry(*[versioned("lib", v) for v in ["0.3.0", "0.4.0", "1.1.0"]])
+    root = Executor(reg).load_model({"Objects": {"?": {"type": "lib.Thing", "id": "t"}}})
+    assert root is not None and str(root.type.version) == "0.4.0"
+
+
+def test_model_without_pins_and_no_zero_version_gets_the_most_recent() -> None:
+    # no 0.x defines the class: the most recent (seed item 10), where the
+    # original engine refused the model
     reg = model_registry()
     root = Executor(reg).load_model({"Objects": {"?": {"type": "lib.Thing", "id": "t"}}})
     assert root is not None and str(root.type.version) == "1.1.0"
+
+
+def test_class_version_no_package_offers_names_the_versions_passed_over() -> None:
+    reg = model_registry()
+    with pytest.raises(NoPackageForClassFound) as info:
+        Executor(reg).load_model({"Objects": {"?": {"type": "lib.Thing", "id": "t",
+                                                    "classVersion": "0"}}})
+    assert str(info.value) == (
+        "Package for class \"lib.Thing\" is not found in a version matching '0' "
+        "(>=0.0.0,<1.0.0-0); defined in lib 1.0.0, 1.1.0")
+    assert info.value.code == "LAG-E0703"
 
 
 def test_model_pinned_to_a_version_stays_on_it() -> None:
@@ -600,11 +635,12 @@ def test_class_version_is_a_requirement() -> None:
     assert root is not None and str(root.type.version) == "1.0.0"
 
 
-def test_empty_class_version_means_the_latest() -> None:
+def test_empty_class_version_means_zero() -> None:
+    # issue 23: empty is "0", the latest 0.x, as the original engine read it
     reg = registry(*[versioned("lib", v) for v in ["0.3.0", "1.1.0"]])
     root = Executor(reg).load_model({"Objects": {"?": {"type": "lib.Thing", "id": "t",
                                                        "classVersion": ""}}})
-    assert root is not None and str(root.type.version) == "1.1.0"
+    assert root is not None and str(root.type.version) == "0.3.0"
 
 
 def test_type_string_with_version_and_package() -> None:
@@ -641,38 +677,40 @@ def app_with_lib(version: str) -> Package:
 
 def test_saved_model_keeps_its_versions_after_newer_ones_are_imported() -> None:
     # the first deployment, when only the 1.0.0 versions were in the catalog
-    first = registry(versioned("lib", "1.0.0"), app_with_lib("1.0.0"))
+    # (the application is 0.x: an unpinned model entry asks for "0", issue 23)
+    first = registry(versioned("lib", "1.0.0"), app_with_lib("0.1.0"))
     executor = Executor(first)
     root = executor.load_model({"Objects": {"?": {"type": "t.app.App", "id": "app"}}})
     assert root is not None and executor.call(root, "make") == "1.0.0"
     saved = executor.serialize(root)
     assert saved["Objects"]["?"]["package"] == "t.app"
-    assert saved["Objects"]["?"]["version"] == "1.0.0"
+    assert saved["Objects"]["?"]["version"] == "0.1.0"
     assert saved["Objects"]["thing"]["?"]["version"] == "1.0.0"
     assert saved["Packages"]["lib"] == ["1.0.0"]
-    assert saved["Packages"]["t.app"] == ["1.0.0"]
+    assert saved["Packages"]["t.app"] == ["0.1.0"]
     # newer versions of both packages are imported; the saved model is loaded again
     later = registry(versioned("lib", "1.0.0"), versioned("lib", "1.1.0"),
-                     app_with_lib("1.0.0"), app_with_lib("1.1.0"))
+                     app_with_lib("0.1.0"), app_with_lib("0.2.0"))
     executor = Executor(later)
     root = executor.load_model(saved)
     assert root is not None
-    assert str(root.type.version) == "1.0.0"
+    assert str(root.type.version) == "0.1.0"
     assert executor.call(root.values["thing"], "version") == "1.0.0"
     assert executor.call(root, "make") == "1.0.0"   # new() inside it too
     # a fresh model of the same type gets the newest versions
     fresh = Executor(registry(versioned("lib", "1.0.0"), versioned("lib", "1.1.0"),
-                              app_with_lib("1.0.0"), app_with_lib("1.1.0")))
+                              app_with_lib("0.1.0"), app_with_lib("0.2.0")))
     root = fresh.load_model({"Objects": {"?": {"type": "t.app.App", "id": "app"}}})
-    assert root is not None and str(root.type.version) == "1.1.0"
+    assert root is not None and str(root.type.version) == "0.2.0"
     assert fresh.call(root, "make") == "1.1.0"
 
 
 def test_pinned_versions_serve_global_lookups_too() -> None:
-    reg = model_registry()
-    reg.fix({"lib": ["1.0.0"]})
+    # 0.x versions: an unpinned model entry asks for "0" (issue 23)
+    reg = registry(*[versioned("lib", v) for v in ["0.1.0", "0.2.0"]])
+    reg.fix({"lib": ["0.1.0"]})
     root = Executor(reg).load_model({"Objects": {"?": {"type": "lib.Thing", "id": "t"}}})
-    assert root is not None and str(root.type.version) == "1.0.0"
+    assert root is not None and str(root.type.version) == "0.1.0"
 
 
 # -- among several loaded versions, the highest that fits ------------------------------------

@@ -180,7 +180,7 @@ def test_full_fields_are_read() -> None:
                                 "com.example.Other": "sub/Other.yaml"}
     assert {k: str(v) for k, v in manifest.requirements.items()} == {
         "com.example.Dep": ">=1.2.0,<1.3.0-0",
-        "com.example.Any": ">=0.0.0-0",
+        "com.example.Any": ">=0.0.0,<1.0.0-0",   # empty: 0.x (issue 23)
         "com.example.Num": ">=2.0.0,<3.0.0-0",
         "io.murano": ">=0.2.0",
     }
@@ -262,5 +262,5 @@ def test_numbers_keep_the_digits_they_were_written_with() -> None:
     assert {k: str(v) for k, v in manifest.requirements.items()} == {
         "com.example.Dep": ">=1.10.0,<1.11.0-0",
         "com.example.Two": ">=2.0.0,<3.0.0-0",
-        "io.murano": ">=0.0.0-0",
+        "io.murano": ">=0.0.0,<1.0.0-0",   # implicit: 0.x (issue 23)
     }

@@ -89,7 +89,7 @@ def test_get_missing_version(library: Path) -> None:
     ("1", "1.2.7-rc.1"),
     ("==1.0.0", "1.0.0"),
     ("<1.2", "1.0.0"),
-    ("", "2.0.0"),
+    ("", None),        # empty is 0: the library has no 0.x (issue 23)
     ("==0", None),
     (">=1.0", "2.0.0"),
 ])

@@ -41,9 +41,10 @@ def test_parse_version_rejects(text: str) -> None:
 
 
 @pytest.mark.parametrize(("text", "normalised"), [
-    (None, ">=0.0.0-0"),
-    ("", ">=0.0.0-0"),
-    ("0", ">=0.0.0-0"),
+    # empty is "0", the partial version 0: 0.x (the versioning spec, issue 23)
+    (None, ">=0.0.0,<1.0.0-0"),
+    ("", ">=0.0.0,<1.0.0-0"),
+    ("0", ">=0.0.0,<1.0.0-0"),
     ("==0", ">=0.0.0,<1.0.0-0"),
     ("1.2", ">=1.2.0,<1.3.0-0"),
     ("==1.2", ">=1.2.0,<1.3.0-0"),
@@ -90,11 +91,15 @@ def test_requirements_compare_by_meaning() -> None:
     ("1.2", "1.3.0", False),
     ("1.2", "1.3.0-rc.1", False),
     ("1.2", "1.1.9", False),
-    # "0" (and empty) is any version, pre-releases included; "==0" is 0.x.
+    # "0" (and empty, and "==0") is the latest 0.x, pre-releases included,
+    # never 1.0.0 or later (issue 23: the spec's "version '0'").
     ("0", "0.1.0", True),
     ("0", "0.9.9-dev", True),
-    ("0", "1.0.0", True),
-    ("", "3.0.0-rc.1", True),
+    ("0", "1.0.0", False),
+    ("0", "1.0.0-rc.1", False),
+    ("", "0.3.0", True),
+    ("", "1.0.0", False),
+    ("", "3.0.0-rc.1", False),
     ("==0", "0.9.9-dev", True),
     ("==0", "1.0.0", False),
     ("==0", "1.0.0-rc.1", False),
@@ -167,8 +172,8 @@ def test_partial_major_is_half_open_range(version: Version, major: int) -> None:
     inside = version.major == major and not (
         version.minor == 0 and version.patch == 0 and version.prerelease)
     assert parse_requirement(f"=={major}").match(version) is inside
-    if major:
-        assert parse_requirement(str(major)).match(version) is inside
+    # "0" too is the partial version 0 (issue 23), no longer "any version"
+    assert parse_requirement(str(major)).match(version) is inside
 
 
 @given(st.lists(versions, max_size=12), st.integers(0, 20))

@@ -35,9 +35,10 @@ from pathlib import Path
 
 from laguna.cloud import stacks
 from laguna.cloud.base import Host, StackResult
-from laguna.cloud.errors import HostError, StackNotFound
+from laguna.cloud.errors import HostError, StackNotFound, WaitConditionError
 from laguna.cloud.local import netns, processes
 from laguna.cloud.local.settings import Isolation
+from laguna.cloud.local.signals import SignalServer
 from laguna.cloud.local.addresses import (LOOPBACK_RANGE, NETNS_RANGE, AddressPool,
                                           default_registry)
 from laguna.cloud.local.statefiles import StateFiles
@@ -48,6 +49,8 @@ from laguna.privacy import private_directory, write_private
 DEFAULT_AGENT = (sys.executable, "-m", "laguna.agent")
 #: a host's secret, in its run folder
 SECRET_FILE = "agent.key"
+# where loopback hosts signal wait conditions: all of 127/8 is one interface
+SIGNAL_LOOPBACK = "127.0.0.1"
 
 
 class LocalCloud:
@@ -80,6 +83,20 @@ class LocalCloud:
         # (stack, server) -> its host's root: every push answers with every
         # host of the stack, and building the path each time cost more than the rest
         self._roots: dict[tuple[str, str], Path] = {}
+        self._signals: SignalServer | None = None
+
+    def signal_server(self) -> SignalServer:
+        """The endpoint of wait-condition handles, on an address every host
+        reaches (started with the first handle)."""
+        if self._signals is None:
+            if self.isolation == "netns":
+                # the bridge holds the range's first address: make sure it exists
+                netns.create([], self.network, self.bridge, self.registry / ".bridge.lock")
+                address = netns.gateway(self.network)
+            else:
+                address = SIGNAL_LOOPBACK
+            self._signals = SignalServer(address)
+        return self._signals
 
     # -- the Cloud protocol -------------------------------------------------------
 
@@ -214,6 +231,8 @@ class _Realm:
         self.cloud = cloud
         self.state = state
         self.pending: list[ResourceRecord] = []
+        # wait conditions of this push: (condition, handle, count, timeout)
+        self.waits: list[tuple[ResourceRecord, ResourceRecord, int, float]] = []
         self.killed = False      # every process of the stack is known to be dead
 
     def save(self) -> None:
@@ -284,10 +303,50 @@ class _Realm:
         cloud._children[marker] = child
         record.data["launch"] = dataclasses.asdict(launch)
 
+    # -- wait conditions ---------------------------------------------------------
+
+    def signal_url(self, handle: ResourceRecord) -> tuple[str, str]:
+        return self.cloud.signal_server().register(handle.id, handle.data.get("token"))
+
+    def forget_handle(self, handle: ResourceRecord) -> None:
+        if self.cloud._signals is not None:
+            self.cloud._signals.forget(handle.id)
+
+    def await_signals(self, condition: ResourceRecord, handle: ResourceRecord,
+                      count: int, timeout: float) -> None:
+        # waited for in settle(), once the hosts that will signal run
+        self.waits.append((condition, handle, count, timeout))
+
+    def _await(self) -> None:
+        server = self.cloud.signal_server()
+        while self.waits:
+            condition, handle, count, timeout = self.waits.pop(0)
+            signals = server.wait(handle.id, count, timeout)
+            condition.data["signals"] = signals
+            failed = next((s for s in signals if s["status"] == "FAILURE"), None)
+            if failed is None and len(signals) >= count:
+                continue
+            # not complete: the next push creates it again and waits anew
+            condition.status = "failed"
+            if failed is not None:
+                message = (f"wait condition failed: signal {failed['id']!r} on handle "
+                           f"{handle.name!r} reported FAILURE"
+                           + (f": {failed['reason']}" if failed.get("reason") else ""))
+            else:
+                message = (f"wait condition timed out after {timeout:g} s: {len(signals)} "
+                           f"of {count} signal(s) reached handle {handle.name!r}")
+            raise WaitConditionError(message, stack=self.state.stack, resource=condition.name,
+                                     path=f"resources.{condition.name}")
+
     def settle(self) -> None:
-        """Start the agents of the hosts prepared, then wait until each is ready."""
-        if not self.pending:
-            return
+        """Start the agents of the hosts prepared, wait until each is ready,
+        then wait for the wait conditions of the push."""
+        if self.pending:
+            self._start_pending()
+        if self.waits:
+            self._await()
+
+    def _start_pending(self) -> None:
         self.save()      # before any process exists, so a crash leaves a trace
         namespaces = [(r.data["netns"], [a["addr"] for a in r.data["addresses"]])
                       for r in self.pending if r.data.get("netns")]
@@ -318,6 +377,7 @@ class _Realm:
         """Forget agents not waited for (a push failed); their records stay
         ``creating`` or dead-but-complete and the next push cleans them up."""
         self.pending.clear()
+        self.waits.clear()
 
     def stop_host(self, record: ResourceRecord, keep_root: bool = False) -> None:
         cloud = self.cloud
