@@ -157,7 +157,7 @@ def test_a_host_signals_through_its_handle_url(
     import base64
 
     from laguna.agent.client import AgentClient
-    from laguna.cloud.local.driver import DEFAULT_AGENT
+    from laguna.cloud.local.driver import DEFAULT_AGENT, SECRET_FILE
 
     from .helpers import wait_for
 
@@ -176,7 +176,8 @@ def test_a_host_signals_through_its_handle_url(
             "Files": {"s": {"Name": "signal.sh", "BodyType": "Base64",
                             "Body": base64.b64encode(script).decode()}},
             "Scripts": {"signal": {"Type": "Application", "EntryPoint": "s"}}}
-    with AgentClient(json.loads(ready.read_text())["url"]) as client:
+    secret = (cloud.run_dir("env", "host") / SECRET_FILE).read_text()
+    with AgentClient(json.loads(ready.read_text())["url"], secret) as client:
         result = client.execute(plan, 30)
     assert (result["ErrorCode"], result["Body"]) == (0, 0), result
     thread.join(20)
