@@ -54,7 +54,8 @@ def test_address_of_a_removed_working_directory_is_taken_over(tmp_path: Path) ->
 
 def test_the_registry_and_its_entries_are_private(tmp_path: Path) -> None:
     registry = tmp_path / "registry"
-    registry.mkdir(mode=0o755)            # as an older laguna made it
+    registry.mkdir()
+    registry.chmod(0o755)                 # as an older laguna made it, whatever the umask
     old = os.umask(0o022)
     try:
         address = pool(tmp_path, "a", "127.9.0.0/24").allocate("env-1", "web")
@@ -66,7 +67,9 @@ def test_the_registry_and_its_entries_are_private(tmp_path: Path) -> None:
 
 @pytest.mark.skipif(os.geteuid() != 0, reason="needs root to give the folder away")
 def test_a_registry_of_another_user_is_refused(tmp_path: Path) -> None:
-    (tmp_path / "registry").mkdir(mode=0o755)
+    (tmp_path / "registry").mkdir()
+    # (not mkdir's mode: the umask may be 077, which CLI tests run in this process set)
+    (tmp_path / "registry").chmod(0o755)
     os.chown(tmp_path / "registry", 65534, 65534)      # made first by someone else
     with pytest.raises(CloudError) as info:
         pool(tmp_path, "a")
