@@ -39,8 +39,8 @@ from laguna.packages.source import PackageSource
                    "laguna.tosca.get_attribute_down_wait; assembly: a property); "
                    "repeatable. An unknown KEY is refused, naming the known ones.")
 @click.option("--inputs", "inputs_file", type=click.Path(path_type=Path), metavar="FILE",
-              help="The blueprint's input values: a YAML map (TOSCA) or a JSON object of "
-                   "typed property values (assembly descriptors); --set and --input win.")
+              help="The blueprint's input values: a YAML (or JSON) map of names to values, "
+                   "in every language; --set and --input win.")
 @click.option("--cloud", type=click.Choice(["here", "local"]),
               help="Where TOSCA Compute nodes run: here (this machine, the default) or "
                    "local (a host of the local cloud each, operations through its agent).")

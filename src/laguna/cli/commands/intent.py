@@ -15,13 +15,17 @@ from laguna.cli.progress import progress_view
 from laguna.cli.sources import catalog_sources, db_url_option
 from laguna.cli.workdirs import (
     emit_result,
+    fail,
     json_option,
     key_values,
     make_service,
     stdout_console,
     workdir_option,
 )
+from laguna.deploy.errors import Rejected
+from laguna.deploy.inputs import InputsFileError, read_inputs_file
 from laguna.deploy.service import Service
+from laguna.frontends.assembly.errors import INVALID_PROPERTY_VALUE
 
 VERBS = ("upgrade", "change-state", "scale-out", "scale-in", "heal", "delete")
 #: the argument each verb takes, by the name the front end reads
@@ -38,7 +42,7 @@ ARGUMENT = {"change-state": "state", "scale-out": "component", "scale-in": "comp
 @click.option("--input", "inputs", multiple=True, metavar="K=V",
               help="upgrade: a property value (converted to its type); repeatable.")
 @click.option("--inputs", "inputs_file", type=click.Path(path_type=Path, exists=True),
-              help="upgrade: a JSON object of typed property values.")
+              help="upgrade: a YAML (or JSON) map of property values.")
 @click.option("-l", "--lib", "libs", multiple=True, type=click.Path(path_type=Path),
               help="A catalog folder of descriptors and resource packages; repeatable.")
 @db_url_option
@@ -60,7 +64,11 @@ def _run(service: Service, name: str, verb: str, target: str | None,
          libs: tuple[Path, ...], as_json: bool) -> None:
     arguments = {f"input.{k}": v for k, v in key_values(inputs, "--input").items()}
     if inputs_file is not None:
-        arguments["laguna.inputs"] = inputs_file.read_text(encoding="utf-8")
+        # read here as deploy reads it (a YAML or JSON map); the run takes it as JSON
+        try:
+            arguments["laguna.inputs"] = json.dumps(read_inputs_file(inputs_file))
+        except InputsFileError as error:
+            fail(Rejected(INVALID_PROPERTY_VALUE, str(error)), as_json)
     if libs:
         arguments["laguna.libs"] = json.dumps([str(p.resolve()) for p in libs])
     if descriptor is not None:

@@ -21,6 +21,7 @@ import yaml
 
 from laguna.deploy.context import RunContext
 from laguna.deploy.errors import SETTING_UNKNOWN, Rejected
+from laguna.deploy.inputs import InputsFileError, read_inputs_file
 from laguna.deploy.frontend import Blueprint, Outcome, PrepareOptions, listed
 from laguna.deploy.result import Component, ErrorInfo, destroyed_lines, shown
 from laguna.frontends.assembly import errors as e
@@ -351,10 +352,9 @@ def _inputs(settings: t.Mapping[str, str], file: Path | None = None) -> dict[str
     typed = settings.get(INPUTS_KEY)
     if file is not None:
         try:
-            typed = file.read_text(encoding="utf-8")
-        except OSError as error:
-            raise Rejected(e.INVALID_PROPERTY_VALUE,
-                           f"--inputs {file}: {error.strerror or error}") from None
+            return {**read_inputs_file(file), **values}
+        except InputsFileError as error:
+            raise Rejected(e.INVALID_PROPERTY_VALUE, str(error)) from None
     if typed:
         try:
             data = json.loads(typed)

@@ -23,6 +23,7 @@ import yaml
 from laguna.deploy.context import RunContext, StoredState
 from laguna.deploy.errors import NOT_DEPLOYED, Rejected
 from laguna.deploy.frontend import Blueprint, Outcome, PrepareOptions, listed
+from laguna.deploy.inputs import InputsFileError, read_inputs_file
 from laguna.deploy.result import Action, ActionArgument, Component, ErrorInfo
 from laguna.deploy.workdir import STATE_DIR
 from laguna.frontends.marks import is_tosca
@@ -67,13 +68,9 @@ def read_inputs(options: PrepareOptions) -> dict[str, t.Any]:
     inputs: dict[str, t.Any] = {}
     if options.inputs is not None:
         try:
-            loaded = yaml.safe_load(options.inputs.read_text(encoding="utf-8"))
-        except (OSError, yaml.YAMLError) as exc:
-            raise Rejected("yaml_error", f"--inputs {options.inputs}: {exc}") from None
-        if loaded is not None and not isinstance(loaded, dict):
-            raise Rejected(INVALID_TEMPLATE, f"--inputs {options.inputs}: expected a map of "
-                           "input names to values")
-        inputs.update(loaded or {})
+            inputs.update(read_inputs_file(options.inputs))
+        except InputsFileError as error:
+            raise Rejected(INVALID_TEMPLATE, str(error)) from None
     for key, text in options.settings.items():
         if key in blocking.SETTING_KEYS:
             continue
