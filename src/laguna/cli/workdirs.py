@@ -128,9 +128,9 @@ def _assembly_command() -> bool:
     return ctx is not None and ctx.info_name == "intent"
 
 
-def emit_result(result: Result, as_json: bool) -> t.NoReturn:
+def emit_result(result: Result, as_json: bool, exit_code: int | None = None) -> t.NoReturn:
     """Print a result (the JSON object, or its rendering; a rejection as one line
-    on stderr) and exit: 0 ok, 1 failed, 2 rejected."""
+    on stderr) and exit: 0 ok, 1 failed, 2 rejected (or ``exit_code``)."""
     if as_json:
         print_json(result_json(result))
     elif result.status == REJECTED and result.error is not None:
@@ -144,4 +144,4 @@ def emit_result(result: Result, as_json: bool) -> t.NoReturn:
         show(AssemblyView(result))
     else:
         show(result)
-    raise SystemExit(result.exit_code)
+    raise SystemExit(result.exit_code if exit_code is None else exit_code)

@@ -331,3 +331,17 @@ def test_undeploy_lists_what_it_destroyed_by_name_and_type(wiring: Wiring,
     assert again["destroyed"] == [
         {"action": "destroy", "object": "web1", "name": "web", "type": "Web"},
         {"action": "destroy", "object": "db1", "name": "db", "type": "Db"}]
+
+
+def test_status_exits_0_when_it_shows_the_environment(wiring: Wiring, tmp_path: Path) -> None:
+    path = write_blueprint(tmp_path, "shop", components=[WEB], fail={
+        "at": "web1", "kind": "script_failed", "message": "boom"})
+    assert run(wiring, "deploy", str(path), "--json", "--workdir", str(tmp_path)).exit_code == 1
+    shown = run(wiring, "status", "shop", "--workdir", str(tmp_path))
+    assert shown.exit_code == 0
+    assert json.loads(run(wiring, "status", "shop", "--json", "--workdir", str(tmp_path)
+                          ).stdout)["status"] == "failed"
+    assert run(wiring, "status", "shop", "--check", "--workdir", str(tmp_path)).exit_code == 1
+    missing = run(wiring, "status", "nope", "--workdir", str(tmp_path))
+    assert (missing.exit_code, missing.stderr) == (
+        2, "error[environment_not_found]: no environment named 'nope'\n")

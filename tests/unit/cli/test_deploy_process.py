@@ -74,8 +74,11 @@ def test_killed_deploy_is_recovered_by_status_then_deploy(tmp_path: Path) -> Non
 
     code, out, _ = run("status", "shop", "--json", "--workdir", str(workdir))
     status = json.loads(out)
+    # status is a read: it exits 0 when it shows the environment, whatever its state
     assert (code, status["status"], status["state"], status["error"]["kind"]) == (
-        1, "failed", "deploy failure", "interrupted")
+        0, "failed", "deploy failure", "interrupted")
+    # --check gives the state as the exit status, for scripts
+    assert run("status", "shop", "--check", "--workdir", str(workdir))[0] == 1
     assert [r["text"] for r in status["reports"]][:1] == ["deploying web"]
     assert status["error"]["message"].startswith("the deploy was interrupted: its process (pid ")
 

@@ -5,14 +5,24 @@ from __future__ import annotations
 import click
 
 from laguna.cli.workdirs import catalog_option, emit_result, json_option, make_service, workdir_option
+from laguna.deploy.result import REJECTED
 
 
 @click.command("status")
 @click.argument("environment")
+@click.option("--check", is_flag=True,
+              help="Exit 1 when the last deployment failed (for scripts); without it "
+                   "the exit status is 0 whenever the environment could be shown.")
 @json_option
 @workdir_option
 @catalog_option
-def status(environment: str, as_json: bool) -> None:
+def status(environment: str, check: bool, as_json: bool) -> None:
     """Show ENVIRONMENT's state, components, outputs, the actions its objects offer
-    (with their arguments: [NAME] may be left out) and its last deployment's error."""
-    emit_result(make_service().status(environment), as_json)
+    (with their arguments: [NAME] may be left out) and its last deployment's error.
+
+    Exit status: 0 when it could be shown (whatever its state), 2 when it cannot
+    (no such environment); with --check, 1 when its last deployment failed."""
+    result = make_service().status(environment)
+    # a read succeeds when it shows what it was asked: the state is what it shows
+    shown = result.status != REJECTED
+    emit_result(result, as_json, None if check or not shown else 0)
