@@ -8,6 +8,9 @@ Two formats exist (docs/AGENT.md):
   ``Parameters`` and a ``Body`` that calls the scripts.
 * v1 (no ``FormatVersion`` or 1.x, the Windows agent's format): ``Scripts`` is a
   list of base64 script texts, ``Commands`` a list of ``{Name, Arguments}``.
+  A 1.x plan whose ``Scripts`` is a map of named scripts is the Linux agent's
+  form (what ``Agent.callRaw`` sends as it is): murano-agent ran every plan it
+  received that way, whatever its FormatVersion, so it is read as above.
 
 ``parse_plan`` checks everything before anything runs and raises ``PlanError``
 with murano-agent's error code (2 malformed, 9 unsupported version).
@@ -105,7 +108,7 @@ def parse_plan(raw: Any, new_id: Callable[[], str] = hex_id) -> Plan:
     if not isinstance(plan_id, str):
         raise PlanError("ID of the execution plan is not a string")
     _check_plain_name(plan_id, "Plan ID")
-    if is_v1(raw):
+    if is_v1(raw) and not isinstance(raw.get("Scripts"), dict):
         return _parse_v1(raw, plan_id)
     return _parse_v2(raw, plan_id)
 
@@ -119,7 +122,9 @@ def _parse_version(text: Any) -> tuple[int, int, int]:
 
 
 def _parse_v2(raw: dict[str, Any], plan_id: str) -> PlanV2:
-    version = _parse_version(raw["FormatVersion"])
+    # murano-agent's own default: a plan without a FormatVersion is 1.0.0
+    format_version = raw.get("FormatVersion") or "1.0.0"
+    version = _parse_version(format_version)
     if version > MAX_FORMAT:
         raise PlanError(
             "Unsupported format version {0} (I support versions <=2.2.0)".format(
@@ -139,7 +144,7 @@ def _parse_v2(raw: dict[str, Any], plan_id: str) -> PlanV2:
         raise PlanError("Body is not in the execution plan")
     if not isinstance(raw["Body"], str):
         raise PlanError("Body is not a string")
-    return PlanV2(plan_id=plan_id, format_version=raw["FormatVersion"], files=files,
+    return PlanV2(plan_id=plan_id, format_version=format_version, files=files,
                   scripts=scripts, parameters=parameters, body=Body.compile(raw["Body"]))
 
 

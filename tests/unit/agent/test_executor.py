@@ -172,6 +172,20 @@ def test_v1_plan_runs_commands_in_order_until_one_fails(executor: PlanExecutor) 
     ]}
 
 
+def test_a_1_0_0_plan_of_named_scripts_runs_as_murano_agent_ran_it(
+        executor: PlanExecutor) -> None:
+    # what Agent.callRaw sends as it is: FormatVersion 1.0.0 with the Linux agent's
+    # map of named scripts (murano-agent ran every plan that way); a v2 result
+    raw = plan("#!/bin/sh\necho checked $1\n", body="return check('now').stdout",
+               FormatVersion="1.0.0")
+    raw["Scripts"] = {"check": raw["Scripts"].pop("deploy")}
+    raw["Scripts"]["check"]["Options"] = {"captureStdout": True, "captureStderr": True}
+    assert executor.execute(raw, 10) == Outcome("done", success("checked now"), "p1")
+    del raw["FormatVersion"]          # murano-agent's default for a missing one: 1.0.0
+    raw["ID"] = "p1"
+    assert executor.execute(raw, 10).result["Body"] == "checked now"
+
+
 def test_v1_refusal_has_the_v1_shape(executor: PlanExecutor) -> None:
     outcome = executor.execute({"Scripts": "nope"}, 10)
     assert outcome.result == {"IsException": True, "Result": [
