@@ -93,8 +93,14 @@ class _Work:
                 configuration.updated = utcnow()
 
     def lost(self, payload: t.Mapping[str, t.Any]) -> None:
-        """The worker died: its session failed; the environment's claim is
-        released by the deployment layer's recovery on its next operation."""
+        """The worker died: its session failed, and its environment's run is
+        finished as interrupted now (deployment row, unfinished components and
+        claim), not left ``running`` until the environment's next operation."""
+        with self.database.session() as session:
+            record = session.get(EnvironmentRecord, payload.get("environment_id"))
+            found = (record.project_id, record.name) if record is not None else None
+        if found is not None:
+            self.service(found[0]).recover(found[1])
         with self.database.session() as session:
             configuration = session.get(ConfigurationSession, payload.get("session_id"))
             if configuration is not None and configuration.state in (

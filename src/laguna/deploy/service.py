@@ -67,7 +67,9 @@ from laguna.deploy.result import (
     plan_changes,
 )
 from laguna.deploy.states import (
+    INTERRUPTED_COMPONENT,
     RUNNING,
+    UNFINISHED_COMPONENT_STATES,
     DeploymentState,
     EnvironmentState,
     Operation,
@@ -240,6 +242,12 @@ class Service:
             session.delete(record)
             return Result(name=name, language=record.language, status=OK, state=None)
         return self._on_environment(name, delete)
+
+    def recover(self, name: str) -> None:
+        """Finish the environment's run if the process that ran it died (a server
+        that starts again finds its dead runs); nothing if it is alive or none ran."""
+        self._on_environment(name, lambda session, record: self._result(
+            session, record, None))
 
     def status(self, name: str) -> Result:
         """The environment as the store knows it, after its last deployment, with
@@ -586,6 +594,11 @@ class Service:
             deployment.result = {"outputs": {}, "error": ErrorInfo(
                 errors.INTERRUPTED, message).to_json()}
             record.status = finished(Operation(deployment.operation), False).value
+            # a component the dead run left at work is not at work any more
+            record.components = {
+                key: ({**value, "state": INTERRUPTED_COMPONENT}
+                      if value.get("state") in UNFINISHED_COMPONENT_STATES else value)
+                for key, value in record.components.items()}
             log.warning("environment %s: %s", record.name, message)
         repo.release(session, record)
         record.updated = self.clock()

@@ -185,3 +185,12 @@ def finished(operation: Operation, ok: bool,
         if rule.applies(operation, ok):
             return rule.to
     raise LookupError(f"no finish rule for {operation.value} ok={ok}")
+
+
+#: component states that name work under way (MuranoPL's ``deploying``, TOSCA's
+#: lifecycle steps): a component left in one by a run whose process died is
+#: ``interrupted`` once the run is found dead (``Service._recover``)
+UNFINISHED_COMPONENT_STATES = frozenset({
+    "deploying", "destroying", "creating", "configuring", "starting", "stopping",
+    "deleting"})
+INTERRUPTED_COMPONENT = "interrupted"

@@ -80,3 +80,44 @@ def test_two_workers_never_claim_one_task(api: Api) -> None:
     assert first is not None and second is None
     with api.database.session() as session:
         assert session.scalars(sa.select(TaskRecord.state)).all() == [RUNNING]
+
+
+def test_a_dead_workers_deployment_is_finished_when_the_service_starts(api: Api) -> None:
+    # a server killed mid-deploy left its deployment `running`, the environment
+    # claimed and a component `deploying`: the next server's start finishes it
+    import datetime
+
+    from laguna.store.models import DeploymentRecord, EnvironmentRecord
+
+    token = api.token()
+    api.import_package(EXAMPLES / "webserver")
+    env_id = create(api, token)["id"]
+    queued_deploy(api, token, env_id)
+    task = api.queue.claim()
+    assert task is not None
+    host, pid, started = DEAD.split("|")
+    with api.database.session() as session:
+        session.execute(sa.update(TaskRecord).where(TaskRecord.id == task.id)
+                        .values(claimed_by=DEAD))
+        record = session.get(EnvironmentRecord, env_id)
+        assert record is not None
+        deployment = DeploymentRecord(
+            environment_id=env_id, operation="deploy", state="running",
+            started=datetime.datetime.now(datetime.timezone.utc), description={},
+            owner_host=host, owner_pid=int(pid), owner_started=started)
+        session.add(deployment)
+        session.flush()
+        record.acquired_by, record.status = deployment.id, "deploying"
+        record.components = {"web1": {"type": "Web", "name": "web", "state": "deploying"},
+                             "db1": {"type": "Db", "name": "db", "state": "deployed"}}
+        deployment_id = deployment.id
+    assert api.queue.recover() == [task.id]
+    with api.database.session() as session:
+        deployment = session.get(DeploymentRecord, deployment_id)
+        record = session.get(EnvironmentRecord, env_id)
+        assert deployment is not None and record is not None
+        assert (deployment.state, deployment.result["error"]["kind"]) == (
+            "failure", "interrupted")
+        assert (record.acquired_by, record.status) == (None, "deploy failure")
+        assert {key: c["state"] for key, c in record.components.items()} == {
+            "web1": "interrupted", "db1": "deployed"}

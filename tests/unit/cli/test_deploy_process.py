@@ -79,6 +79,9 @@ def test_killed_deploy_is_recovered_by_status_then_deploy(tmp_path: Path) -> Non
         0, "failed", "deploy failure", "interrupted")
     # --check gives the state as the exit status, for scripts
     assert run("status", "shop", "--check", "--workdir", str(workdir))[0] == 1
+    # the component the dead run left deploying is marked, not left at work
+    assert {key: c["state"] for key, c in status["components"].items()} == {
+        "web1": "interrupted"}
     assert [r["text"] for r in status["reports"]][:1] == ["deploying web"]
     assert status["error"]["message"].startswith("the deploy was interrupted: its process (pid ")
 
