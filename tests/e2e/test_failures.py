@@ -12,7 +12,7 @@ import time
 from pathlib import Path
 
 from .helpers import (
-    EXAMPLES, PACKAGES, command, environ, laguna, nothing_left, wait_for_page,
+    EXAMPLES, PACKAGES, command, environ, laguna, leftovers, nothing_left, wait_for_page,
 )
 
 PROBE = PACKAGES.parent / "probe.yaml"
@@ -142,3 +142,50 @@ def test_a_deploy_killed_halfway_leaves_the_environment_recoverable(workdir: Pat
     code, result = laguna(workdir, "undeploy", "shop")
     assert (code, result["state"]) == (0, "undeployed")
     nothing_left(workdir)
+
+
+def test_a_parallel_deploy_killed_mid_script_leaves_nothing_after_undeploy(
+        workdir: Path) -> None:
+    """Two applications deploying at once, each on its own host: SIGKILL while
+    one's script runs and the other's web server is up; undeploy then finds and
+    stops every host, script and daemon the killed run started."""
+    model = workdir.parent / "parallel.json"
+    model.write_text(json.dumps([
+        {"?": {"id": "app-a", "type": "org.laguna.tests.Probe"}, "name": "probe-a",
+         "mode": "hang", "instance": {
+             "?": {"id": "vm-a", "type": "io.murano.resources.LinuxMuranoInstance"},
+             "name": "host-a", "image": "ubuntu", "flavor": "m1.small"}},
+        {"?": {"id": "app-w", "type": "org.laguna.examples.WebServer"}, "name": "web",
+         "message": "parallel", "instance": {
+             "?": {"id": "vm-w", "type": "io.murano.resources.LinuxMuranoInstance"},
+             "name": "host-w", "image": "ubuntu", "flavor": "m1.small"}}]))
+    process = subprocess.Popen(
+        command(workdir, "deploy", str(model), "--name", "pair", "-l", str(PACKAGES / "probe"),
+                "-l", str(EXAMPLES / "webserver"), "--json"),
+        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=environ(),
+        start_new_session=True)
+    deadline = time.monotonic() + 120
+    try:
+        while True:
+            marked = leftovers(workdir)[0] if (workdir / ".laguna" / "cloud").is_dir() else {}
+            commands = " ".join(_command_line(pid) for pid in marked)
+            # the probe's script hangs (sleep 60) and the web server's daemon runs
+            if "sleep 60" in commands and "http.server" in commands:
+                break
+            assert process.poll() is None, "the deploy ended before it could be killed"
+            assert time.monotonic() < deadline, f"never both under way: {marked}"
+            time.sleep(0.1)
+    finally:
+        os.kill(process.pid, signal.SIGKILL)
+        process.wait(timeout=30)
+
+    code, result = laguna(workdir, "undeploy", "pair")
+    assert (code, result["state"]) == (0, "undeployed"), result
+    nothing_left(workdir)
+
+
+def _command_line(pid: int) -> str:
+    try:
+        return Path(f"/proc/{pid}/cmdline").read_bytes().replace(b"\0", b" ").decode()
+    except OSError:
+        return ""
