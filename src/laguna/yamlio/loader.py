@@ -205,24 +205,12 @@ def load_data(text: str, source: str, dates: bool = True) -> t.Any:
     (Resources, class configurations); ``dates`` false keeps timestamps as
     the strings they are written as. A YamlError names ``source``, the line
     and what is wrong."""
-    for loader_class in _DATA_LOADERS:
-        loader = loader_class(text)
-        loader.source = source
+    def read(loader: t.Any) -> t.Any:
         if not dates:
             loader.yaml_constructors = {**loader.yaml_constructors,
                                         "tag:yaml.org,2002:timestamp": _as_text}
-        try:
-            return loader.get_single_data()
-        except yaml.MarkedYAMLError as exc:
-            if loader_class is not _PureDataLoader:
-                continue
-            mark = exc.problem_mark or exc.context_mark
-            span = Span(source, mark.line + 1, mark.column + 1) if mark else Span(source, 1, 1)
-            problem = exc.problem or exc.context or "invalid YAML"
-            raise YamlError(f"invalid YAML: {problem}", span) from exc
-        finally:
-            loader.dispose()
-    raise AssertionError("the pure-Python loader always decides")
+        return loader.get_single_data()
+    return _parsed(text, source, _DATA_LOADERS, _PureDataLoader, read)
 
 
 def load_json(text: str, source: str) -> t.Any:
@@ -263,20 +251,29 @@ def load_all(text: str, source: str, expression: ExpressionHook | None = None) -
     refuses; such text, and broken text, is parsed again by PyYAML's parser,
     whose verdict and messages count.
     """
-    for loader_class in _LOADERS:
+    def read(loader: t.Any) -> list[t.Any]:
+        documents = []
+        while loader.check_node():
+            node = loader.get_node()
+            if node is not None:
+                value = _Builder(source, loader, expression).build(node)
+                if value is not None:
+                    documents.append(value)
+        return documents
+    return t.cast(list[t.Any], _parsed(text, source, _LOADERS, _PureLoader, read))
+
+
+def _parsed(text: str, source: str, loaders: tuple[type, ...], pure: type,
+            read: t.Callable[[t.Any], t.Any]) -> t.Any:
+    """``read(loader)`` of each loader in turn until one parses ``text``;
+    ``pure`` (PyYAML's own parser) decides, and its messages count."""
+    for loader_class in loaders:
         loader = loader_class(text)
         loader.source = source
         try:
-            documents = []
-            while loader.check_node():
-                node = loader.get_node()
-                if node is not None:
-                    value = _Builder(source, loader, expression).build(node)
-                    if value is not None:
-                        documents.append(value)
-            return documents
+            return read(loader)
         except yaml.MarkedYAMLError as exc:
-            if loader_class is not _PureLoader:
+            if loader_class is not pure:
                 continue
             mark = exc.problem_mark or exc.context_mark
             span = Span(source, mark.line + 1, mark.column + 1) if mark else Span(source, 1, 1)
