@@ -253,6 +253,12 @@ def ticking(limits: Limits, iterable: t.Iterable[t.Any]) -> t.Iterator[t.Any]:
     return _limited(limits, iterable)
 
 
+def is_ticking(value: t.Any) -> bool:
+    """Whether ``value`` is an iterator :func:`ticking` made (a function
+    handing it to another need not wrap it again)."""
+    return getattr(value, "gi_code", None) is _limited.__code__
+
+
 def _limited(limits: Limits, iterable: t.Iterable[t.Any]) -> t.Iterator[t.Any]:
     count = limits.iterators
     index = -1
@@ -269,7 +275,7 @@ def _limited(limits: Limits, iterable: t.Iterable[t.Any]) -> t.Iterator[t.Any]:
 
 __all__ = ["CHECK_EVERY", "active", "activated", "check_bits", "check_clock", "check_items",
            "check_memory", "check_run_memory", "check_size", "check_string", "check_text", "count_items",
-           "exceeded", "limit_iterable", "limited_tuple", "of", "remaining_seconds",
+           "exceeded", "is_ticking", "limit_iterable", "limited_tuple", "of", "remaining_seconds",
            "resident_bytes", "spend", "ticking"]
 
 

@@ -552,13 +552,13 @@ def _bounded_loop(payload: t.Callable[..., t.Any]) -> t.Callable[..., t.Any]:
             kind = type(value)
             if kind in _COLLECTIONS:
                 steps += len(value)
-            elif hasattr(kind, "__next__"):
+            elif hasattr(kind, "__next__") and not limits.is_ticking(value):
                 values[index] = limits.ticking(active, value)
         for name, value in kwargs.items():
             kind = type(value)
             if kind in _COLLECTIONS:
                 steps += len(value)
-            elif hasattr(kind, "__next__"):
+            elif hasattr(kind, "__next__") and not limits.is_ticking(value):
                 kwargs[name] = limits.ticking(active, value)
         limits.spend(steps)
         return payload(*values, **kwargs)

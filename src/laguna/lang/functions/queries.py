@@ -113,15 +113,13 @@ def _checked(items: t.Iterable[t.Any]) -> t.Iterable[t.Any]:
 
 
 def _ticks(items: t.Iterable[t.Any]) -> t.Iterator[t.Any]:
-    steps = 0
-    for item in items:
-        steps += 1
-        if steps == CHECK_EVERY:
-            steps = 0
+    count = 0
+    for count, item in enumerate(items, 1):
+        if not count % CHECK_EVERY:
             limits.spend(CHECK_EVERY)
         yield item
     # many short loops (one per item of an outer loop) add up
-    limits.spend(steps)
+    limits.spend(count % CHECK_EVERY)
 
 
 def _stop(error: StopIteration) -> yaql_exceptions.WrappedException:
@@ -340,13 +338,20 @@ def _aggregate(operator: str, combine: t.Callable[[t.Any, t.Any], t.Any]) -> Met
                 else:   # what yaql's reduce raises
                     return functools.reduce(combine, ())
             # yaql's reduce, its step inline: numbers (not booleans) combined
-            # directly, anything else through yaql
-            for b in _checked(items):
+            # directly, anything else through yaql; the steps counted here
+            # (a local counter costs a tenth of a generator between)
+            steps = 0
+            for b in items:
+                steps += 1
+                if steps == CHECK_EVERY:
+                    steps = 0
+                    limits.spend(CHECK_EVERY)
                 ta, tb = type(total), type(b)
                 if (ta is int or ta is float) and (tb is int or tb is float):
                     total = combine(total, b)
                 else:
                     total = slow(scope, total, b)
+            limits.spend(steps)
             return _result(engine, total)
         return fast
     return factory
