@@ -1,13 +1,18 @@
-"""A longer fuzzing run of the sandbox: `python3 benchmarks/fuzz.py [EXAMPLES]`.
+"""A longer fuzzing run of the sandbox: `python3 benchmarks/fuzz.py [EXAMPLES [BATCH]]`.
 
-Runs issue 11's attacks, then EXAMPLES (default 2000) MuranoPL bodies drawn at
-random from laguna.testing.fuzz's grammar, in a subprocess bounded to 1.5 GB of
-address space and an hour, and prints how many inputs it tried, how they ended
-(a result, a MuranoPL error, a load error), the slowest call, the peak memory,
-and every finding (an input that ended in a Python error, outlived its time
-limit by more than fuzz.TIME_SLACK, or ran the process out of memory) with the
-class file that produced it. The CI runs a short derandomized version
-(tests/unit/lang/test_fuzz.py).
+Runs issue 11's and issue 21's attacks, then EXAMPLES (default 2000) MuranoPL
+bodies drawn at random from laguna.testing.fuzz's grammar, in subprocesses
+of at most BATCH (default 1000) inputs each (every input is a package the
+registry keeps and its expressions fill the parse and compile caches, about
+0.4 MB an input: a process of 3000 inputs nears the bound, and its full
+garbage collections take seconds), each bounded to
+1.5 GB of address space and an hour, and prints how many inputs it tried,
+how they ended (a result, a MuranoPL error, a load error), the slowest call,
+the peak memory, and every finding (an input that ended in a Python error,
+outlived its time limit by more than fuzz.TIME_SLACK, or ran the process out
+of memory) with the class file that produced it. A batch that does not end
+(a hang the limits missed) or fails is a finding too. The CI runs a short
+derandomized version (tests/unit/lang/test_fuzz.py).
 """
 
 from __future__ import annotations
@@ -17,29 +22,54 @@ import os
 import pathlib
 import subprocess
 import sys
+import typing as t
 
 HERE = pathlib.Path(__file__).parent
+BATCH_SECONDS = 3600
 
 
-def main(examples: int = 2000) -> int:
+def batch(examples: int, env: dict[str, str]) -> dict[str, t.Any]:
+    """One subprocess of ``examples`` random inputs: its summary, or a summary
+    whose one finding says how the process failed."""
+    try:
+        done = subprocess.run([sys.executable, "-m", "laguna.testing.fuzz", "--random",
+                               "--examples", str(examples), "--memory-mb", "1536"],
+                              capture_output=True, text=True, timeout=BATCH_SECONDS, env=env,
+                              check=False)
+    except subprocess.TimeoutExpired:
+        detail = f"the batch did not end within {BATCH_SECONDS} s"
+    else:
+        if done.returncode == 0:
+            return t.cast(dict[str, t.Any], json.loads(done.stdout))
+        detail = f"the fuzzing process failed ({done.returncode}):\n{done.stderr[-5000:]}"
+    return {"tried": 0, "outcomes": {}, "slowest_seconds": 0.0, "maxrss_kib": 0,
+            "findings": [{"detail": detail, "seconds": 0.0, "class": ""}]}
+
+
+def main(examples: int = 2000, per_batch: int = 1000) -> int:
     env = dict(os.environ)
     env["PYTHONPATH"] = str(HERE.parent / "src") + os.pathsep + env.get("PYTHONPATH", "")
-    done = subprocess.run([sys.executable, "-m", "laguna.testing.fuzz", "--random",
-                           "--examples", str(examples), "--memory-mb", "1536"],
-                          capture_output=True, text=True, timeout=3600, env=env, check=False)
-    if done.returncode != 0:
-        print(f"the fuzzing process failed ({done.returncode}):\n{done.stderr[-5000:]}")
-        return 1
-    summary = json.loads(done.stdout)
-    print(f"inputs tried: {summary['tried']}")
-    print("outcomes: " + ", ".join(f"{k} {v}" for k, v in sorted(summary["outcomes"].items())))
-    print(f"slowest call: {summary['slowest_seconds']} s; "
-          f"peak memory: {summary['maxrss_kib'] // 1024} MiB")
-    print(f"findings: {len(summary['findings'])}")
-    for finding in summary["findings"]:
+    tried, outcomes, findings = 0, {}, []
+    slowest, peak = 0.0, 0
+    left = examples
+    while left > 0:
+        summary = batch(min(left, per_batch), env)
+        left -= per_batch
+        tried += summary["tried"]
+        for kind, count in summary["outcomes"].items():
+            outcomes[kind] = outcomes.get(kind, 0) + count
+        findings += summary["findings"]
+        slowest = max(slowest, summary["slowest_seconds"])
+        peak = max(peak, summary["maxrss_kib"])
+        print(f"... {tried} inputs tried, {len(findings)} findings", file=sys.stderr, flush=True)
+    print(f"inputs tried: {tried}")
+    print("outcomes: " + ", ".join(f"{k} {v}" for k, v in sorted(outcomes.items())))
+    print(f"slowest call: {slowest} s; peak memory: {peak // 1024} MiB")
+    print(f"findings: {len(findings)}")
+    for finding in findings:
         print(f"\n- {finding['detail']} ({finding['seconds']} s)\n{finding['class']}")
-    return 1 if summary["findings"] else 0
+    return 1 if findings else 0
 
 
 if __name__ == "__main__":
-    sys.exit(main(int(sys.argv[1]) if len(sys.argv) > 1 else 2000))
+    sys.exit(main(*(int(arg) for arg in sys.argv[1:3])))

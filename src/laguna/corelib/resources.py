@@ -3,7 +3,10 @@
 ``string(name, owner, binary)`` reads a file as text, or as ``bytes`` when
 ``binary`` is true (bytes stay bytes all the way into execution plans, where
 the original engine under Python 3 handed MuranoPL a list of integers);
-``yaml`` and ``json`` parse one. The package is the one of the class that
+``yaml`` and ``json`` parse one, under the bounds of class files (nesting,
+aliases expanded: :mod:`laguna.yamlio`), since a package's resources are not
+parsed when it is uploaded (they may hold any text) and a 1 KB alias bomb
+would expand to gigabytes. The package is the one of the class that
 calls, or of ``owner`` (a type) when given: ``sys:Resources.string('x.sh')``
 and ``new(sys:Resources).string('x.sh')`` read the caller's own package.
 """
@@ -11,13 +14,10 @@ and ``new(sys:Resources).string('x.sh')`` read the caller's own package.
 from __future__ import annotations
 
 import functools
-import json
 import posixpath
 import threading
 import typing as t
 import weakref
-
-import yaml  # type: ignore[import-untyped,unused-ignore]
 
 from laguna.corelib.binding import caller_class
 from laguna.corelib.declare import REQUIRED, native
@@ -25,6 +25,7 @@ from laguna.lang import dispatch
 from laguna.lang.errors import DslError
 from laguna.lang.objects import MuranoObject
 from laguna.lang.types import MethodUsage, MuranoClass
+from laguna.yamlio import YamlError, load_data, load_json
 
 RESOURCES_CLASS = "io.murano.system.Resources"
 RESOURCES_FOLDER = "Resources"
@@ -37,17 +38,12 @@ class ResourceNotFound(DslError):
     murano_name = "io.murano.system.ResourceNotFound"
 
 
-class _PlainLoader(yaml.SafeLoader):  # type: ignore[misc,unused-ignore]
-    """Safe YAML where every scalar the YAML 1.1 rules would make a date stays a
-    string (templates are data to bind, not expressions), as the original's
-    resource loader did."""
+class InvalidResource(DslError):
+    """A resource read as YAML or JSON is not valid, or is larger or deeper
+    than the loader allows."""
 
-
-def _as_string(loader: t.Any, node: t.Any) -> str:
-    return str(loader.construct_scalar(node))
-
-
-_PlainLoader.add_constructor("tag:yaml.org,2002:timestamp", _as_string)
+    code = "LAG-E0524"
+    murano_name = "io.murano.system.InvalidResource"
 
 
 class PackageFiles:
@@ -79,16 +75,31 @@ class PackageFiles:
         so it must not be changed (MuranoPL gets it frozen, i.e. copied)."""
         text = self.string(name)
         assert isinstance(text, str)
-        return _parsed_yaml(text)
+        return _parsed_yaml(text, self._where(name))
 
     def json(self, name: str) -> t.Any:
-        return json.loads(self.string(name))
+        text = self.string(name)
+        assert isinstance(text, str)
+        try:
+            return load_json(text, self._where(name))
+        except YamlError as exc:
+            raise InvalidResource(str(exc)) from None
+        except ValueError as exc:
+            raise InvalidResource(f"{self._where(name)}: invalid JSON: {exc}") from None
+
+    def _where(self, name: str) -> str:
+        return f"{self.package_name}/{posixpath.normpath(posixpath.join(RESOURCES_FOLDER, name))}"
 
 
 @functools.lru_cache(maxsize=256)
-def _parsed_yaml(text: str) -> t.Any:
-    # every instance of an application reads the same templates
-    return yaml.load(text, Loader=_PlainLoader)  # noqa: S506 (safe loader)
+def _parsed_yaml(text: str, where: str) -> t.Any:
+    # every instance of an application reads the same templates; every
+    # scalar the YAML 1.1 rules would make a date stays a string (templates
+    # are data to bind), as the original's resource loader did
+    try:
+        return load_data(text, where, dates=False)
+    except YamlError as exc:
+        raise InvalidResource(str(exc)) from None
 
 
 #: the files read from each loaded package, by path: a package is read-only

@@ -22,19 +22,15 @@ a dict-backed source) and parses it here.
 
 from __future__ import annotations
 
-import json
 import os
 import threading
 import typing as t
 
-import yaml
-
+from laguna import yamlio
 from laguna.lang.errors import DslError
 
 if t.TYPE_CHECKING:
     import semantic_version
-
-_Loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 
 #: where a configuration file is, as the source names it in errors
 Location = t.Union[str, "os.PathLike[str]"]
@@ -117,16 +113,21 @@ class ClassConfigs:
 def parse_config(file: ConfigFile) -> dict[str, t.Any]:
     """The values a configuration file holds (JSON for `.json` names, else YAML)."""
     path, text = file
+    # bounded as class files are (nesting, aliases expanded): an alias bomb
+    # or 100,000 nested lists in a configuration file is an error of the file
     try:
         if os.fspath(path).endswith(".json"):
-            data = json.loads(text) if text.strip() else None
+            data = yamlio.load_json(text, os.fspath(path)) if text.strip() else None
         else:
-            data = yaml.load(text, Loader=_Loader)
+            data = yamlio.load_data(text, os.fspath(path))
+    except yamlio.YamlError as exc:
+        where = f"line {exc.span.line}: " if exc.span is not None else ""
+        if exc.code in ("LAG-E0103", "LAG-E0104"):
+            raise ClassConfigError(path, f"is refused ({where}{exc.message})") from None
+        problem = exc.message.removeprefix("invalid YAML: ")
+        raise ClassConfigError(path, f"is not valid YAML ({where}{problem})") from None
     except ValueError as exc:
         raise ClassConfigError(path, f"is not valid JSON ({exc})") from exc
-    except yaml.YAMLError as exc:
-        detail = " ".join(str(exc).split())
-        raise ClassConfigError(path, f"is not valid YAML ({detail})") from exc
     if data is None:
         return {}
     if not isinstance(data, dict):

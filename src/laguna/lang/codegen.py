@@ -269,10 +269,11 @@ class _Source:
         strings = frozenset((str,))
         self._guard(_all(*(self._is(v, strings) for v in values)))
         self._narrow(strings, *values)
-        # the string limit as a guard: past it, the general path raises
+        # the string limit as a guard: past it, the general path raises; a
+        # large string takes it too, which looks at the run's memory first
         fixed = sum(len(self.constants[v]) for v in values if v in self.constants)
         lengths = "".join(f"len({v}) + " for v in values if v not in self.constants)
-        self._guard(f"{lengths}{fixed + _STRING_BYTES} <= _limits().memory_quota")
+        self._guard(f"{lengths}{fixed + _STRING_BYTES} <= _limits().fast_string_bytes")
         joined = " + ".join(values) if len(values) <= 3 else f"''.join(({', '.join(values)},))"
         return self._temp(joined, strings)
 

@@ -268,6 +268,10 @@ class Compiler:
                     if ta is tuple and tb is tuple:
                         limits.check_items(limits.of(scope), len(a) + len(b))
                         return a + b
+                elif is_times and ((ta is str and tb is int) or (ta is int and tb is str)):
+                    # yaql checks the string against the quota; the run's
+                    # memory is asked here, as for any large value
+                    limits.check_run_memory(len(a) * b if ta is str else a * len(b))
                 return slow(scope, a, b)
             return arithmetic
         if op == "/":

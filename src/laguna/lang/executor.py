@@ -91,6 +91,7 @@ class Executor:
         # the original engine's functions (legacy ones for Format 1.0/1.1)
         self._roots = _RootContexts(self.functions)
         self._deadline: float | None = None
+        self._memory_base: int | None = None
         self._lock = threading.RLock()
         # calls serialised while pselect, psuper or Parallel run threads (lang/synchronize.py)
         self.method_locks = MethodLocks()
@@ -117,8 +118,10 @@ class Executor:
         if outermost:
             self._deadline = time.monotonic() + (
                 self.limits.execution_seconds if seconds is None else seconds)
+            # run_memory counts what the process gains from here on
+            self._memory_base = limits.resident_bytes()
         try:
-            with limits.activated(self.limits, self._deadline):
+            with limits.activated(self.limits, self._deadline, self._memory_base):
                 return fn()
         finally:
             if outermost:

@@ -10,6 +10,12 @@ Compiled code finds the limits of the running executor through its scope
 no scope (``freeze`` of a lazy sequence, yaql functions without a context)
 reads the limits of the call running in this thread or task, which
 :meth:`Executor.run` sets (:func:`active`).
+
+Time and the run's memory are looked at every :data:`CHECK_EVERY` steps of
+work (:func:`spend`): a step is an item a built-in reads or builds, so a
+loop inside one expression (`len(range(1000000000))`, an `aggregate` whose
+every step copies a dict) ends at the deadline too, at the price of a
+counter per step and a clock read per few thousand.
 """
 
 from __future__ import annotations
@@ -17,6 +23,7 @@ from __future__ import annotations
 import contextlib
 import contextvars
 import itertools
+import os
 import time
 import typing as t
 
@@ -36,6 +43,22 @@ _ACTIVE: contextvars.ContextVar[Limits] = contextvars.ContextVar("laguna_limits"
                                                                default=DEFAULT_LIMITS)
 _DEADLINE: contextvars.ContextVar[float | None] = contextvars.ContextVar("laguna_deadline",
                                                                        default=None)
+# the process's resident bytes when the running top-level call started
+_MEMORY_BASE: contextvars.ContextVar[int | None] = contextvars.ContextVar("laguna_memory_base",
+                                                                         default=None)
+
+#: steps of work between two looks at the clock (and at the run's memory):
+#: a clock read costs about what 50 steps do, and 4096 steps of the slowest
+#: built-in take well under a millisecond
+CHECK_EVERY = 4096
+# steps since the last look, shared by every thread: a lost update between
+# threads only delays a look by a few steps
+_steps = 0
+# a value this large (characters, items) looks at the run's memory before it
+# is built, whatever the step count: the memory a run can add between two
+# looks is then what CHECK_EVERY small steps allocate
+_LARGE_STRING = 64 * 1024
+_LARGE_COLLECTION = 8192
 
 
 # The limits of the MuranoPL call running in this thread (the defaults outside
@@ -50,15 +73,76 @@ def remaining_seconds() -> float | None:
 
 
 @contextlib.contextmanager
-def activated(limits: Limits, deadline: float | None) -> t.Iterator[None]:
-    """Make ``limits`` and ``deadline`` those of the code run inside."""
+def activated(limits: Limits, deadline: float | None,
+              memory_base: int | None = None) -> t.Iterator[None]:
+    """Make ``limits`` and ``deadline`` those of the code run inside, and
+    ``memory_base`` (resident bytes, :func:`resident_bytes`) the process's
+    memory that ``limits.run_memory`` counts from (None: no memory limit)."""
     token = _ACTIVE.set(limits)
     deadline_token = _DEADLINE.set(deadline)
+    memory_token = _MEMORY_BASE.set(memory_base)
     try:
         yield
     finally:
+        _MEMORY_BASE.reset(memory_token)
         _DEADLINE.reset(deadline_token)
         _ACTIVE.reset(token)
+
+
+def spend(steps: int = 1) -> None:
+    """``steps`` steps of work were done (items read or about to be built);
+    every :data:`CHECK_EVERY` steps, the running call's deadline and memory
+    are looked at (:func:`check_clock`)."""
+    global _steps
+    _steps += steps
+    if _steps >= CHECK_EVERY:
+        _steps = 0
+        check_clock()
+
+
+def check_clock() -> None:
+    """Raise the running call's LimitExceededError when it is past its
+    deadline (execution_seconds) or holds more memory than its start did
+    by over run_memory."""
+    deadline = _DEADLINE.get()
+    if deadline is not None and time.monotonic() > deadline:
+        raise exceeded(_ACTIVE.get(), "execution_seconds")
+    check_memory()
+
+
+# /proc/self/statm, kept open: its second field is the resident pages
+_statm: list[int] = []
+_PAGE = os.sysconf("SC_PAGE_SIZE") if hasattr(os, "sysconf") else 4096
+
+
+def resident_bytes() -> int | None:
+    """The process's resident memory (bytes), read in one system call; None
+    where the system does not tell (no /proc): no memory limit there."""
+    try:
+        if not _statm:
+            _statm.append(os.open("/proc/self/statm", os.O_RDONLY))
+        return int(os.pread(_statm[0], 128, 0).split()[1]) * _PAGE
+    except (OSError, IndexError, ValueError):
+        return None
+
+
+def check_run_memory(size: int) -> None:
+    """A value of ``size`` characters or items is about to be built: when it
+    is large, look at the run's memory first (:func:`check_memory`)."""
+    if size >= _LARGE_STRING:
+        check_memory()
+
+
+def check_memory() -> None:
+    """Raise when the process holds more than ``run_memory`` bytes beyond
+    what it held when the running top-level call started."""
+    base = _MEMORY_BASE.get()
+    if base is None:
+        return
+    resident = resident_bytes()
+    active_limits = _ACTIVE.get()
+    if resident is not None and resident - base > active_limits.run_memory:
+        raise exceeded(active_limits, "run_memory", "the memory the run holds")
 
 
 def of(scope: t.Any) -> Limits:
@@ -76,6 +160,8 @@ def check_string(limits: Limits, length: int) -> None:
     """A string of ``length`` characters is about to be built."""
     if length + STRING_BYTES > limits.memory_quota:
         raise exceeded(limits, "memory_quota", f"a string of {length} characters")
+    if length >= _LARGE_STRING:
+        check_memory()
 
 
 def check_items(limits: Limits, count: int) -> None:
@@ -84,6 +170,9 @@ def check_items(limits: Limits, count: int) -> None:
         raise exceeded(limits, "iterators", f"a collection of {count} items")
     if _TUPLE_BYTES + count * _ITEM_BYTES > limits.memory_quota:
         raise exceeded(limits, "memory_quota", f"a collection of {count} items")
+    spend(count)
+    if count >= _LARGE_COLLECTION:
+        check_memory()
 
 
 def check_bits(limits: Limits, bits: int) -> None:
@@ -121,22 +210,73 @@ def limited_tuple(limits: Limits, iterable: t.Iterable[t.Any]) -> tuple[t.Any, .
     if isinstance(iterable, (tuple, list, dict, utils.FrozenDict, str, range)):
         return tuple(limit_iterable(limits, iterable))
     count = limits.iterators
-    items = tuple(itertools.islice(iterable, count + 1))
-    if len(items) > count:
+    items = iter(iterable)
+    # a chunk at a time, each read at C speed, the clock looked at between
+    # chunks: a lazy sequence whose items are slow to make ends at the deadline
+    chunk = tuple(itertools.islice(items, min(count + 1, CHECK_EVERY)))
+    if len(chunk) < CHECK_EVERY:
+        if len(chunk) > count:
+            raise exceeded(limits, "iterators", f"a collection of more than {count} items")
+        return chunk
+    chunks = [chunk]
+    total = len(chunk)
+    while len(chunk) == CHECK_EVERY and total <= count:
+        spend(CHECK_EVERY)
+        chunk = tuple(itertools.islice(items, min(count + 1 - total, CHECK_EVERY)))
+        chunks.append(chunk)
+        total += len(chunk)
+    if total > count:
         raise exceeded(limits, "iterators", f"a collection of more than {count} items")
-    return items
+    return tuple(itertools.chain.from_iterable(chunks))
+
+
+def count_items(limits: Limits, items: t.Iterator[t.Any]) -> int:
+    """How many items the iterator ``items`` gives (all read): a chunk at a
+    time at C speed, refusing the item past ``limits.iterators`` (an endless
+    sequence) and looking at the clock between chunks."""
+    count = limits.iterators
+    total = 0
+    while True:
+        read = len(tuple(itertools.islice(items, min(count + 1 - total, CHECK_EVERY))))
+        total += read
+        if total > count:
+            raise exceeded(limits, "iterators", f"a collection of more than {count} items")
+        spend(read)
+        if read < CHECK_EVERY:
+            return total
+
+
+def ticking(limits: Limits, iterable: t.Iterable[t.Any]) -> t.Iterator[t.Any]:
+    """The items of ``iterable``, refusing the one past ``limits.iterators``
+    and looking at the clock every :data:`CHECK_EVERY` of them: for loops in
+    Python (yaql's functions) over a lazy sequence."""
+    return _limited(limits, iterable)
+
+
+def is_ticking(value: t.Any) -> bool:
+    """Whether ``value`` is an iterator :func:`ticking` made (a function
+    handing it to another need not wrap it again)."""
+    return getattr(value, "gi_code", None) is _limited.__code__
 
 
 def _limited(limits: Limits, iterable: t.Iterable[t.Any]) -> t.Iterator[t.Any]:
     count = limits.iterators
+    index = -1
     for index, item in enumerate(iterable):
         if index >= count:
             raise exceeded(limits, "iterators", f"a collection of more than {count} items")
+        if not index & (CHECK_EVERY - 1) and index:
+            spend(CHECK_EVERY)
         yield item
+    # the steps since the last look count towards the next one: many short
+    # loops (one per item of an outer loop) add up
+    spend((index + 1) & (CHECK_EVERY - 1))
 
 
-__all__ = ["active", "activated", "check_bits", "check_items", "check_size", "check_text",
-           "check_string", "exceeded", "limit_iterable", "limited_tuple", "of", "remaining_seconds"]
+__all__ = ["CHECK_EVERY", "active", "activated", "check_bits", "check_clock", "check_items",
+           "check_memory", "check_run_memory", "check_size", "check_string", "check_text", "count_items",
+           "exceeded", "is_ticking", "limit_iterable", "limited_tuple", "of", "remaining_seconds",
+           "resident_bytes", "spend", "ticking"]
 
 
 def check_text(limits: Limits, value: t.Any) -> None:

@@ -58,7 +58,20 @@ VARIABLES = ("$x", "$s", "$l", "$d", "$i")
 INTEGERS = (0, 1, -1, 2, 3, 7, 64, 1000, 65536, 10**6, 10**9, 2**62, 2**100)
 STRINGS = ("''", "'a'", "'abc'", "'aaaaaaaaaaaaaaaaaaaaaaaaaaaaaa!'", "'{0}'", "'{0:>9999999}'",
            "'x y z'")
-PATTERNS = ("'^(a+)+$'", "'(a|aa)+$'", "'a.c'", "'(x+x+)+y'", "'.*'", "'['")
+PATTERNS = ("'^(a+)+$'", "'(a|aa)+$'", "'a.c'", "'(x+x+)+y'", "'.*'", "'['",
+            # issue 21: counted repetitions the regex library would unroll
+            "'a{1000000000}'", "'((a{1000}){1000}){1000}'", "'(a{100}){100}'", "'[{]{3,}'")
+# issue 21: endless and long sequences, fed to every built-in that loops
+SEQUENCES = ("sequence()", "range(1000000000)", "range(60000)", "range(100000).select($)",
+             "concat(range(1000000000), [1])", "sequence().select(str($))")
+CONSUMERS = ("len({})", "{}.len()", "{}.count()", "{}.sum()", "{}.min()", "{}.max()",
+             "{}.distinct().len()", "{}.orderBy($).first()", "{}.orderBy(-$).last()",
+             "{}.aggregate($1 + $2, 0)", "{}.aggregate($1.set($2, $2), {{}})",
+             "{}.select(str($)).join('')", "concat({}, [1]).len()",
+             "dict({}.select([$, $]))", "{}.last()", "{}.any($ = -1)", "{}.all($ != -1)",
+             "{}.indexOf(-1)", "{}.groupBy($ mod 3)", "{}.toList()", "list({})",
+             "{}.where($ = -1).first(0)", "{}.selectMany([$, $]).len()", "set({})",
+             "{}.skip(5).take(3).toList()", "{}.toSet()", "{}.distinct($ mod 7).len()")
 
 # issue 11's attacks, as expressions (the grammar recombines them)
 ATTACKS = (
@@ -67,6 +80,14 @@ ATTACKS = (
     "range(1000000000)", "list(range(1000000000))", "sequence().toList()",
     "range(100000).select(str(x) * 60000).join('')", "(str(a) * 60000).replace(a, aaaa)",
     "str(range(1000).select(str(x) * 60000).toList())",
+    # issue 21
+    "len(sequence())", "sequence().len()", "sequence().count()", "len(range(1000000000))",
+    "range(60000).aggregate($1.set($2, $2), {})", "range(1000000000).sum()",
+    "range(1000000000).min()", "range(1000000000).max()",
+    "range(1000000000).select(1).distinct().len()", "range(1000000000).orderBy($).first()",
+    "range(1000000000).select('').join('')", "concat(range(1000000000), range(5)).len()",
+    "dict(range(1000000000).select([1, $]))", "regex('a{1000000000}')",
+    "regex('((a{1000}){1000}){1000}')", "range(1000).select(str($) * 60000).toList()",
 )
 
 
@@ -107,6 +128,9 @@ def _compose(inner: st.SearchStrategy[str]) -> st.SearchStrategy[str]:
         inner.map(lambda e: f"{e}.sum()"),
         inner.map(lambda e: f"{e}.len()"),
         inner.map(lambda e: f"sequence().take({e})"),
+        st.tuples(st.sampled_from(CONSUMERS),
+                  st.one_of(st.sampled_from(SEQUENCES), inner)).map(
+            lambda p: p[0].format(p[1])),
         inner.map(lambda e: f"regex({e})"),
         inner.map(lambda e: f"-{e}"),
     )
@@ -129,6 +153,11 @@ def _instructions(depth: int) -> st.SearchStrategy[t.Any]:
         expr.map(lambda e: {"Return": e}),
         expr,
     )
+    # values that add up: each under the quota, many held at once
+    holding = st.tuples(st.sampled_from(VARIABLES[2:4]), expr).map(
+        lambda p: {Expr(p[0]): Expr(f"{p[0]} + [{p[1]}]" if p[0] == "$l"
+                                    else f"{p[0]}.set(len({p[0]}), {p[1]})")})
+    simple = st.one_of(simple, holding)
     if depth <= 0:
         return simple
     body = st.lists(_instructions(depth - 1), min_size=1, max_size=3)

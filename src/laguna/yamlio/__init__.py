@@ -13,9 +13,11 @@ from laguna.yamlio.loader import (
     YStr,
     YamlError,
     load_all,
+    load_data,
+    load_json,
     plain,
     span_of,
 )
 
-__all__ = ["ExpressionHook", "YMap", "YSeq", "YStr", "YamlError", "load_all", "plain",
-           "span_of"]
+__all__ = ["ExpressionHook", "YMap", "YSeq", "YStr", "YamlError", "load_all", "load_data",
+           "load_json", "plain", "span_of"]

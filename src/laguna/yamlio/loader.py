@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import datetime
+import json
 import typing as t
 
 import yaml
@@ -179,6 +180,69 @@ else:  # pragma: no cover - PyYAML built without libyaml
     _LOADERS = (_PureLoader,)
 
 
+class _PureDataLoader(_PureLoader):
+    """PyYAML's own parser and constructor, as `yaml.safe_load` builds data."""
+
+
+if _HAVE_LIBYAML:
+    class _FastDataLoader(_FastLoader):
+        """libyaml's parser, as `yaml.CSafeLoader` builds data."""
+
+    _DATA_LOADERS: tuple[type, ...] = (_FastDataLoader, _PureDataLoader)
+else:  # pragma: no cover - PyYAML built without libyaml
+    _DATA_LOADERS = (_PureDataLoader,)
+
+
+def _as_text(loader: t.Any, node: t.Any) -> str:
+    return str(loader.construct_scalar(node))
+
+
+def load_data(text: str, source: str, dates: bool = True) -> t.Any:
+    """The first document of ``text`` as plain data (what `yaml.safe_load`
+    gives: no spans, duplicate keys keep the last value), under the bounds of
+    class files: :data:`MAX_DEPTH` levels, :data:`MAX_NODES` nodes with
+    aliases expanded. For files a package or an operator gives as data
+    (Resources, class configurations); ``dates`` false keeps timestamps as
+    the strings they are written as. A YamlError names ``source``, the line
+    and what is wrong."""
+    def read(loader: t.Any) -> t.Any:
+        if not dates:
+            loader.yaml_constructors = {**loader.yaml_constructors,
+                                        "tag:yaml.org,2002:timestamp": _as_text}
+        return loader.get_single_data()
+    return _parsed(text, source, _DATA_LOADERS, _PureDataLoader, read)
+
+
+def load_json(text: str, source: str) -> t.Any:
+    """``text`` parsed as JSON, refused (a YamlError naming ``source`` and the
+    line) when its arrays and objects nest deeper than :data:`MAX_DEPTH`:
+    Python's json module recurses once per level and ends in a
+    RecursionError past a few thousand."""
+    depth = 0
+    in_string = escaped = False
+    line, line_start = 1, 0
+    for index, char in enumerate(text):
+        if in_string:
+            if escaped:
+                escaped = False
+            elif char == "\\":
+                escaped = True
+            elif char == '"':
+                in_string = False
+        elif char == '"':
+            in_string = True
+        elif char in "[{":
+            depth += 1
+            if depth > MAX_DEPTH:
+                raise YamlError(f"collections nest more than {MAX_DEPTH} levels deep",
+                                Span(source, line, index - line_start + 1), code="LAG-E0103")
+        elif char in "]}":
+            depth -= 1
+        elif char == "\n":
+            line, line_start = line + 1, index + 1
+    return json.loads(text)
+
+
 def load_all(text: str, source: str, expression: ExpressionHook | None = None) -> list[t.Any]:
     """Load every non-empty document of ``text``; ``source`` names it in spans.
 
@@ -187,20 +251,29 @@ def load_all(text: str, source: str, expression: ExpressionHook | None = None) -
     refuses; such text, and broken text, is parsed again by PyYAML's parser,
     whose verdict and messages count.
     """
-    for loader_class in _LOADERS:
+    def read(loader: t.Any) -> list[t.Any]:
+        documents = []
+        while loader.check_node():
+            node = loader.get_node()
+            if node is not None:
+                value = _Builder(source, loader, expression).build(node)
+                if value is not None:
+                    documents.append(value)
+        return documents
+    return t.cast(list[t.Any], _parsed(text, source, _LOADERS, _PureLoader, read))
+
+
+def _parsed(text: str, source: str, loaders: tuple[type, ...], pure: type,
+            read: t.Callable[[t.Any], t.Any]) -> t.Any:
+    """``read(loader)`` of each loader in turn until one parses ``text``;
+    ``pure`` (PyYAML's own parser) decides, and its messages count."""
+    for loader_class in loaders:
         loader = loader_class(text)
         loader.source = source
         try:
-            documents = []
-            while loader.check_node():
-                node = loader.get_node()
-                if node is not None:
-                    value = _Builder(source, loader, expression).build(node)
-                    if value is not None:
-                        documents.append(value)
-            return documents
+            return read(loader)
         except yaml.MarkedYAMLError as exc:
-            if loader_class is not _PureLoader:
+            if loader_class is not pure:
                 continue
             mark = exc.problem_mark or exc.context_mark
             span = Span(source, mark.line + 1, mark.column + 1) if mark else Span(source, 1, 1)

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import dataclasses
 import functools
+import math
 import pathlib
 import re
 import typing as t
@@ -28,6 +29,11 @@ from laguna.yaql import parsetables
 CONVENTION = conventions.CamelCaseConvention()
 
 
+#: see Limits.fast_string_bytes: limits.check_string looks at the run's
+#: memory for a string of 64 KiB or more (and its 49 bytes of header)
+FAST_STRING_BYTES = 64 * 1024 + 48
+
+
 @dataclasses.dataclass(frozen=True)
 class Limits:
     """Sandbox limits for untrusted code (docs/SECURITY.md lists each one).
@@ -43,22 +49,37 @@ class Limits:
     integer_bits: int = 8192          # bits of an integer (2466 decimal digits)
     execution_seconds: float = 600.0  # wall time of one top-level call
     call_depth: int = 400             # nested MuranoPL method calls
+    # memory the process may gain during one top-level call (all its values)
+    run_memory: int = 512 * 2**20
+    regex_length: int = 10_000        # characters of a regular expression's pattern
+    # a pattern's size with its counted repetitions written out (`(ab){3}`: 6)
+    regex_size: int = 100_000
+
+    fast_string_bytes: t.ClassVar[int]   # (set per instance by __post_init__)
 
     #: the unit each limit is counted in, for messages and documentation
     UNITS: t.ClassVar[dict[str, str]] = {
         "iterators": "items", "memory_quota": "bytes", "integer_bits": "bits",
-        "execution_seconds": "s", "call_depth": "calls"}
+        "execution_seconds": "s", "call_depth": "calls", "run_memory": "bytes",
+        "regex_length": "characters", "regex_size": "characters"}
 
     def __post_init__(self) -> None:
         for field in dataclasses.fields(self):
             value = getattr(self, field.name)
-            if isinstance(value, bool) or not isinstance(value, (int, float)) or value <= 0:
+            # (nan passes `<= 0`, and an infinite limit is none)
+            if isinstance(value, bool) or not isinstance(value, (int, float)) or not (
+                    0 < value < math.inf):
                 raise ValueError(f"limit {field.name} must be a positive number, "
                                  f"not {value!r}")
             if field.type != "float" and not isinstance(value, int):
                 raise ValueError(f"limit {field.name} must be a whole number, not {value!r}")
         if self.integer_bits < 64:
             raise ValueError("limit integer_bits must be at least 64")
+        # the longest string (its bytes, as the memory quota counts them)
+        # generated code builds without asking laguna.lang.limits: past it,
+        # the quota or the run's memory may have a word to say
+        object.__setattr__(self, "fast_string_bytes", min(self.memory_quota,
+                                                          FAST_STRING_BYTES))
 
     @classmethod
     def from_settings(cls, settings: t.Mapping[str, t.Any],

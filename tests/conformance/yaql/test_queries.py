@@ -122,7 +122,7 @@ def test_compiled_gives_the_case(case: dict[str, t.Any], monkeypatch: pytest.Mon
     monkeypatch.setattr(compiler, "runner", spy)
     monkeypatch.setattr(queries, "runner", spy)
     actual = compiled(case["expr"], _data(case))
-    expected = _expected(case)
+    expected = _expected(case.get("laguna", case))
     assert _same(actual, expected), actual
     asked = [name for name in spy.names if name in QUERY_NAMES]
     if case.get("direct", True):

@@ -119,8 +119,8 @@ def test_invalid_yaml_names_the_file(tmp_path: pathlib.Path) -> None:
     path = write(tmp_path, "ns.A-1.yaml", "x: [1\n")
     with pytest.raises(ClassConfigError) as info:
         ClassConfigFolder(tmp_path).values("ns.A", V("1.0.0"))
-    assert str(info.value).startswith(f"class configuration file {path}: is not valid YAML "
-                                      "(while parsing a flow sequence")
+    assert str(info.value) == (f"class configuration file {path}: is not valid YAML "
+                               "(line 2: expected ',' or ']', but got '<stream end>')")
 
 
 def test_file_that_is_not_a_mapping(tmp_path: pathlib.Path) -> None:
@@ -305,3 +305,37 @@ def test_executor_takes_values_from_an_in_memory_source() -> None:
                                 [("Classes/Service.yaml", lambda: body)]))
     configs = ClassConfigs(DictSource({"t.Service-1.json": '{"cfgProperty": 7}'}))
     assert values(Executor(registry, class_configs=configs)) == (7, "DEFAULT")
+
+
+# -- issue 21: the bounds of class files hold for configuration files ------------------
+def _laughs(levels: int) -> str:
+    lines = ["a0: &a0 [lol, lol, lol, lol, lol, lol, lol, lol, lol]"]
+    lines += [f"a{i}: &a{i} [{', '.join([f'*a{i - 1}'] * 9)}]" for i in range(1, levels)]
+    return "\n".join(lines) + "\n"
+
+
+def test_an_alias_bomb_in_a_configuration_file_is_refused(tmp_path: pathlib.Path) -> None:
+    path = write(tmp_path, "ns.A-1.yaml", _laughs(9))
+    with pytest.raises(ClassConfigError) as info:
+        ClassConfigFolder(tmp_path).values("ns.A", V("1.0.0"))
+    assert str(info.value) == (f"class configuration file {path}: is refused (line 6: the "
+                               "document holds more than 250000 nodes once its aliases are "
+                               "expanded)")
+    assert info.value.code == "LAG-E0901"
+
+
+def test_deeply_nested_json_in_a_configuration_file_is_refused(tmp_path: pathlib.Path) -> None:
+    # 100,000 nested lists ended in a RecursionError traceback
+    path = write(tmp_path, "ns.A-1.json", "[" * 100_000 + "]" * 100_000)
+    with pytest.raises(ClassConfigError) as info:
+        ClassConfigFolder(tmp_path).values("ns.A", V("1.0.0"))
+    assert str(info.value) == (f"class configuration file {path}: is refused (line 1: "
+                               "collections nest more than 100 levels deep)")
+
+
+def test_deeply_nested_yaml_in_a_configuration_file_is_refused(tmp_path: pathlib.Path) -> None:
+    path = write(tmp_path, "ns.A-1.yaml", "x: " + "[" * 100_000 + "]" * 100_000)
+    with pytest.raises(ClassConfigError) as info:
+        ClassConfigFolder(tmp_path).values("ns.A", V("1.0.0"))
+    assert str(info.value) == (f"class configuration file {path}: is refused (line 1: "
+                               "collections nest more than 100 levels deep)")

@@ -28,9 +28,9 @@ Methods:
       - Return: decryptData($ref)
   lateSelect:
     Body:
-      # takes longer than the limit; neither a loop nor a call checks the time
-      - $x: range(90000).select($ * $ mod 7).sum()
-      - Return: range(3).pselect($)
+      # each thread's selector takes longer than the limit (built-ins look at
+      # the deadline every few thousand steps, in every thread)
+      - Return: range(3).pselect(range(90000).select($ * $ mod 7).sum())
   manySquares:
     Body:
       - Return: range(200).pselect($ * $).len()

@@ -25,27 +25,49 @@ from laguna.yaql import engine
 from laguna.yaql.engine import ExpressionTooDeep, Limits
 
 HERE = pathlib.Path(__file__).parent / "attacks"
-# a method's execution time limit, where the default (600 s) would be the attack
-SHORT_LIMITS = {"backtracking": 0.5, "endless": 0.3, "timeStaysOut": 0.3, "endlessFor": 0.3}
+# a huge iterators limit (and memory quota) leaves only the deadline to end
+# a loop inside one expression
+ONLY_TIME = {"execution_seconds": 1.0, "iterators": 10**12, "memory_quota": 2**40,
+             "run_memory": 256 * 2**20}
+# a method's limits (a number: its execution time limit), where the defaults
+# (600 s) would be the attack or would not show the limit it is about
+SHORT_LIMITS: dict[str, object] = {
+    "backtracking": 0.5, "endless": 0.3, "timeStaysOut": 0.3, "endlessFor": 0.3,
+    **dict.fromkeys(["lenOfHugeRange", "sumOfHugeRange", "minOfHugeRange", "maxOfHugeRange",
+                     "distinctOfHugeRange", "orderByCostlyKeys", "joinOfHugeRange",
+                     "concatOfHugeRanges", "dictOfHugeRange", "legacyLenOfRange"], ONLY_TIME),
+    "aggregateCopies": 1.0, "legacyAggregateCopies": 1.0,
+    # the process stays under MAX_RSS_KIB: a run may gain 64 MiB
+    **dict.fromkeys(["bigStringsInList", "bigStringsInDict", "bigStringsInAttributes",
+                     "bigStringsInObjects"], {"run_memory": 64 * 2**20}),
+}
 # every attack ends well within this (the subprocess loads the core library first)
 BATCH_TIMEOUT = 120
 MAX_RSS_KIB = 400 * 1024
 AT = "Classes/Attacks.yaml"
+LEGACY_AT = "Classes/LegacyAttacks.yaml"
+ITEMS = "iterators limit of 100000 items exceeded by a collection of more than 100000 items"
 
 
 @pytest.fixture(scope="module")
 def attacks(tmp_path_factory: pytest.TempPathFactory) -> dict[str, dict[str, object]]:
-    package = tmp_path_factory.mktemp("attacks")
-    (package / "Classes").mkdir()
-    (package / "Classes" / "Attacks.yaml").write_bytes((HERE / "Attacks.yaml").read_bytes())
-    (package / "manifest.yaml").write_text(
-        "Format: 1.4\nType: Library\nFullName: t.attacks\n"
-        "Classes:\n  t.attacks.Attacks: Attacks.yaml\n")
+    root = tmp_path_factory.mktemp("attacks")
+    packages = []
+    for name, format_, classes in (("Attacks", "1.4", ("Attacks", "Holder")),
+                                   ("LegacyAttacks", "1.0", ("LegacyAttacks",))):
+        package = root / name
+        (package / "Classes").mkdir(parents=True)
+        for cls in classes:
+            (package / "Classes" / f"{cls}.yaml").write_bytes((HERE / f"{cls}.yaml").read_bytes())
+        (package / "manifest.yaml").write_text(
+            f"Format: {format_}\nType: Library\nFullName: t.attacks.{name.lower()}\nClasses:\n"
+            + "".join(f"  t.attacks.{cls}: {cls}.yaml\n" for cls in classes))
+        packages.append(str(package))
     src = str(pathlib.Path(__file__).parents[3] / "src")
     env = dict(os.environ, PYTHONPATH=src + os.pathsep + os.environ.get("PYTHONPATH", ""))
     done = subprocess.run(
-        [sys.executable, str(HERE / "run_attacks.py"), str(package),
-         *(f"{method}={seconds}" for method, seconds in SHORT_LIMITS.items())],
+        [sys.executable, str(HERE / "run_attacks.py"), os.pathsep.join(packages),
+         *(f"{method}={json.dumps(value)}" for method, value in SHORT_LIMITS.items())],
         capture_output=True, text=True, timeout=BATCH_TIMEOUT, env=env, check=False)
     assert done.returncode == 0, done.stderr[-3000:]
     records = [json.loads(line) for line in done.stdout.splitlines()]
@@ -89,6 +111,36 @@ EXPECTED = {
     "timeStaysOut": (f"execution_seconds limit of 0.3 s exceeded at {AT}:94", 1.0),
     # at the inner loop that noticed (lang/macros.py For), wherever its body was
     "endlessFor": (f"execution_seconds limit of 0.3 s exceeded at {AT}:107", 1.0),
+    # issue 21: len/count of an endless sequence reads it within the iterators limit
+    "lenOfEndless": (f"{ITEMS} at {AT}:114", 1.0),
+    "lenMethodOfEndless": (f"{ITEMS} at {AT}:117", 1.0),
+    "countOfEndless": (f"{ITEMS} at {AT}:120", 1.0),
+    "legacyLenOfEndless": (f"{ITEMS} at {LEGACY_AT}:11", 1.0),
+    # issue 21: the deadline inside one expression (ONLY_TIME: a 1 s limit)
+    **{method: (f"execution_seconds limit of 1.0 s exceeded at {AT}:{line}", 5.0)
+       for method, line in (("lenOfHugeRange", 124), ("aggregateCopies", 127),
+                            ("sumOfHugeRange", 130), ("minOfHugeRange", 133),
+                            ("maxOfHugeRange", 136), ("distinctOfHugeRange", 139),
+                            ("orderByCostlyKeys", 142), ("joinOfHugeRange", 145),
+                            ("concatOfHugeRanges", 148), ("dictOfHugeRange", 151))},
+    "legacyLenOfRange": (f"execution_seconds limit of 1.0 s exceeded at {LEGACY_AT}:8", 5.0),
+    "legacyAggregateCopies": (f"execution_seconds limit of 1.0 s exceeded at {LEGACY_AT}:14",
+                              5.0),
+    # issue 21: patterns bounded before the regex library compiles them
+    "regexHugeCount": ("regex_size limit of 100000 characters exceeded by a pattern of "
+                       "1000000000 characters once its repetitions are written out at "
+                       f"{AT}:155", 0.5),
+    "regexNestedCounts": ("regex_size limit of 100000 characters exceeded by a pattern of "
+                          "1000000000 characters once its repetitions are written out at "
+                          f"{AT}:158", 0.5),
+    "regexLong": ("regex_length limit of 10000 characters exceeded by a pattern of 10001 "
+                  f"characters at {AT}:161", 0.5),
+    # issue 21: 500 KB strings, each under the quota, held by a list, a dict,
+    # attributes, objects: the run's memory (64 MiB here) ends them
+    **{method: (f"run_memory limit of 67108864 bytes exceeded by the memory the run holds "
+                f"at {AT}:{line}", 5.0)
+       for method, line in (("bigStringsInList", 169), ("bigStringsInDict", 176),
+                            ("bigStringsInAttributes", 182), ("bigStringsInObjects", 189))},
 }
 
 
@@ -119,7 +171,7 @@ def test_limits_from_settings_change_only_the_named_limits():
 
 @pytest.mark.parametrize("settings, message", [
     ({"iterator": 1}, "unknown limit iterator; known limits: call_depth, execution_seconds, "
-                      "integer_bits, iterators, memory_quota"),
+                      "integer_bits, iterators, memory_quota, regex_length, regex_size, run_memory"),
     ({"iterators": 0}, "limit iterators must be a positive number, not 0"),
     ({"memory_quota": "1M"}, "limit memory_quota must be a positive number, not '1M'"),
     ({"call_depth": 2.5}, "limit call_depth must be a whole number, not 2.5"),

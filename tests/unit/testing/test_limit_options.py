@@ -6,9 +6,11 @@ from __future__ import annotations
 import pathlib
 import textwrap
 
+import pytest
 from click.testing import CliRunner
 
 from laguna.cli.main import cli
+from laguna.yaql.engine import Limits
 
 CASES = """\
     Namespaces:
@@ -75,4 +77,35 @@ def test_engine_settings_limits_group_is_checked(tmp_path):
     assert result.exit_code == 1
     assert result.output == ("Error: engine settings, limits: unknown limit memory; known "
                              "limits: call_depth, execution_seconds, integer_bits, iterators, "
-                             "memory_quota\n")
+                             "memory_quota, regex_length, regex_size, run_memory\n")
+
+
+@pytest.mark.parametrize("value", ["nan", "inf", "-inf", "-1"])
+def test_timeout_must_be_a_finite_positive_number(tmp_path, value):
+    # nan passed the range check and turned the time limit off (issue 21)
+    package = write_package(tmp_path)
+    result = CliRunner().invoke(cli, ["test", str(package), "--timeout", value])
+    assert result.exit_code == 2
+    message = (f"{value} is not a finite number of seconds." if value in ("nan", "inf")
+               else f"{float(value)} is not in the range x>0.")
+    assert f"Error: Invalid value for '--timeout': {message}" in result.output
+    assert "Traceback" not in result.output
+
+
+def test_junit_xml_into_a_missing_folder_is_refused_before_the_run(tmp_path):
+    package = write_package(tmp_path)
+    report = tmp_path / "missing" / "x.xml"
+    result = CliRunner().invoke(cli, ["test", str(package), "Cases.testRange",
+                                      "--junit-xml", str(report)])
+    assert result.exit_code == 2
+    assert (f"Error: Invalid value for '--junit-xml': cannot write '{report}': the folder "
+            f"'{report.parent}' does not exist") in result.output
+    assert "PASS" not in result.output
+    assert result.exception is None or isinstance(result.exception, SystemExit)
+
+
+@pytest.mark.parametrize("value", [float("nan"), float("inf")])
+def test_limits_refuse_values_that_are_not_finite(value):
+    with pytest.raises(ValueError) as info:
+        Limits(execution_seconds=value)
+    assert str(info.value) == f"limit execution_seconds must be a positive number, not {value!r}"

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 import os
 import pathlib
 import sys
@@ -27,6 +28,31 @@ from laguna.yaql.engine import Limits
 LIMITS_GROUP = "limits"
 #: the default wall time of one call of a test (Limits' default is a deployment's)
 TEST_TIMEOUT = 60.0
+
+
+class Seconds(click.FloatRange):
+    """A positive, finite number of seconds: `nan` passes every comparison
+    (a FloatRange lets it through) and would turn the time limit off, as
+    `inf` would."""
+
+    name = "seconds"
+
+    def convert(self, value: t.Any, param: click.Parameter | None,
+                ctx: click.Context | None) -> t.Any:
+        seconds = super().convert(value, param, ctx)
+        if not math.isfinite(seconds):
+            self.fail(f"{value} is not a finite number of seconds.", param, ctx)
+        return seconds
+
+
+def _report_path(ctx: click.Context, param: click.Parameter,
+                 value: pathlib.Path | None) -> pathlib.Path | None:
+    """The --junit-xml file, refused before any test runs when its folder
+    does not exist (writing it after the run would end in a traceback)."""
+    if value is not None and not value.parent.is_dir():
+        raise click.BadParameter(f"cannot write {str(value)!r}: the folder "
+                                 f"{str(value.parent)!r} does not exist", ctx, param)
+    return value
 
 
 @click.command("test")
@@ -57,8 +83,8 @@ TEST_TIMEOUT = 60.0
               help="Run with recording deployment services: stacks and agent plans are "
                    "recorded and answered with invented outputs instead of failing.")
 @click.option("--junit-xml", "junit", type=click.Path(dir_okay=False, path_type=pathlib.Path),
-              help="Write the results as JUnit XML to this file.")
-@click.option("--timeout", "timeout", type=click.FloatRange(min=0, min_open=True),
+              callback=_report_path, help="Write the results as JUnit XML to this file.")
+@click.option("--timeout", "timeout", type=Seconds(min=0, min_open=True),
               default=TEST_TIMEOUT, show_default=True, metavar="SECONDS",
               help="The wall time each call (setUp, a test method, tearDown) may take; "
                    "the other limits are the `limits` group of the engine settings "
@@ -107,7 +133,12 @@ def test(package_dir: pathlib.Path, tests: tuple[str, ...], libs: tuple[pathlib.
             if result.trace:
                 click.echo(result.trace)
     if junit is not None:
-        junit.write_bytes(junit_xml(results, runner.package.package.name))
+        try:
+            junit.write_bytes(junit_xml(results, runner.package.package.name))
+        except OSError as exc:
+            click.echo(f"Error: cannot write the JUnit XML report {str(junit)!r}: "
+                       f"{exc.strerror or exc}", err=True)
+            sys.exit(2)
     passed = sum(1 for r in results if r.passed)
     failed = len(results) - passed
     click.echo(f"{passed} passed, {failed} failed")

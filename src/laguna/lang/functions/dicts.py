@@ -31,6 +31,7 @@ from yaql.language import expressions as ast
 from yaql.language import utils
 from yaql.standard_library import queries as yaql_queries
 
+from laguna.lang import limits
 from laguna.lang.functions.queries import Method, _engine, _plain, _result, _values_method
 
 if t.TYPE_CHECKING:
@@ -60,6 +61,7 @@ def _set(compiler: Compiler, arg_nodes: t.Sequence[t.Any]) -> Method | None:
             added = values[0].items()
         else:
             return _values_method(scope, "set", receiver, *values)
+        limits.spend(len(receiver))   # a copy: one step an item
         return _result(_engine(scope),
                        utils.FrozenDict(itertools.chain(receiver.items(), added)))
     return fast
@@ -75,6 +77,7 @@ def _set_rules(compiler: Compiler, arg_nodes: t.Sequence[t.Any]) -> Method:
         if type(receiver) not in _MAPPINGS:
             return slow(scope, receiver)
         added = [(key(scope), value(scope)) for key, value in rules]
+        limits.spend(len(receiver))   # a copy: one step an item
         return _result(_engine(scope),
                        utils.FrozenDict(itertools.chain(receiver.items(), added)))
     return fast
@@ -91,6 +94,7 @@ def _merge_with(compiler: Compiler, arg_nodes: t.Sequence[t.Any]) -> Method | No
                 and isinstance(another, utils.MappingType)):
             return _values_method(scope, "mergeWith", receiver, another)
         engine = _engine(scope)
+        limits.spend(len(receiver) + len(another))
 
         def list_merger(first: t.Any, second: t.Any) -> t.Any:
             return tuple(yaql_queries.distinct(engine, first + second))

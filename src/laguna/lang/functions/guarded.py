@@ -12,18 +12,26 @@ with the same names, parameters and results:
   before the call's deadline;
 - ``pow``, ``shiftBitsLeft``, ``concat``, ``join``, ``replace`` (of strings)
   and ``str`` (of collections) refuse, before computing it, a result larger
-  than the limits allow (:mod:`laguna.lang.limits`).
+  than the limits allow (:mod:`laguna.lang.limits`);
+- yaql's query and collection functions (``len``, ``aggregate``, ``sum``,
+  ``distinct``, ``orderBy``, ``dict``...) read a lazy argument within the
+  iterators limit and look at the clock every few thousand of its items, and
+  count a collection argument's items as steps (:func:`bound_loops`, applied
+  to the root contexts in place).
 """
 
 from __future__ import annotations
 
+import functools
 import inspect
 import re
 import typing as t
 
 import regex as regex_lib  # type: ignore[import-untyped]
 from yaql.language import specs, utils, yaqltypes
+from yaql.standard_library import collections as yaql_collections
 from yaql.standard_library import math as yaql_math
+from yaql.standard_library import queries as yaql_queries
 from yaql.standard_library import regex as yaql_regex
 from yaql.standard_library import strings as yaql_strings
 
@@ -53,7 +61,87 @@ def _timed(what: str, fn: t.Callable[..., t.Any], *args: t.Any, **kwargs: t.Any)
 
 
 def _compile(pattern: str, flags: int = 0) -> t.Any:
+    active = limits.active()
+    if len(pattern) > active.regex_length:
+        raise limits.exceeded(active, "regex_length", f"a pattern of {len(pattern)} characters")
+    size = expanded_size(pattern)
+    if size > active.regex_size:
+        raise limits.exceeded(active, "regex_size",
+                              f"a pattern of {size} characters once its repetitions are "
+                              "written out")
     return regex_lib.compile(pattern, flags | regex_lib.UNICODE)
+
+
+# a counted repetition: {m}, {m,}, {,n}, {m,n}
+_COUNTED = re.compile(r"\{(\d*)(?:,(\d*))?\}")
+# more digits than this are a count above any limit (and int() refuses
+# very long digit strings)
+_COUNT_DIGITS = 12
+
+
+def expanded_size(pattern: str) -> int:
+    """How many items ``pattern`` holds with its counted repetitions written
+    out: `a{3}` 3, `(ab){3}` 6, `((a{1000}){1000}){1000}` 10**9. The regex
+    library compiles a counted repetition into that many copies, so this is
+    what its compiling costs (time and memory); it is computed from the
+    text, before the library sees it. Unbounded repetitions (`*`, `+`,
+    `{m,}` beyond m) cost nothing more to compile and count once."""
+    totals = [0]      # the size of each group open at this point, outermost first
+    last = 0          # the size of the item a quantifier would repeat
+    index, end = 0, len(pattern)
+    while index < end:
+        char = pattern[index]
+        if char == "\\":
+            index += 2
+            last = 1
+        elif char == "[":
+            index = _class_end(pattern, index)
+            last = 1
+        elif char == "(":
+            totals.append(0)
+            index += 1
+            last = 0
+            continue
+        elif char == ")" and len(totals) > 1:
+            last = totals.pop()
+            totals[-1] += last
+            index += 1
+            continue
+        elif char == "{":
+            counted = _COUNTED.match(pattern, index)
+            if counted is not None and (counted.group(1) or counted.group(2)):
+                digits = [d for d in counted.groups() if d]
+                count = max(10 ** _COUNT_DIGITS if len(d) > _COUNT_DIGITS else int(d)
+                            for d in digits)
+                totals[-1] += last * (count - 1) if count else -last
+                last *= count
+                index = counted.end()
+                continue
+            index += 1
+            last = 1
+        else:
+            index += 1
+            last = 1
+        totals[-1] += 1
+    return sum(totals)
+
+
+def _class_end(pattern: str, start: int) -> int:
+    """The index after the character class opening at ``start`` (`[...]`,
+    a `]` first in it taken literally, escapes skipped)."""
+    index = start + 1
+    if pattern.startswith("^", index):
+        index += 1
+    if pattern.startswith("]", index):
+        index += 1
+    while index < len(pattern):
+        if pattern[index] == "\\":
+            index += 2
+        elif pattern[index] == "]":
+            return index + 1
+        else:
+            index += 1
+    return index
 
 
 @specs.parameter("pattern", yaqltypes.String())
@@ -386,7 +474,7 @@ def _join(args: dict[str, t.Any]) -> None:
     separator = args["separator"]
     items: list[t.Any] = []
     size = 0
-    for item in args["sequence"]:
+    for item in limits.ticking(active, args["sequence"]):
         if items:
             size += len(separator)
         if type(item) is str:
@@ -444,6 +532,59 @@ REPLACED = frozenset({*(original for original, _ in GUARDED),
                         if callable(fn) and hasattr(fn, "__yaql_function__"))})
 
 
+# -- yaql's loops, under the iterators limit and the deadline -------------------------------
+# what a function may be given that it reads whole at C speed: counted as steps
+_COLLECTIONS = (tuple, list, dict, utils.FrozenDict, frozenset, set)
+
+
+def _bounded_loop(payload: t.Callable[..., t.Any]) -> t.Callable[..., t.Any]:
+    """``payload`` (a yaql function's body) given each lazy argument as a
+    :func:`limits.ticking` iterator (the iterators limit, the clock every few
+    thousand items: yaql's own `len` of an iterator counts without end), and
+    spending a step per item of each collection argument (a dict copied by
+    `set` at every step of an `aggregate`)."""
+    @functools.wraps(payload)
+    def bounded(*args: t.Any, **kwargs: t.Any) -> t.Any:
+        active = limits.active()
+        steps = 1
+        values = list(args)
+        for index, value in enumerate(args):
+            kind = type(value)
+            if kind in _COLLECTIONS:
+                steps += len(value)
+            elif hasattr(kind, "__next__") and not limits.is_ticking(value):
+                values[index] = limits.ticking(active, value)
+        for name, value in kwargs.items():
+            kind = type(value)
+            if kind in _COLLECTIONS:
+                steps += len(value)
+            elif hasattr(kind, "__next__") and not limits.is_ticking(value):
+                kwargs[name] = limits.ticking(active, value)
+        limits.spend(steps)
+        return payload(*values, **kwargs)
+    bounded.__laguna_bounded__ = True  # type: ignore[attr-defined]
+    return bounded
+
+
+#: the names of yaql's functions that loop over their arguments
+LOOPING_NAMES = frozenset(
+    specs.get_function_definition(fn, convention=CONVENTION).name
+    for module in (yaql_queries, yaql_collections) for fn in vars(module).values()
+    if callable(fn) and hasattr(fn, "__yaql_function__"))
+
+
+def bound_loops(context: t.Any) -> None:
+    """Make every definition of :data:`LOOPING_NAMES` that ``context`` (a
+    root context of its own: definitions are copies per context) reaches
+    read its arguments under the limits (:func:`_bounded_loop`), in place,
+    so that overload resolution is what yaql's would be."""
+    for name in sorted(LOOPING_NAMES):
+        for level in context.collect_functions(name):
+            for definition in level:
+                if not getattr(definition.payload, "__laguna_bounded__", False):
+                    definition.payload = _bounded_loop(definition.payload)
+
+
 def definitions() -> list[t.Any]:
     """The yaql function definitions of this module, named as MuranoPL calls them."""
     return ([specs.get_function_definition(fn, convention=CONVENTION)
@@ -460,4 +601,5 @@ def register(context: t.Any, skip: t.Collection[str] = ()) -> None:
             context.register_function(definition)
 
 
-__all__ = ["REPLACED", "definitions", "register"]
+__all__ = ["LOOPING_NAMES", "REPLACED", "bound_loops", "definitions", "expanded_size",
+           "register"]

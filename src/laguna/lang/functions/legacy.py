@@ -70,7 +70,7 @@ def register(context: t.Any, root: t.Any) -> None:
     for name in EXTENDED:
         for spec in utils.to_extension_method(name, root):
             # yaql's own, unless guarded.py has one under the limits (below)
-            if spec.payload not in guarded.REPLACED:
+            if getattr(spec.payload, "__wrapped__", spec.payload) not in guarded.REPLACED:
                 context.register_function(spec)
     for spec in guarded.definitions():
         if spec.name in EXTENDED_NAMES:

@@ -37,6 +37,7 @@ from yaql.standard_library import queries as yaql_queries
 
 from laguna.lang import limits
 from laguna.lang.appended import Appended
+from laguna.lang.limits import CHECK_EVERY
 from laguna.lang.functions.itemlambdas import compile_lambda, item_lambda, item_probe
 from laguna.lang.rows import dict_row
 from laguna.lang.scope import NO_VALUE, engine_of
@@ -99,6 +100,26 @@ def _result(engine: t.Any, value: t.Any) -> t.Any:
     """What yaql's runner checks of every function's result: the memory quota."""
     utils.limit_memory_usage(engine, (1, value))
     return value
+
+
+def _checked(items: t.Iterable[t.Any]) -> t.Iterable[t.Any]:
+    """The items of ``items``, the clock looked at every CHECK_EVERY of them:
+    for the loops in Python here, which may read many (a lazy sequence under
+    a large iterators limit) or do much for each. A short list or tuple is
+    given as it is (what is done for each item looks at the clock itself)."""
+    if (type(items) is tuple or type(items) is list) and len(items) <= CHECK_EVERY:
+        return items
+    return _ticks(items)
+
+
+def _ticks(items: t.Iterable[t.Any]) -> t.Iterator[t.Any]:
+    count = 0
+    for count, item in enumerate(items, 1):
+        if not count % CHECK_EVERY:
+            limits.spend(CHECK_EVERY)
+        yield item
+    # many short loops (one per item of an outer loop) add up
+    limits.spend(count % CHECK_EVERY)
 
 
 def _stop(error: StopIteration) -> yaql_exceptions.WrappedException:
@@ -235,7 +256,7 @@ def _distinct(compiler: Compiler, arg_nodes: t.Sequence[t.Any]) -> Method | None
 
         def items() -> t.Iterator[t.Any]:
             seen: set[t.Any] = set()
-            for item in collection:
+            for item in _checked(collection):
                 k = item if key is None else key(item)
                 if k not in seen:
                     seen.add(k)
@@ -267,7 +288,7 @@ def _first_or_last(last: bool) -> MethodFactory:
                             return _result(engine, default)
                         return _result(engine, collection[-1])
                     value = default
-                    for value in collection:
+                    for value in _checked(collection):
                         pass
                     if value is NO_VALUE:
                         raise StopIteration()
@@ -317,13 +338,20 @@ def _aggregate(operator: str, combine: t.Callable[[t.Any, t.Any], t.Any]) -> Met
                 else:   # what yaql's reduce raises
                     return functools.reduce(combine, ())
             # yaql's reduce, its step inline: numbers (not booleans) combined
-            # directly, anything else through yaql
+            # directly, anything else through yaql; the steps counted here
+            # (a local counter costs a tenth of a generator between)
+            steps = 0
             for b in items:
+                steps += 1
+                if steps == CHECK_EVERY:
+                    steps = 0
+                    limits.spend(CHECK_EVERY)
                 ta, tb = type(total), type(b)
                 if (ta is int or ta is float) and (tb is int or tb is float):
                     total = combine(total, b)
                 else:
                     total = slow(scope, total, b)
+            limits.spend(steps)
             return _result(engine, total)
         return fast
     return factory
@@ -350,11 +378,11 @@ def _any_or_all(every: bool) -> MethodFactory:
                 return NO_VALUE
             predicate = _lambda(predicate_fn, scope) if predicate_fn is not None else bool
             if every:
-                for item in collection:
+                for item in _checked(collection):
                     if not predicate(item):
                         return False
                 return True
-            for item in collection:
+            for item in _checked(collection):
                 if predicate_fn is None or predicate(item):
                     return True
             return False
@@ -365,7 +393,7 @@ def _any_or_all(every: bool) -> MethodFactory:
 @_factory((1,))
 def _index_of(scope: t.Any, engine: t.Any, collection: t.Any, item_fn: Fn) -> t.Any:
     item = item_fn(scope)
-    for index, value in enumerate(collection):
+    for index, value in enumerate(_checked(collection)):
         if value == item:
             return index
     return -1
@@ -373,10 +401,9 @@ def _index_of(scope: t.Any, engine: t.Any, collection: t.Any, item_fn: Fn) -> t.
 
 @_factory((0,))
 def _count(scope: t.Any, engine: t.Any, collection: t.Any) -> t.Any:
-    count = 0
-    for _ in collection:
-        count += 1
-    return count
+    if type(collection) in _SIZED:
+        return len(collection)
+    return limits.count_items(limits.of(scope), iter(collection))
 
 
 _SIZED = frozenset((tuple, list, str, utils.FrozenDict, dict, frozenset, set))
@@ -384,15 +411,13 @@ _SIZED = frozenset((tuple, list, str, utils.FrozenDict, dict, frozenset, set))
 
 def _len_value(value: t.Any) -> t.Any:
     """yaql's `len` of a string, a sequence, a dictionary or a set, and the
-    count of an iterator's items (an iterator is not limited there)."""
+    count of an iterator's items: within the iterators limit, unlike
+    yaql's (`len(sequence())` would never end) and at the deadline."""
     tv = type(value)
     if tv in _SIZED:
         return len(value)
     if isinstance(value, _Iterator):
-        count = 0
-        for _ in value:
-            count += 1
-        return count
+        return limits.count_items(limits.active(), value)
     return NO_VALUE
 
 
@@ -428,7 +453,7 @@ def _group_by(compiler: Compiler, arg_nodes: t.Sequence[t.Any]) -> Method | None
         groups: dict[t.Any, list[t.Any]] = {}
         quota = utils.get_memory_quota(engine)
         try:
-            for item in collection:
+            for item in _checked(collection):
                 v = item if value is None else value(item)
                 k = key(item)
                 group = groups.get(k)
@@ -475,12 +500,14 @@ class Ordering(yaql_queries.OrderingIterable):  # type: ignore[misc]
         self.probes[selector] = probe
 
     def do_sort(self) -> None:
-        items, fields = list(self.collection), list(self.order)
+        # read a chunk at a time, the clock looked at between chunks
+        items = list(limits.limited_tuple(limits.active(), self.collection))
+        fields = list(self.order)
         if len(items) < 2 or not fields:
             self.sorted = items
             return
         selector, ascending = fields[0]
-        keys = [selector(item) for item in items]
+        keys = _keys(selector, items)
         plain = _plain_keys(keys)
         if plain and len(fields) > 1:
             later = [self._probed(field, items) for field in fields[1:]]
@@ -497,8 +524,21 @@ class Ordering(yaql_queries.OrderingIterable):  # type: ignore[misc]
         probe = self.probes.get(field[0])
         if probe is None:
             return None
-        keys = [probe(item) for item in items]
+        keys = _keys(probe, items)
         return keys if _plain_keys(keys) else None   # (MISSED is not plain)
+
+
+def _keys(selector: Key, items: list[t.Any]) -> list[t.Any]:
+    """``selector`` of every item, a chunk of items at a time, the clock
+    looked at between chunks."""
+    if len(items) <= CHECK_EVERY:
+        limits.spend(len(items))
+        return [selector(item) for item in items]
+    keys: list[t.Any] = []
+    for start in range(0, len(items), CHECK_EVERY):
+        keys.extend(map(selector, items[start:start + CHECK_EVERY]))
+        limits.spend(CHECK_EVERY)
+    return keys
 
 
 def _plain_keys(keys: list[t.Any]) -> bool:
@@ -518,7 +558,7 @@ def _sort(items: list[t.Any], fields: list[tuple[Key, bool]], lt: t.Any, gt: t.A
         return items
     selector, ascending = fields[0]
     if keys is None:
-        keys = [selector(item) for item in items]
+        keys = _keys(selector, items)
         plain = _plain_keys(keys)
     if plain:
         order = sorted(range(len(items)), key=keys.__getitem__, reverse=not ascending)

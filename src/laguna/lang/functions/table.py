@@ -28,7 +28,7 @@ import typing as t
 
 from laguna.lang import builtins, dispatch
 from laguna.lang.dispatch import Builtin
-from laguna.lang.functions import dicts, queries, strings, values
+from laguna.lang.functions import dicts, guarded, queries, strings, values
 from laguna.yaql import engine as yaql_engine
 
 
@@ -82,9 +82,11 @@ class FunctionTable:
         self.contexts.clear()
 
     def root_context(self, legacy: bool) -> t.Any:
-        """A fresh root context: yaql's standard library (legacy or not) and
-        this table's yaql functions."""
+        """A fresh root context: yaql's standard library (legacy or not), its
+        loops under the limits (:func:`guarded.bound_loops`), and this table's
+        yaql functions."""
         context = yaql_engine.create_root_context(legacy)
+        guarded.bound_loops(context)
         for spec, args, kwargs in self._yaql_functions:
             context.register_function(spec, *args, **kwargs)
         return context

@@ -1,11 +1,14 @@
-"""Run each method of t.attacks.Attacks in its own executor and print one JSON
-line per method: how it ended, in how many seconds. Run by test_limits.py in a
-subprocess bounded in memory and time; argv: the package folder, then
-METHOD=SECONDS pairs giving a method a shorter execution time limit."""
+"""Run each method of t.attacks.Attacks (and of t.attacks.LegacyAttacks, a
+Format 1.0 package, when its folder is given) in its own executor and print
+one JSON line per method: how it ended, in how many seconds. Run by
+test_limits.py in a subprocess bounded in memory and time; argv: the package
+folders (joined by os.pathsep), then METHOD=LIMITS pairs giving a method other
+limits: a number (the execution time limit) or a JSON object of limits."""
 
 from __future__ import annotations
 
 import json
+import os
 import resource
 import sys
 import time
@@ -21,11 +24,17 @@ from laguna.yaql.engine import Limits  # noqa: E402
 
 process.prepare()
 registry = core_registry()
-registry.add(read_package_dir(sys.argv[1]))
-cls = registry.find("t.attacks.Attacks")
-seconds = dict(arg.split("=") for arg in sys.argv[2:])
-for method in cls.methods:
-    limits = Limits(execution_seconds=float(seconds.get(method, 600)))
+classes = []
+for folder in sys.argv[1].split(os.pathsep):
+    package = read_package_dir(folder)
+    registry.add(package)
+    classes.append(registry.find("t.attacks." + os.path.basename(folder)))
+given = {method: json.loads(value) for method, value in
+         (arg.split("=", 1) for arg in sys.argv[2:])}
+for cls, method in [(cls, method) for cls in classes for method in cls.methods]:
+    settings = given.get(method, 600)
+    limits = Limits.from_settings(settings if isinstance(settings, dict)
+                                  else {"execution_seconds": float(settings)})
     executor = Executor(registry, limits)
     obj = executor.new_object(cls, None, {})
     started = time.monotonic()
