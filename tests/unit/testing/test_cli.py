@@ -121,3 +121,22 @@ def test_a_link_in_the_tested_package_is_reported_at_the_link(tmp_path):
     assert (result.exit_code, result.output) == (2, (
         f"{package}/Classes/x.yaml:1:1: error[LAG-E0552]: a symbolic link; packages cannot "
         "contain links\n"))
+
+
+def test_json_prints_one_object_with_every_result(tmp_path):
+    import json
+
+    package = write_package(tmp_path, CASES)
+    result = CliRunner().invoke(cli, ["test", str(package), "--json"])
+    assert result.exit_code == 1
+    data = json.loads(result.stdout)
+    assert (data["package"], data["passed"], data["failed"]) == ("t.pkg", 1, 1)
+    by_method = {t["method"]: t for t in data["tests"]}
+    assert sorted(by_method) == ["testFails", "testPasses"]
+    failed = by_method["testFails"]
+    assert (failed["name"], failed["class"], failed["passed"], failed["error"],
+            failed["message"]) == ("t.pkg.Cases.testFails", "t.pkg.Cases", False, False,
+                                   "AssertionError: numbers differ: 1 != 2")
+    assert 'line 23:9 in method helper of type t.pkg.Cases' in failed["trace"]
+    passed = by_method["testPasses"]
+    assert (passed["passed"], passed["message"], passed["trace"]) == (True, None, None)

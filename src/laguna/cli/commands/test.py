@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+import json
 import os
 import pathlib
 import sys
@@ -89,11 +90,14 @@ def _report_path(ctx: click.Context, param: click.Parameter,
               help="The wall time each call (setUp, a test method, tearDown) may take; "
                    "the other limits are the `limits` group of the engine settings "
                    "(docs/SECURITY.md).")
+@click.option("--json", "as_json", is_flag=True,
+              help="Print one JSON object at the end (the counts and every test's result) "
+                   "and nothing else on stdout.")
 def test(package_dir: pathlib.Path, tests: tuple[str, ...], libs: tuple[pathlib.Path, ...],
          db_url: str | None, class_configs: pathlib.Path | None,
          engine_settings: pathlib.Path | None, secrets: pathlib.Path | None,
          junit: pathlib.Path | None, dry_run: bool = False,
-         timeout: float = TEST_TIMEOUT) -> None:
+         timeout: float = TEST_TIMEOUT, as_json: bool = False) -> None:
     """Run every test method of every TestFixture class in PACKAGE_DIR.
 
     TESTS narrows the run to CLASS or CLASS.METHOD names (full or short).
@@ -123,6 +127,9 @@ def test(package_dir: pathlib.Path, tests: tuple[str, ...], libs: tuple[pathlib.
     progress = TestProgress(stdout_console())
     results = []
     for cls, method in cases:
+        if as_json:
+            results.append(runner.run_one(cls, method))
+            continue
         with progress.running(f"{cls.name}.{method}"):
             result = runner.run_one(cls, method)
         results.append(result)
@@ -141,7 +148,15 @@ def test(package_dir: pathlib.Path, tests: tuple[str, ...], libs: tuple[pathlib.
             sys.exit(2)
     passed = sum(1 for r in results if r.passed)
     failed = len(results) - passed
-    click.echo(f"{passed} passed, {failed} failed")
+    if as_json:
+        click.echo(json.dumps({
+            "package": runner.package.package.name, "passed": passed, "failed": failed,
+            "tests": [{"name": r.name, "class": r.class_name, "method": r.method,
+                       "passed": r.passed, "error": r.error, "seconds": round(r.seconds, 6),
+                       "message": r.message or None, "trace": r.trace or None}
+                      for r in results]}, indent=2, ensure_ascii=False))
+    else:
+        click.echo(f"{passed} passed, {failed} failed")
     sys.exit(0 if failed == 0 and results else 1)
 
 
