@@ -62,6 +62,10 @@ def main(examples: int = 2000, per_batch: int = 1000) -> int:
         slowest = max(slowest, summary["slowest_seconds"])
         peak = max(peak, summary["maxrss_kib"])
         print(f"... {tried} inputs tried, {len(findings)} findings", file=sys.stderr, flush=True)
+        # each batch's findings as they come: a long run stopped early keeps them
+        for finding in summary["findings"]:
+            print(f"\n- {finding['detail']} ({finding['seconds']} s)\n{finding['class']}",
+                  file=sys.stderr, flush=True)
     print(f"inputs tried: {tried}")
     print("outcomes: " + ", ".join(f"{k} {v}" for k, v in sorted(outcomes.items())))
     print(f"slowest call: {slowest} s; peak memory: {peak // 1024} MiB")
