@@ -23,15 +23,8 @@ from pathlib import Path
 
 GOALS = {"--help": 0.15, "--version": 0.15, "status quiet": 0.3, "environments": 0.3}
 
-QUIET_CLASS = """\
-Namespaces: {=: com.example, res: io.murano}
-Name: Quiet
-Extends: res:Application
-Methods:
-  deploy:
-    Body:
-      - $.reported: true
-"""
+#: an application with no host (the CLI tests' fixture)
+QUIET = Path(__file__).parents[1] / "tests" / "fixtures" / "packages" / "quiet"
 
 
 def laguna() -> str:
@@ -42,15 +35,9 @@ def laguna() -> str:
 
 
 def prepare(scratch: Path) -> None:
-    package = scratch / "quiet"
-    (package / "Classes").mkdir(parents=True)
-    (package / "manifest.yaml").write_text(
-        "Format: 1.4\nType: Application\nFullName: com.example.Quiet\n"
-        "Classes: {com.example.Quiet: Quiet.yaml}\n")
-    (package / "Classes" / "Quiet.yaml").write_text(QUIET_CLASS)
     model = scratch / "quiet.yaml"
     model.write_text("- ?: {id: q, type: com.example.Quiet}\n")
-    subprocess.run([laguna(), "deploy", str(model), "-l", str(package), "--json"],
+    subprocess.run([laguna(), "deploy", str(model), "-l", str(QUIET), "--json"],
                    cwd=scratch, check=True, capture_output=True, timeout=120)
 
 
