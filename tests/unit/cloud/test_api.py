@@ -26,9 +26,11 @@ def test_cloud_imports_nothing_of_muranopl() -> None:
             elif isinstance(node, ast.ImportFrom) and node.module:
                 imported.add(node.module)
     assert sorted(m for m in imported if m.startswith(FORBIDDEN)) == []
-    # laguna.privacy: the rule for private files (standard library only)
+    # laguna.privacy: the rule for private files (standard library only); the
+    # ssh cloud's inventory is YAML read with line numbers (yamlio, source)
     assert sorted(m for m in imported if m.startswith("laguna.")
-                  and not m.startswith("laguna.cloud")) == ["laguna.errors", "laguna.privacy"]
+                  and not m.startswith("laguna.cloud")) == [
+        "laguna.errors", "laguna.privacy", "laguna.source", "laguna.yamlio"]
 
 
 def test_dry_run_cloud_keeps_nothing(tmp_path: Path) -> None:

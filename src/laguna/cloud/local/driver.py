@@ -21,6 +21,7 @@ A host's address is a loopback alias (``127.42.x.y``; all of 127/8 reaches
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import hashlib
 import os
@@ -34,8 +35,8 @@ import uuid
 from pathlib import Path
 
 from laguna.cloud import stacks
-from laguna.cloud.base import Host, StackResult
-from laguna.cloud.errors import HostError, StackNotFound, WaitConditionError
+from laguna.cloud.base import Host
+from laguna.cloud.errors import HostError, WaitConditionError
 from laguna.cloud.local import netns, processes
 from laguna.cloud.local.settings import Isolation
 from laguna.cloud.local.signals import SignalServer
@@ -44,16 +45,15 @@ from laguna.cloud.local.addresses import (LOOPBACK_RANGE, NETNS_RANGE, AddressPo
 from laguna.cloud.local.statefiles import StateFiles
 from laguna.cloud.resources import Server
 from laguna.cloud.state import COMPLETE, ResourceRecord, StackState
+from laguna.cloud.stored import SECRET_FILE, StoredCloud
 from laguna.privacy import private_directory, write_private
 
 DEFAULT_AGENT = (sys.executable, "-m", "laguna.agent")
-#: a host's secret, in its run folder
-SECRET_FILE = "agent.key"
 # where loopback hosts signal wait conditions: all of 127/8 is one interface
 SIGNAL_LOOPBACK = "127.0.0.1"
 
 
-class LocalCloud:
+class LocalCloud(StoredCloud["_Realm"]):
     """Implements :class:`laguna.cloud.base.Cloud` on this machine."""
 
     def __init__(self, directory: Path, *, isolation: Isolation = "loopback",
@@ -98,42 +98,14 @@ class LocalCloud:
             self._signals = SignalServer(address)
         return self._signals
 
-    # -- the Cloud protocol -------------------------------------------------------
+    # -- the Cloud protocol (push_stack and the reads: StoredCloud) ----------------
 
-    def push_stack(self, stack: str, template: t.Mapping[str, t.Any],
-                   parameters: t.Mapping[str, t.Any] | None = None,
-                   files: t.Mapping[str, str] | None = None) -> StackResult:
-        with self.files.locked(stack):
-            realm = _Realm(self, self.files.load(stack, cached=True) or StackState(stack))
-            unfinished = self.files.begin(stack)
-            try:
-                self._recover(realm, unfinished)
-                # saves the records at its end (and before it starts any agent)
-                diff = stacks.apply(realm, template, parameters or {}, files or {},
-                                    settle=realm.settle)
-            except BaseException:
-                realm.abandon()
-                if realm.state.records or self.files.path(stack).exists():
-                    realm.save()
-                raise
-            # Left in place when the push failed: the next operation looks for leftovers.
-            self.files.end(stack)
-            return StackResult(stack, dict(realm.state.outputs),
-                               tuple(self._hosts(realm.state)), diff)
-
-    def get_template(self, stack: str) -> dict[str, t.Any] | None:
-        state = self.files.load(stack)
-        return state.template if state is not None else None
-
-    def stack_outputs(self, stack: str) -> dict[str, t.Any]:
-        state = self.files.load(stack)
-        if state is None:
-            raise StackNotFound("no such stack", stack=stack)
-        return state.outputs
+    def _realm(self, state: StackState) -> t.ContextManager[_Realm]:
+        return contextlib.nullcontext(_Realm(self, state))
 
     def delete_stack(self, stack: str) -> None:
         with self.files.locked(stack):
-            realm = _Realm(self, self.files.load(stack, cached=True) or StackState(stack))
+            realm = _Realm(self, self._load(stack))
             self.files.begin(stack)
             # Every process of the stack in one sweep, rather than a sweep a host.
             launches = [_launch(r) for r in realm.state.of_type(Server.name)]
@@ -152,17 +124,6 @@ class LocalCloud:
             if self.isolation == "netns":
                 netns.remove_bridge(self.bridge, self.registry / ".bridge.lock")
 
-    def stacks(self) -> list[str]:
-        return self.files.stacks()
-
-    def hosts(self, stack: str) -> list[Host]:
-        state = self.files.load(stack)
-        return self._hosts(state) if state is not None else []
-
-    def find_host(self, stack: str, name: str) -> Host | None:
-        return next((h for h in self.hosts(stack) if name in (h.name, h.server_name)),
-                    None)
-
     # -- paths and recovery ------------------------------------------------------
 
     def host_root(self, stack: str, name: str) -> Path:
@@ -170,16 +131,6 @@ class LocalCloud:
         if root is None:
             root = self._roots[stack, name] = self.directory / "hosts" / stack / name
         return root
-
-    def run_dir(self, stack: str, name: str) -> Path:
-        return self.directory / "run" / stack / name
-
-    def agent_secret(self, stack: str, name: str) -> str | None:
-        """The secret of a host's agent; None while none runs."""
-        try:
-            return (self.run_dir(stack, name) / SECRET_FILE).read_text(encoding="ascii")
-        except FileNotFoundError:
-            return None
 
     def _hosts(self, state: StackState) -> list[Host]:
         return [stacks.host(state.stack, r, self.host_root(state.stack, r.name),
