@@ -325,3 +325,65 @@ def test_an_inventory_entry_defaults(tmp_path: Path) -> None:
     assert (second.name, second.key, second.agent, second.labels) == (
         "db.example:2222", None, True, ("x",))
     assert json.loads(json.dumps(first.to_json())) == first.to_json()
+
+
+def test_ports_and_floating_ips_take_their_servers_machine_address(
+        machines: Machines, make_cloud: MakeCloud, tmp_path: Path) -> None:
+    """A Murano-shaped stack: a network, a subnet, a port on it, a server on
+    the port and a floating IP on the port."""
+    cloud = make_cloud(machines.inventory(tmp_path / "inventory.yaml", count=1))
+    template = {
+        "resources": {
+            "net": {"type": "OS::Neutron::Net", "properties": {"name": "env-net"}},
+            "subnet": {"type": "OS::Neutron::Subnet",
+                       "properties": {"network": {"get_resource": "net"},
+                                      "cidr": "10.0.0.0/24"}},
+            "port": {"type": "OS::Neutron::Port",
+                     "properties": {"network": {"get_resource": "net"},
+                                    "fixed_ips": [{"subnet": {"get_resource": "subnet"}}]}},
+            "fip": {"type": "OS::Neutron::FloatingIP",
+                    "properties": {"floating_network": "public",
+                                   "port_id": {"get_resource": "port"}}},
+            "web": {"type": "OS::Nova::Server",
+                    "properties": {"networks": [{"port": {"get_resource": "port"}}]}}},
+        "outputs": {
+            "addresses": {"value": {"get_attr": ["web", "addresses", "env-net"]}},
+            "port_ip": {"value": {"get_attr": ["port", "fixed_ips", 0, "ip_address"]}},
+            "fip": {"value": {"get_attr": ["fip", "floating_ip_address"]}}}}
+    result = cloud.push_stack("env", template)
+    address = machines.servers[0].address
+    assert result.outputs["addresses"][0]["addr"] == address
+    assert (result.outputs["port_ip"], result.outputs["fip"]) == (address, address)
+    [host] = result.hosts
+    assert host.addresses == (address,)
+    run_plan(host)
+
+
+def test_a_push_starts_again_an_agent_that_died(machines: Machines, make_cloud: MakeCloud,
+                                                tmp_path: Path) -> None:
+    cloud = make_cloud(machines.inventory(tmp_path / "inventory.yaml", count=1))
+    one = {"resources": {"web": {"type": "OS::Nova::Server"}}}
+    [before] = cloud.push_stack("env", one).hosts
+    [process] = machines.agent_processes()
+    os.kill(int(process.split()[0]), signal.SIGKILL)
+    deadline = time.monotonic() + 10
+    while machines.agent_processes():
+        assert time.monotonic() < deadline
+        time.sleep(0.05)
+    [after] = cloud.push_stack("env", one).hosts
+    assert after.agent_url != before.agent_url or after.agent_secret != before.agent_secret
+    assert after.address == before.address
+    run_plan(after)
+    assert len(machines.agent_processes()) == 1
+
+
+def test_an_agent_that_cannot_start_is_a_host_error_with_its_log(
+        machines: Machines, make_cloud: MakeCloud, tmp_path: Path) -> None:
+    before = machines.listing()
+    cloud = make_cloud(machines.inventory(tmp_path / "inventory.yaml", count=1,
+                                          m1={"python": "/nonexistent/python3"}))
+    with pytest.raises(HostError, match=r"(?s)machine m1 .*the agent stopped before it was "
+                                        r"ready:.*/nonexistent/python3"):
+        cloud.push_stack("env", {"resources": {"web": {"type": "OS::Nova::Server"}}})
+    cloud.delete_stack("env")
+    assert machines.listing() == before and cloud.machines.all() == {}
