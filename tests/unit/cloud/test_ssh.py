@@ -240,14 +240,13 @@ def test_sudo_starts_the_agent_as_root_and_undeploy_removes_its_files(
     assert machines.listing() == before and machines.agent_processes() == []
 
 
-def test_a_killed_laguna_leaves_an_agent_the_next_delete_stops(
-        machines: Machines, make_cloud: MakeCloud, tmp_path: Path) -> None:
-    before = machines.listing()
-    inventory = machines.inventory(tmp_path / "inventory.yaml", count=1)
-    state = tmp_path / ".laguna" / "cloud"
+def push_and_get_killed(machines: Machines, state: Path, inventory: Path) -> None:
+    """A laguna pushes a stack of one server and is killed once its agent runs,
+    before the push ends (it waits for the agent forever, so the kill comes first)."""
     code = ("import sys, time\n"
             "from pathlib import Path\n"
-            "from laguna.cloud.ssh import open_cloud\n"
+            "from laguna.cloud.ssh import open_cloud, remote\n"
+            "remote.Session.wait_ready = lambda *args: time.sleep(60)\n"
             "cloud = open_cloud(Path(sys.argv[1]), Path(sys.argv[2]))\n"
             "cloud.push_stack('env', {'resources': {'web': {'type': 'OS::Nova::Server'}}})\n"
             "time.sleep(60)\n")
@@ -263,10 +262,34 @@ def test_a_killed_laguna_leaves_an_agent_the_next_delete_stops(
     finally:
         child.send_signal(signal.SIGKILL)
         child.wait()
-    assert len(machines.agent_processes()) == 1
+
+
+def test_a_killed_laguna_leaves_an_agent_the_next_push_replaces(
+        machines: Machines, make_cloud: MakeCloud, tmp_path: Path) -> None:
+    before = machines.listing()
+    inventory = machines.inventory(tmp_path / "inventory.yaml", count=1)
+    push_and_get_killed(machines, tmp_path / ".laguna" / "cloud", inventory)
+    [left] = machines.agent_processes()
     cloud = make_cloud()        # the inventory this state folder remembers
     assert cloud.inventory.path == inventory.resolve()
+    # the next push stops it and starts the host's agent anew, on the same machine
+    [host] = cloud.push_stack("env", {"resources": {"web": {"type": "OS::Nova::Server"}}}).hosts
+    [agent] = machines.agent_processes()
+    assert agent != left and host.address == machines.servers[0].address
+    assert len(set(machines.listing()) - set(before)) == 1
+    run_plan(host)
     cloud.delete_stack("env")
+    assert machines.agent_processes() == []
+    assert machines.listing() == before
+
+
+def test_a_killed_laguna_leaves_an_agent_the_next_delete_stops(
+        machines: Machines, make_cloud: MakeCloud, tmp_path: Path) -> None:
+    before = machines.listing()
+    inventory = machines.inventory(tmp_path / "inventory.yaml", count=1)
+    push_and_get_killed(machines, tmp_path / ".laguna" / "cloud", inventory)
+    assert len(machines.agent_processes()) == 1
+    make_cloud().delete_stack("env")
     assert machines.agent_processes() == []
     assert machines.listing() == before
 
@@ -387,3 +410,29 @@ def test_an_agent_that_cannot_start_is_a_host_error_with_its_log(
         cloud.push_stack("env", {"resources": {"web": {"type": "OS::Nova::Server"}}})
     cloud.delete_stack("env")
     assert machines.listing() == before and cloud.machines.all() == {}
+
+
+def test_keys_of_a_running_ssh_agent(machines: Machines, make_cloud: MakeCloud, tmp_path: Path,
+                                     monkeypatch: pytest.MonkeyPatch) -> None:
+    socket_path = tmp_path / "agent.sock"
+    agent = subprocess.Popen(["ssh-agent", "-D", "-a", str(socket_path)],
+                             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    try:
+        deadline = time.monotonic() + 10
+        while not socket_path.exists():
+            assert agent.poll() is None and time.monotonic() < deadline
+            time.sleep(0.02)
+        env = {**os.environ, "SSH_AUTH_SOCK": str(socket_path)}
+        subprocess.run(["ssh-add", "-q", str(machines.key)], env=env, check=True,
+                       capture_output=True, timeout=30)
+        monkeypatch.setenv("SSH_AUTH_SOCK", str(socket_path))
+        inventory = tmp_path / "inventory.yaml"
+        inventory.write_text(f"machines:\n  - name: m1\n    address: {machines.servers[0].address}"
+                             f"\n    user: {machines.user}\n    agent: true\n")
+        cloud = make_cloud(inventory)
+        [host] = cloud.push_stack("env", {"resources": {"web": {"type": "OS::Nova::Server"}}}).hosts
+        run_plan(host)
+        cloud.delete_stack("env")
+    finally:
+        agent.terminate()
+        agent.wait(10)

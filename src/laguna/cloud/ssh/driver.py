@@ -124,6 +124,10 @@ class SshCloud(StoredCloud["_Realm"]):
             for name, entry in self.machines.of_stack(realm.state.stack).items():
                 if not entry.get("leftover") and (entry["server"], name) not in held:
                     realm.release_machine(name, entry)
+        for failure in realm.failures:
+            self.notify(f"stack {realm.state.stack!r}: a machine could not be cleaned and "
+                        f"stays taken: {failure}")
+        realm.failures.clear()
         realm.tolerant = False
         for record in realm.state.of_type(Server.name):
             if record.status == COMPLETE and not realm.answers(record):
@@ -138,6 +142,8 @@ class _Realm:
         self.cloud = cloud
         self.state = state
         self.pending: list[ResourceRecord] = []
+        #: machines taken in this operation, by record
+        self.taken: list[tuple[ResourceRecord, str]] = []
         self.sessions: dict[str, Session] = {}
         #: deleting: a machine that cannot be cleaned is noted here, not raised
         self.tolerant = False
@@ -176,6 +182,7 @@ class _Realm:
         wanted = inventories.wanted_labels(record.properties, self.cloud.inventory.labels())
         machine = machines.take(self.cloud.inventory, self.state.stack, record.name, wanted)
         record.data["machine"] = machine.name
+        self.taken.append((record, machine.name))
         return machine
 
     def allocate_address(self, record: ResourceRecord) -> str:
@@ -269,20 +276,14 @@ class _Realm:
         return True
 
     def abandon(self) -> None:
-        """A push failed: machines taken for hosts never started are free again
-        (their records take one anew at the next push)."""
-        for record in self.pending:
-            name = record.data.get("machine")
+        """A push failed: the machines it took for hosts it never started are
+        free again (their records take one anew at the next push)."""
+        for record, name in self.taken:
             entry = self.cloud.machines.held(self.state.stack, record.name, name)
             if entry is not None and not entry.get("marker"):
-                self.cloud.machines.free(str(name))
+                self.cloud.machines.free(name)
+        self.taken.clear()
         self.pending.clear()
-        # servers created in this push but never started hold machines too
-        for record in self.state.of_type(Server.name):
-            name = record.data.get("machine")
-            entry = self.cloud.machines.held(self.state.stack, record.name, name)
-            if entry is not None and not entry.get("marker") and "marker" not in record.data:
-                self.cloud.machines.free(str(name))
 
     def stop_host(self, record: ResourceRecord, keep_machine: bool = False) -> None:
         name = str(record.data.get("machine"))

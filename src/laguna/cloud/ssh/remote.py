@@ -168,7 +168,7 @@ class Session:
         q = shlex.quote
         agent = " ".join(q(a) for a in [
             self.machine.python, f"{folder}/agent.pyz", "--name", name,
-            "--listen", f"{self.machine.address}:0", "--root", f"{folder}/root",
+            "--listen", f"{_bracketed(self.machine.address)}:0", "--root", f"{folder}/root",
             "--ready-file", f"{folder}/ready.json", "--secret-file", f"{folder}/agent.key"])
         inner = (f"echo $$ > {q(folder + '/agent.pid')} && "
                  f"exec {agent} </dev/null >>{q(folder + '/agent.log')} 2>&1")
@@ -234,6 +234,10 @@ done
         if folder:
             script += f"rm -rf -- {q(folder)}\n"
         self.run(f"{self.sudo()}sh -c {q(script)}", timeout=timeout * 2 + COMMAND_TIMEOUT)
+
+
+def _bracketed(address: str) -> str:
+    return f"[{address}]" if ":" in address else address
 
 
 def _marked_pids(marker: str) -> str:
