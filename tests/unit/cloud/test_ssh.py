@@ -28,6 +28,12 @@ from .sshd import Machines
 TWO = {"resources": {"web": {"type": "OS::Nova::Server"},
                      "db": {"type": "OS::Nova::Server"}}}
 SRC = str(Path(__file__).resolve().parents[3] / "src")
+DAEMON = 987_654        # seconds a test's daemon sleeps: its name in ps
+
+
+def daemons() -> list[str]:
+    found = subprocess.run(["pgrep", "-f", f"^sleep {DAEMON}$"], capture_output=True, text=True)
+    return found.stdout.split()
 
 
 @pytest.fixture(scope="module")
@@ -69,8 +75,9 @@ def make_cloud(machines: Machines, tmp_path: Path) -> t.Iterator[MakeCloud]:
     assert machines.agent_processes() == []
 
 
-def run_plan(host: Host, path: str = "written.txt") -> dict[str, t.Any]:
-    script = f"hostname; id -un; echo written > \"$HOME/{path}\"; cat \"$HOME/{path}\""
+def run_plan(host: Host, path: str = "written.txt", extra: str = "") -> dict[str, t.Any]:
+    script = (f"hostname; id -un; echo written > \"$HOME/{path}\"; cat \"$HOME/{path}\"\n"
+              + extra)
     plan = {"FormatVersion": "2.0.0", "ID": "who",
             "Body": "r = who()\nreturn [r.stdout, r.exitCode]",
             "Files": {"w": {"Name": "who.sh", "BodyType": "Text", "Body": script}},
@@ -94,7 +101,9 @@ def test_two_servers_take_two_machines_and_run_plans(machines: Machines, make_cl
     for host in (web, db):
         assert host.root is None and host.agent_secret
         assert re.fullmatch(rf"http://{re.escape(host.address)}:\d+", str(host.agent_url))
-        stdout, code = run_plan(host)["Body"]
+        # a daemon of the application's, in a session of its own: undeploy stops it too
+        stdout, code = run_plan(host, extra=f"setsid sleep {DAEMON} </dev/null >/dev/null "
+                                            "2>&1 &")["Body"]
         assert code == 0
         assert stdout.split() == [socket.gethostname(), machines.user, "written"]
     # one folder a host in the user's home, private, holding what laguna put there
@@ -122,9 +131,10 @@ def test_two_servers_take_two_machines_and_run_plans(machines: Machines, make_cl
     # a push of the same template changes nothing and keeps the agents
     again = cloud.push_stack("env", TWO)
     assert again.hosts == result.hosts and not again.diff.added
+    assert len(daemons()) == 2
     cloud.delete_stack("env")
     assert machines.listing() == before
-    assert machines.agent_processes() == []
+    assert machines.agent_processes() == [] and daemons() == []
     assert cloud.machines.all() == {} and cloud.stacks() == []
     # known hosts stay: the next connection checks against them, silently
     cloud.push_stack("env", TWO)
@@ -436,3 +446,20 @@ def test_keys_of_a_running_ssh_agent(machines: Machines, make_cloud: MakeCloud, 
     finally:
         agent.terminate()
         agent.wait(10)
+
+
+@pytest.mark.parametrize(("resource", "message"), [
+    ({"type": "OS::Cinder::Volume", "properties": {"size": 1}}, "provides no volumes"),
+    ({"type": "OS::Heat::WaitConditionHandle"}, "does not serve wait conditions"),
+])
+def test_what_the_ssh_cloud_does_not_provide_is_a_clear_error(
+        tmp_path: Path, resource: dict[str, t.Any], message: str) -> None:
+    inventory = tmp_path / "inventory.yaml"
+    inventory.write_text("machines:\n  - {address: '2001:db8::7', port: 2222, user: u, "
+                         "agent: true}\n")
+    cloud = SshCloud(tmp_path / "state", inventory, notify=print)
+    assert cloud.inventory.machines[0].name == "[2001:db8::7]:2222"
+    with pytest.raises(CloudError, match=rf"stack 'env': resources.thing: the ssh cloud {message}"):
+        cloud.push_stack("env", {"resources": {"thing": resource}})
+    cloud.delete_stack("env")
+    assert cloud.stacks() == [] and cloud.machines.all() == {}

@@ -30,7 +30,7 @@ from laguna.source import Span
 from laguna.yamlio import YMap, YSeq, load_all, span_of
 
 FIELDS = ("name", "address", "port", "user", "key", "agent", "labels", "python", "sudo")
-NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.:\[\]-]*\Z")
+NAME = re.compile(r"[A-Za-z0-9\[][A-Za-z0-9_.:\[\]-]*\Z")
 USER = re.compile(r"[A-Za-z_][A-Za-z0-9_.-]*\$?\Z")
 
 
@@ -152,9 +152,10 @@ def _machine(path: Path, entry: t.Any, i: int, around: Span) -> Machine:
     user = t.cast(str, text("user", required=True))
     if not USER.match(user):
         fail("user", f"{user!r} is not a user name")
-    name = text("name") or (address if port == 22 else f"{address}:{port}")
+    shown = f"[{address}]" if ":" in address else address
+    name = text("name") or (shown if port == 22 else f"{shown}:{port}")
     if not NAME.match(name):
-        fail("name", f"{name!r}: letters, digits and '_.:-' only")
+        fail("name", f"{name!r}: letters, digits and '_.:[]-' only")
     key = text("key")
     agent = flag("agent")
     if key is None and not agent:
