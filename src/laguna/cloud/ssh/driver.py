@@ -18,6 +18,7 @@ machine's address, with a new secret at every start (``remote``).
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import secrets
 import shutil
@@ -239,27 +240,40 @@ class _Realm:
             entry = machines.held(self.state.stack, record.name, record.data["machine"])
             assert entry is not None
             session = self.session(entry)
-            folder = f"{session.home()}/.laguna-{record.data['marker'].rsplit(':', 1)[1]}"
-            record.data["folder"] = folder
-            # known before anything is put there, so a crash leaves a trace
-            machines.update(record.data["machine"], folder=folder,
-                            marker=record.data["marker"])
-            self.save()
-            secret = secrets.token_hex(32)
-            run = self.cloud.run_dir(self.state.stack, record.name)
-            private_directory(run)
-            (run / SECRET_FILE).unlink(missing_ok=True)
-            write_private(run / SECRET_FILE, secret.encode(), exclusive=True)
-            session.install(folder, secret)
-            session.start(folder, str(record.properties.get("name") or record.name),
-                          record.data["marker"])
+            with self._about(record):
+                folder = f"{session.home()}/.laguna-{record.data['marker'].rsplit(':', 1)[1]}"
+                record.data["folder"] = folder
+                # known before anything is put there, so a crash leaves a trace
+                machines.update(record.data["machine"], folder=folder,
+                                marker=record.data["marker"])
+                self.save()
+                secret = secrets.token_hex(32)
+                run = self.cloud.run_dir(self.state.stack, record.name)
+                private_directory(run)
+                (run / SECRET_FILE).unlink(missing_ok=True)
+                write_private(run / SECRET_FILE, secret.encode(), exclusive=True)
+                session.install(folder, secret)
+                session.start(folder, str(record.properties.get("name") or record.name),
+                              record.data["marker"])
             started.append((record, session))
         deadline = time.monotonic() + self.cloud.ready_timeout
         for record, session in started:
-            ready = session.wait_ready(record.data["folder"], record.data["marker"],
-                                       max(0.0, deadline - time.monotonic()))
+            with self._about(record):
+                ready = session.wait_ready(record.data["folder"], record.data["marker"],
+                                           max(0.0, deadline - time.monotonic()))
             record.data.update(url=ready.get("url"), agent_pid=ready.get("pid"))
             self.pending.remove(record)
+
+    @contextlib.contextmanager
+    def _about(self, record: ResourceRecord) -> t.Iterator[None]:
+        """A HostError of the machine names the stack and the server too."""
+        try:
+            yield
+        except HostError as exc:
+            if exc.stack is None:
+                exc.stack, exc.resource = self.state.stack, record.name
+                exc.path = f"resources.{record.name}"
+            raise
 
     def answers(self, record: ResourceRecord) -> bool:
         """True if the host's agent listens (a TCP connection to its URL's port;
