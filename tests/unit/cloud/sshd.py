@@ -8,6 +8,8 @@ from __future__ import annotations
 import dataclasses
 import ipaddress
 import os
+import pwd
+import re
 import secrets
 import shutil
 import socket
@@ -107,11 +109,31 @@ class Machines:
         return sorted(os.listdir(self.home))
 
     def agent_processes(self) -> list[str]:
-        """Processes of an agent copied by the ssh cloud (its zipapp)."""
-        result = subprocess.run(["pgrep", "-af",
-                                 r"^[^ ]*python3 [^ ]*/\.laguna-[0-9a-f]+/agent\.pyz "],
-                                capture_output=True, text=True)
-        return [line for line in result.stdout.splitlines() if line.strip()]
+        """Processes of an agent copied by the ssh cloud (its zipapp): "pid cmdline"."""
+        return [f"{pid} {line}" for pid, line in processes().items()
+                if AGENT.match(line)]
+
+
+AGENT = re.compile(r"[^ ]*python3 [^ ]*/\.laguna-[0-9a-f]+/agent\.pyz ")
+
+
+def processes(uid: int | None = None) -> dict[int, str]:
+    """Every process (of ``uid``), with its command line (what ``pgrep -af`` shows;
+    read from /proc: procps may be missing)."""
+    found = {}
+    for entry in os.listdir("/proc"):
+        if not entry.isdigit():
+            continue
+        try:
+            if uid is not None and os.stat(f"/proc/{entry}").st_uid != uid:
+                continue
+            with open(f"/proc/{entry}/cmdline", "rb") as file:
+                line = file.read().replace(b"\0", b" ").decode(errors="replace").strip()
+        except OSError:
+            continue
+        if line:
+            found[int(entry)] = line
+    return found
 
 
 def _free_subnet() -> ipaddress.IPv4Network:
@@ -190,10 +212,10 @@ def machines(directory: Path) -> t.Iterator[Machines]:
             server.stop()
         if made_user:
             # whatever a test left running as the user, by pid
-            pids = subprocess.run(["pgrep", "-u", user], capture_output=True, text=True)
-            for pid in pids.stdout.split():
+            uid = pwd.getpwnam(user).pw_uid
+            for pid in processes(uid):
                 try:
-                    os.kill(int(pid), 9)
+                    os.kill(pid, 9)
                 except ProcessLookupError:
                     pass
             subprocess.run(["userdel", "-r", "-f", user], capture_output=True)

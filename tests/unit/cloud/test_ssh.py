@@ -31,9 +31,8 @@ SRC = str(Path(__file__).resolve().parents[3] / "src")
 DAEMON = 987_654        # seconds a test's daemon sleeps: its name in ps
 
 
-def daemons() -> list[str]:
-    found = subprocess.run(["pgrep", "-f", f"^sleep {DAEMON}$"], capture_output=True, text=True)
-    return found.stdout.split()
+def daemons() -> list[int]:
+    return [pid for pid, line in sshd.processes().items() if line == f"sleep {DAEMON}"]
 
 
 @pytest.fixture(scope="module")
