@@ -121,7 +121,7 @@ def read_status(workdir: Workdir, name: str, project: str = LOCAL_PROJECT) -> Re
     try:
         with _Reader(workdir) as reader:
             return _status(reader, name, project)
-    except (_Unreadable, sqlite3.Error, ValueError, KeyError, TypeError):
+    except (_Unreadable, sqlite3.Error, ValueError, KeyError, TypeError, AttributeError):
         return None
 
 
