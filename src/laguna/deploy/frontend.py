@@ -162,6 +162,17 @@ class ActionLister(t.Protocol):
 
 
 @t.runtime_checkable
+class StoreActionLister(ActionLister, t.Protocol):
+    """An :class:`ActionLister` whose list follows from the stored model and
+    packages alone (no file of the working directory, no catalog): the service
+    keeps the list in the store at the end of each run, and ``laguna status``
+    reads it there without loading the language (:mod:`laguna.deploy.readonly`)."""
+
+    #: True: :meth:`actions` reads nothing but its ``stored`` argument
+    actions_from_store: bool
+
+
+@t.runtime_checkable
 class ActionChecker(t.Protocol):
     """What a front end whose actions are named in more ways than its list shows
     (TOSCA: a node's instances, an interface by its type's name) adds to check

@@ -12,9 +12,13 @@ import dataclasses
 import datetime
 import typing as t
 
-from rich.console import Console, ConsoleOptions, RenderResult
-from rich.table import Table
-from rich.text import Text
+if t.TYPE_CHECKING:
+    from rich.console import Console, ConsoleOptions, RenderResult
+    from rich.table import Table
+    from rich.text import Text
+
+# rich is imported where something is rendered: the JSON outputs (laguna status
+# --json, laguna environments -o json) do not load it
 
 #: ``status`` values of a result
 OK = "ok"
@@ -168,6 +172,7 @@ def plan_summary(changes: t.Sequence[Change]) -> Json:
 
 
 def _render_changes(changes: t.Sequence[Change]) -> t.Iterator[Text]:
+    from rich.text import Text
     width = max((len(c.name) for c in changes), default=0)
     for change in changes:
         yield Text(f"{_SIGNS[change.action]} {change.action:<8}{change.name:<{width}}  "
@@ -179,6 +184,7 @@ def _render_changes(changes: t.Sequence[Change]) -> t.Iterator[Text]:
 
 def destroyed_lines(destroyed: t.Sequence[Change]) -> t.Iterator[Text]:
     """What an undeploy destroyed, by name and type, and how many."""
+    from rich.text import Text
     width = max((len(c.name) for c in destroyed), default=0)
     for change in destroyed:
         yield Text(f"destroyed {change.name:<{width}}  ({change.type})")
@@ -233,6 +239,8 @@ class Action:
 def actions_table(actions: t.Iterable[Action], title: str | None = "actions") -> Table:
     """Actions with the object (name and type) each belongs to and its arguments
     (``[name]``: optional; ``...``: takes others too)."""
+    from rich.table import Table
+    from rich.text import Text
     table = Table("ACTION", "OBJECT", "TYPE", "ARGUMENTS", title=title, title_justify="left",
                   box=None, pad_edge=False, padding=(0, 1, 0, 0))
     for action in actions:
@@ -292,6 +300,7 @@ class Result:
         return {OK: 0, FAILED: 1}.get(self.status, 2)
 
     def __rich_console__(self, console: Console, options: ConsoleOptions) -> RenderResult:
+        from rich.text import Text
         if self.changes is not None:
             # a dry run: what would be sent and done, never a state it did not reach
             if self.plan:
@@ -316,6 +325,7 @@ class Result:
         yield from self._render_error()
 
     def _render_error(self) -> t.Iterator[Text]:
+        from rich.text import Text
         if self.error is None:
             return
         yield Text(f"error[{self.error.kind}]: {self.error.message}")
@@ -331,6 +341,7 @@ class Result:
 def components_table(components: t.Mapping[str, Component], title: str | None = None,
                      ids: bool = True) -> Table:
     """Components by id (``ids``: with it shown), with type, name and state."""
+    from rich.table import Table
     columns = ("ID", "TYPE", "NAME", "STATE") if ids else ("NAME", "TYPE", "STATE")
     table = Table(*columns, title=title, title_justify="left", box=None,
                   pad_edge=False, padding=(0, 1, 0, 0))
@@ -344,6 +355,8 @@ def components_table(components: t.Mapping[str, Component], title: str | None = 
 
 def _render_plan(plan: t.Sequence[t.Mapping[str, t.Any]]) -> t.Iterator[Text]:
     import json
+
+    from rich.text import Text
 
     for number, step in enumerate(plan, 1):
         if step.get("kind") == "agent":
@@ -385,6 +398,7 @@ class DeploymentView:
         }
 
     def __rich_console__(self, console: Console, options: ConsoleOptions) -> RenderResult:
+        from rich.text import Text
         what = self.operation
         if self.action is not None:
             what += f" {self.action.get('object')}.{self.action.get('method')}"
@@ -427,6 +441,8 @@ class EnvironmentList:
         return [e.to_json() for e in self.environments]
 
     def __rich_console__(self, console: Console, options: ConsoleOptions) -> RenderResult:
+        from rich.table import Table
+        from rich.text import Text
         if not self.environments:
             yield Text("no environments")
             return
@@ -448,6 +464,7 @@ class DeploymentList:
         return [d.to_json() for d in self.deployments]
 
     def __rich_console__(self, console: Console, options: ConsoleOptions) -> RenderResult:
+        from rich.text import Text
         if not self.deployments:
             yield Text("no deployments")
         for deployment in self.deployments:

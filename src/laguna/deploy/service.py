@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import dataclasses
 import datetime
+import json
 import logging
 import tempfile
 import typing as t
@@ -46,8 +47,10 @@ from laguna.deploy.frontend import (
     FrontendRegistry,
     Outcome,
     PrepareOptions,
+    StoreActionLister,
 )
 from laguna.deploy.owner import Liveness, ProcessLiveness, ProcessOwner, current_owner
+from laguna.deploy.readonly import kept_actions
 from laguna.deploy.reporter import MemoryReporter, StoreReporter
 from laguna.deploy.result import (
     DESTROY,
@@ -515,8 +518,28 @@ class Service:
                 (p.name, p.version, p.archive) for p in outcome.packages])
         repo.release(session, record)
         record.updated = now
+        record.actions = self._kept_actions(started.frontend, record)
         session.flush()
         return record
+
+    def _kept_actions(self, frontend: Frontend,
+                      record: EnvironmentRecord) -> dict[str, t.Any] | None:
+        """The actions of the environment as a run leaves it, kept in the store for
+        ``laguna status`` (laguna.deploy.readonly) when its front end lists them from
+        the stored state alone; None (not kept: status asks the front end) otherwise."""
+        if record.model is None or not isinstance(frontend, StoreActionLister) \
+                or frontend.actions_from_store is not True:
+            return None
+        # the model and packages as the store gives them back (what readers digest)
+        model = json.loads(json.dumps(record.model))
+        stored = dataclasses.replace(_stored_state(record), model=model)
+        try:
+            actions = frontend.actions(stored, self.workdir.cloud_dir)
+        except Exception:   # noqa: BLE001 - status lists them (or says why) itself
+            log.debug("the actions of %s are not kept", record.name, exc_info=True)
+            return None
+        return kept_actions(actions, model,
+                            [(p.name, p.version, p.archive) for p in stored.packages])
 
     def _dry_run(self, frontend: Frontend, blueprint: Blueprint, name: str,
                  sink: EventSink) -> Result:

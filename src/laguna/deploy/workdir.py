@@ -20,11 +20,16 @@ import dataclasses
 import typing as t
 from pathlib import Path
 
-import sqlalchemy as sa
-
 from laguna.config import STATE_DIR, STORE_FILE, WORKDIR_VAR, resolve_workdir, sqlite_url
 from laguna.privacy import private_directory, tighten, write_private
-from laguna.store.db import READ_ONLY, Database, open_database
+
+if t.TYPE_CHECKING:
+    import sqlalchemy as sa
+
+    from laguna.store.db import Database
+
+# SQLAlchemy and the store are imported where a store is opened: the read-only
+# commands (laguna.deploy.readonly) use this module without them
 
 __all__ = ["STATE_DIR", "STORE_FILE", "WORKDIR_VAR", "Workdir", "open_store", "resolve_workdir"]
 
@@ -77,6 +82,10 @@ def open_store(url: str, **options: t.Any) -> Database:
     """The deployment store at ``url`` (an SQLite file or PostgreSQL), migrated
     to the newest schema; SQLite set up for writers in several processes.
     ``options`` go to the engine (a server's pool size, say)."""
+    import sqlalchemy as sa
+
+    from laguna.store.db import Database, open_database
+
     database = open_database(url)
     database.dispose()
     if sa.make_url(url).get_backend_name() != "sqlite":
@@ -97,6 +106,9 @@ def _write_transactions(engine: sa.Engine) -> None:
     not wait for the disk, which it did for every report (tens of
     milliseconds each); a power cut may lose the last commits, never the
     store's consistency."""
+    import sqlalchemy as sa
+
+    from laguna.store.db import READ_ONLY
 
     def connect(dbapi_connection: t.Any, _record: t.Any) -> None:
         dbapi_connection.isolation_level = None  # SQLAlchemy, not pysqlite, begins

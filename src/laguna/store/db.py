@@ -19,14 +19,15 @@ from sqlalchemy.engine import Engine
 from sqlalchemy.orm import Session, sessionmaker
 
 from laguna.store.models import Base
+from laguna.store.names import HEAD_REVISION
 
 if t.TYPE_CHECKING:
     from alembic.config import Config as AlembicConfig
 
+__all__ = ["HEAD_REVISION", "READ_ONLY", "Database", "alembic_config", "bring_up_to_date",
+           "create_schema", "downgrade", "make_engine", "open_database", "upgrade"]
+
 MIGRATIONS = Path(__file__).parent / "migrations"
-#: the newest migration (``migrations/versions``): the revision a schema made
-#: from the models is stamped with; a test keeps it equal to the scripts' head
-HEAD_REVISION = "0004"
 #: the execution option that marks the connections of :meth:`Database.read_session`
 READ_ONLY = "laguna_read_only"
 

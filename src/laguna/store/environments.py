@@ -22,9 +22,12 @@ from laguna.store.models import (
     StatusReport,
     new_id,
 )
+from laguna.store.names import LOCAL_PROJECT
 
-#: the project of environments made from the command line
-LOCAL_PROJECT = "local"
+__all__ = ["LOCAL_PROJECT", "acquire", "add_deployment", "add_packages", "add_report",
+           "append_report", "create_environment", "find_environment", "get_components",
+           "get_deployment", "last_deployment", "list_deployments", "list_environments",
+           "list_reports", "release", "replace_packages", "write_components"]
 
 
 def find_environment(session: Session, project: str, name: str) -> EnvironmentRecord | None:

@@ -162,6 +162,10 @@ class EnvironmentRecord(Base):
     #: the object model the API edits before the first deployment (Murano's
     #: environment description); None for environments the CLI made
     description: Mapped[dict[str, t.Any] | None] = mapped_column(JSON)
+    #: the actions the deployed objects offer, as the last run listed them
+    #: (``{"digest": ..., "actions": [...]}``, laguna.deploy.readonly), for
+    #: ``laguna status`` to read without loading the language; None when not kept
+    actions: Mapped[dict[str, t.Any] | None] = mapped_column(JSON)
 
     package_rows: Mapped[list[EnvironmentPackage]] = relationship(
         back_populates="environment", cascade="all, delete-orphan",

@@ -60,18 +60,19 @@ GREETER_ID = "1" * 32
 OTHER_ID = "2" * 32
 
 
-def write_package(folder: Path) -> Path:
-    package = folder / "greeter"
+def write_package(folder: Path, name: str = "Greeter", source: str = GREETER) -> Path:
+    """Package com.example.NAME, of the one class com.example.NAME (``source``)."""
+    package = folder / name.lower()
     (package / "Classes").mkdir(parents=True)
-    (package / "manifest.yaml").write_text(textwrap.dedent("""\
+    (package / "manifest.yaml").write_text(textwrap.dedent(f"""\
         Format: MuranoPL/1.4
         Type: Application
-        FullName: com.example.Greeter
-        Name: Greeter
+        FullName: com.example.{name}
+        Name: {name}
         Classes:
-          com.example.Greeter: Greeter.yaml
+          com.example.{name}: {name}.yaml
         """))
-    (package / "Classes" / "Greeter.yaml").write_text(GREETER)
+    (package / "Classes" / f"{name}.yaml").write_text(source)
     return package
 
 

@@ -5,7 +5,9 @@ from __future__ import annotations
 import click
 
 from laguna.cli.output import emit, output_option
-from laguna.cli.workdirs import catalog_option, make_service, show, workdir_option
+from laguna.cli.results import catalog_option, current_workdir, show
+from laguna.cli.shared import workdir_option
+from laguna.deploy.readonly import read_environments
 
 
 @click.command("environments")
@@ -14,5 +16,10 @@ from laguna.cli.workdirs import catalog_option, make_service, show, workdir_opti
 @catalog_option
 def environments(output: str) -> None:
     """List the environments, with their language, state and version."""
-    listed = make_service().environments()
+    # read from the store without the service (SQLAlchemy) when it can be: the
+    # same list (laguna.deploy.readonly), else the service's
+    listed = read_environments(current_workdir())
+    if listed is None:
+        from laguna.cli.workdirs import make_service
+        listed = make_service().environments()
     emit({"environments": listed.to_json()}, output, lambda: show(listed))

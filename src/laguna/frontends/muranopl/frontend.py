@@ -82,6 +82,9 @@ class MuranoPlFrontend:
     """laguna's built-in MuranoPL front end."""
 
     language = LANGUAGE
+    #: its actions are its stored classes' (frontends.muranopl.actions): the service
+    #: keeps the list in the store for ``laguna status`` (deploy.frontend.StoreActionLister)
+    actions_from_store = True
 
     # -- blueprint ----------------------------------------------------------------------
     def recognises(self, path: Path) -> bool:
