@@ -34,26 +34,24 @@ import uuid
 from pathlib import Path
 
 from laguna.cloud import stacks
-from laguna.cloud.base import Host, StackResult
-from laguna.cloud.errors import HostError, StackNotFound, WaitConditionError
+from laguna.cloud.base import Host
+from laguna.cloud.errors import HostError
 from laguna.cloud.local import netns, processes
 from laguna.cloud.local.settings import Isolation
 from laguna.cloud.local.signals import SignalServer
 from laguna.cloud.local.addresses import (LOOPBACK_RANGE, NETNS_RANGE, AddressPool,
                                           default_registry)
-from laguna.cloud.local.statefiles import StateFiles
 from laguna.cloud.resources import Server
 from laguna.cloud.state import COMPLETE, ResourceRecord, StackState
+from laguna.cloud.stored import SECRET_FILE, StoredCloud, WaitingRealm
 from laguna.privacy import private_directory, write_private
 
 DEFAULT_AGENT = (sys.executable, "-m", "laguna.agent")
-#: a host's secret, in its run folder
-SECRET_FILE = "agent.key"
 # where loopback hosts signal wait conditions: all of 127/8 is one interface
 SIGNAL_LOOPBACK = "127.0.0.1"
 
 
-class LocalCloud:
+class LocalCloud(StoredCloud["_Realm"]):
     """Implements :class:`laguna.cloud.base.Cloud` on this machine."""
 
     def __init__(self, directory: Path, *, isolation: Isolation = "loopback",
@@ -77,7 +75,7 @@ class LocalCloud:
         self.bridge = bridge
         self.ready_timeout = ready_timeout
         self.environ = dict(os.environ if environ is None else environ)
-        self.files = StateFiles(self.directory / "stacks")
+        super().__init__(self.directory)
         self.id = hashlib.sha256(str(self.directory).encode()).hexdigest()[:12]
         self._children: dict[str, subprocess.Popen[bytes]] = {}
         # (stack, server) -> its host's root: every push answers with every
@@ -98,38 +96,10 @@ class LocalCloud:
             self._signals = SignalServer(address)
         return self._signals
 
-    # -- the Cloud protocol -------------------------------------------------------
+    # -- the Cloud protocol (the rest is StoredCloud's) ------------------------------
 
-    def push_stack(self, stack: str, template: t.Mapping[str, t.Any],
-                   parameters: t.Mapping[str, t.Any] | None = None,
-                   files: t.Mapping[str, str] | None = None) -> StackResult:
-        with self.files.locked(stack):
-            realm = _Realm(self, self.files.load(stack, cached=True) or StackState(stack))
-            unfinished = self.files.begin(stack)
-            try:
-                self._recover(realm, unfinished)
-                # saves the records at its end (and before it starts any agent)
-                diff = stacks.apply(realm, template, parameters or {}, files or {},
-                                    settle=realm.settle)
-            except BaseException:
-                realm.abandon()
-                if realm.state.records or self.files.path(stack).exists():
-                    realm.save()
-                raise
-            # Left in place when the push failed: the next operation looks for leftovers.
-            self.files.end(stack)
-            return StackResult(stack, dict(realm.state.outputs),
-                               tuple(self._hosts(realm.state)), diff)
-
-    def get_template(self, stack: str) -> dict[str, t.Any] | None:
-        state = self.files.load(stack)
-        return state.template if state is not None else None
-
-    def stack_outputs(self, stack: str) -> dict[str, t.Any]:
-        state = self.files.load(stack)
-        if state is None:
-            raise StackNotFound("no such stack", stack=stack)
-        return state.outputs
+    def _realm(self, state: StackState) -> _Realm:
+        return _Realm(self, state)
 
     def delete_stack(self, stack: str) -> None:
         with self.files.locked(stack):
@@ -152,17 +122,6 @@ class LocalCloud:
             if self.isolation == "netns":
                 netns.remove_bridge(self.bridge, self.registry / ".bridge.lock")
 
-    def stacks(self) -> list[str]:
-        return self.files.stacks()
-
-    def hosts(self, stack: str) -> list[Host]:
-        state = self.files.load(stack)
-        return self._hosts(state) if state is not None else []
-
-    def find_host(self, stack: str, name: str) -> Host | None:
-        return next((h for h in self.hosts(stack) if name in (h.name, h.server_name)),
-                    None)
-
     # -- paths and recovery ------------------------------------------------------
 
     def host_root(self, stack: str, name: str) -> Path:
@@ -170,16 +129,6 @@ class LocalCloud:
         if root is None:
             root = self._roots[stack, name] = self.directory / "hosts" / stack / name
         return root
-
-    def run_dir(self, stack: str, name: str) -> Path:
-        return self.directory / "run" / stack / name
-
-    def agent_secret(self, stack: str, name: str) -> str | None:
-        """The secret of a host's agent; None while none runs."""
-        try:
-            return (self.run_dir(stack, name) / SECRET_FILE).read_text(encoding="ascii")
-        except FileNotFoundError:
-            return None
 
     def _hosts(self, state: StackState) -> list[Host]:
         return [stacks.host(state.stack, r, self.host_root(state.stack, r.name),
@@ -224,15 +173,14 @@ def _launch(record: ResourceRecord) -> processes.Launch | None:
     return processes.Launch(**data) if data else None
 
 
-class _Realm:
+class _Realm(WaitingRealm):
     """The local cloud as seen by resource types, for one stack operation."""
 
     def __init__(self, cloud: LocalCloud, state: StackState) -> None:
+        super().__init__()
         self.cloud = cloud
         self.state = state
         self.pending: list[ResourceRecord] = []
-        # wait conditions of this push: (condition, handle, count, timeout)
-        self.waits: list[tuple[ResourceRecord, ResourceRecord, int, float]] = []
         self.killed = False      # every process of the stack is known to be dead
 
     def save(self) -> None:
@@ -303,48 +251,20 @@ class _Realm:
         cloud._children[marker] = child
         record.data["launch"] = dataclasses.asdict(launch)
 
-    # -- wait conditions ---------------------------------------------------------
+    # -- wait conditions (WaitingRealm's) ------------------------------------------
 
-    def signal_url(self, handle: ResourceRecord) -> tuple[str, str]:
-        return self.cloud.signal_server().register(handle.id, handle.data.get("token"))
+    def signal_server(self) -> SignalServer:
+        return self.cloud.signal_server()
 
-    def forget_handle(self, handle: ResourceRecord) -> None:
-        if self.cloud._signals is not None:
-            self.cloud._signals.forget(handle.id)
-
-    def await_signals(self, condition: ResourceRecord, handle: ResourceRecord,
-                      count: int, timeout: float) -> None:
-        # waited for in settle(), once the hosts that will signal run
-        self.waits.append((condition, handle, count, timeout))
-
-    def _await(self) -> None:
-        server = self.cloud.signal_server()
-        while self.waits:
-            condition, handle, count, timeout = self.waits.pop(0)
-            signals = server.wait(handle.id, count, timeout)
-            condition.data["signals"] = signals
-            failed = next((s for s in signals if s["status"] == "FAILURE"), None)
-            if failed is None and len(signals) >= count:
-                continue
-            # not complete: the next push creates it again and waits anew
-            condition.status = "failed"
-            if failed is not None:
-                message = (f"wait condition failed: signal {failed['id']!r} on handle "
-                           f"{handle.name!r} reported FAILURE"
-                           + (f": {failed['reason']}" if failed.get("reason") else ""))
-            else:
-                message = (f"wait condition timed out after {timeout:g} s: {len(signals)} "
-                           f"of {count} signal(s) reached handle {handle.name!r}")
-            raise WaitConditionError(message, stack=self.state.stack, resource=condition.name,
-                                     path=f"resources.{condition.name}")
+    def existing_signal_server(self) -> SignalServer | None:
+        return self.cloud._signals
 
     def settle(self) -> None:
         """Start the agents of the hosts prepared, wait until each is ready,
         then wait for the wait conditions of the push."""
         if self.pending:
             self._start_pending()
-        if self.waits:
-            self._await()
+        self.await_conditions()
 
     def _start_pending(self) -> None:
         self.save()      # before any process exists, so a crash leaves a trace
