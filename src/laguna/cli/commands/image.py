@@ -82,6 +82,7 @@ def alias(name: str, target: str, make_default: bool) -> None:
 def build(name: str, force: bool, mirror: str) -> None:
     """Build image NAME (default: debian-12) from the Debian archive, unless podman has it."""
     try:
+        image_map.recipe(name)          # an unknown name fails before podman is looked for
         image_map.build(_podman(), name, mirror=mirror, force=force,
                         progress=lambda line: click.echo(line, err=True))
     except CloudError as error:

@@ -12,7 +12,6 @@ State lives under ``<state>/containers/``::
     stacks/<stack>.json       the stack's records (as the local cloud's)
     run/<stack>/<server>/     agent.key (the host's secret) and ready.json,
                               mounted at /run/laguna-agent in the container
-    ip_forward                the machine's value before laguna's first network
 
 Every podman object made (containers, volumes, networks) carries the labels
 ``laguna.cloud`` (this cloud's id) and ``laguna.stack``; whatever a killed
@@ -21,6 +20,8 @@ laguna left is found by them and removed on the next push or delete.
 
 from __future__ import annotations
 
+import contextlib
+import fcntl
 import hashlib
 import ipaddress
 import json
@@ -54,6 +55,16 @@ READY_FILE = "ready.json"
 #: where a host's run folder is mounted inside its container
 AGENT_RUN = "/run/laguna-agent"
 IP_FORWARD = Path("/proc/sys/net/ipv4/ip_forward")
+#: the machine's forwarding before laguna's first network (a boot resets both)
+FORWARD_SAVED = Path("/run/laguna/ip_forward")
+
+
+@contextlib.contextmanager
+def _forwarding_lock() -> t.Iterator[None]:
+    private_directory(FORWARD_SAVED.parent)
+    with open(FORWARD_SAVED.parent / "ip_forward.lock", "a+b") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        yield
 
 
 def _digest(*parts: str) -> str:
@@ -64,6 +75,15 @@ def hostname(name: str) -> str:
     """A valid hostname for a server name (``Web Server_1`` -> ``web-server-1``)."""
     text = re.sub(r"[^a-z0-9-]+", "-", name.lower()).strip("-")[:63].strip("-")
     return text or "host"
+
+
+def mac_address(address: str) -> str:
+    """A host's MAC address, from its IP address: a container that replaces
+    another (new volumes, a restart) at the same address has the same MAC, so
+    this machine's neighbour entry for the address stays right (another MAC
+    would leave connections to it hanging until the entry expires)."""
+    # locally administered, unicast
+    return "02:42:" + ":".join(f"{int(part):02x}" for part in address.split("."))
 
 
 class ContainerCloud(StoredCloud["_Realm"]):
@@ -192,11 +212,12 @@ class ContainerCloud(StoredCloud["_Realm"]):
         """The stack's network (made if missing): name, subnet and gateway."""
         name = self.network_name(stack)
         if not self.podman.exists("network", name):
-            saved = self.directory / "ip_forward"
-            if not saved.exists() and IP_FORWARD.exists():
-                # netavark turns forwarding on: put back what was there after
-                write_private(saved, IP_FORWARD.read_bytes())
-            self.podman.run("network", "create", *self.label_args(stack), name)
+            with _forwarding_lock():
+                # netavark turns forwarding on: what was there is put back once
+                # no network of laguna (of any working directory) is left
+                if not FORWARD_SAVED.exists() and IP_FORWARD.exists():
+                    write_private(FORWARD_SAVED, IP_FORWARD.read_bytes())
+                self.podman.run("network", "create", *self.label_args(stack), name)
         info = self.podman.json("network", "inspect", name)[0]
         subnet = info["subnets"][0]
         network = ipaddress.IPv4Network(subnet["subnet"])
@@ -206,13 +227,14 @@ class ContainerCloud(StoredCloud["_Realm"]):
         name = self.network_name(stack)
         if self.podman.exists("network", name):
             self.podman.run("network", "rm", "--force", name)
-        saved = self.directory / "ip_forward"
-        if saved.exists() and not self.podman.labelled("network", {CLOUD_LABEL: self.id}):
-            try:
-                IP_FORWARD.write_bytes(saved.read_bytes())
-            except OSError as error:
-                log.warning("could not restore %s: %s", IP_FORWARD, error)
-            saved.unlink()
+        with _forwarding_lock():
+            if FORWARD_SAVED.exists() and not self.podman.json(
+                    "network", "ls", "--filter", f"label={CLOUD_LABEL}", "--format", "json"):
+                try:
+                    IP_FORWARD.write_bytes(FORWARD_SAVED.read_bytes())
+                except OSError as error:
+                    log.warning("could not restore %s: %s", IP_FORWARD, error)
+                FORWARD_SAVED.unlink()
 
     def choose_image(self, record: ResourceRecord) -> tuple[str, str]:
         """The image map's entry for a server's ``image`` (ImageError if none)."""
@@ -361,7 +383,8 @@ class _Realm(WaitingRealm):
             "--hostname", hostname(server_name),
             *cloud.label_args(stack, **{RESOURCE_LABEL: record.name,
                                         MARKER_LABEL: record.data["marker"]}),
-            "--network", network, "--ip", address, "--init",
+            "--network", network, "--ip", address, "--mac-address", mac_address(address),
+            "--init",
             *(arg for u in settings.ulimits for arg in ("--ulimit", u)),
             *(arg for c in settings.capabilities for arg in ("--cap-add", c)),
             "--volume", f"{cloud.package}:{settings.agent_mount}/laguna:ro",
@@ -451,8 +474,9 @@ class _Realm(WaitingRealm):
 
     def create_volume(self, record: ResourceRecord) -> str:
         name = f"laguna-{self.cloud.id[:8]}-{_digest(self.state.stack, record.id)[:12]}"
-        self.cloud.podman.run("volume", "create", "--ignore",
-                              *self.cloud.label_args(self.state.stack), name)
+        if not self.cloud.podman.exists("volume", name):   # (podman 4.3 has no --ignore)
+            self.cloud.podman.run("volume", "create",
+                                  *self.cloud.label_args(self.state.stack), name)
         return name
 
     def delete_volume(self, record: ResourceRecord) -> None:

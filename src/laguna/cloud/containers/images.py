@@ -139,21 +139,27 @@ class ImageMap:
         return chosen, value
 
 
+def recipe(name: str) -> Recipe:
+    """How laguna builds image ``name`` (ImageError if it does not)."""
+    found = RECIPES.get(name)
+    if found is None:
+        raise ImageError(f"laguna builds only {', '.join(sorted(RECIPES))}, not {name!r}; "
+                         "other images come from a registry or `podman import`")
+    return found
+
+
 def build(podman: Podman, name: str, *, mirror: str = DEFAULT_MIRROR,
           force: bool = False, progress: t.Callable[[str], None] = lambda line: None,
           timeout: float = 1800.0) -> tuple[str, float | None]:
     """Build the built-in image ``name`` unless podman's storage holds it
     (``force``: build again): its reference and the seconds the build took
     (None if skipped)."""
-    recipe = RECIPES.get(name)
-    if recipe is None:
-        raise ImageError(f"laguna builds only {', '.join(sorted(RECIPES))}, not {name!r}; "
-                         "other images come from a registry or `podman import`")
+    recipe_ = recipe(name)
     # one build of an image at a time on this machine: the others wait, then skip it
     lock = Path(tempfile.gettempdir()) / f"laguna-image-{name}.lock"
     with open(lock, "a+b") as held:
         fcntl.flock(held, fcntl.LOCK_EX)
-        return _build(podman, name, recipe, mirror, force, progress, timeout)
+        return _build(podman, name, recipe_, mirror, force, progress, timeout)
 
 
 def _build(podman: Podman, name: str, recipe: Recipe, mirror: str, force: bool,

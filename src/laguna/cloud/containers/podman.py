@@ -6,6 +6,7 @@ import json
 import logging
 import shutil
 import subprocess
+import time
 import typing as t
 
 from laguna.cloud.containers.settings import ContainerSettings
@@ -65,11 +66,24 @@ class Podman:
         return self.run(kind, "exists", name, check=False).returncode == 0
 
     def labelled(self, kind: str, labels: t.Mapping[str, str]) -> list[dict[str, t.Any]]:
-        """Containers (``ps -a``), volumes or networks with every label given."""
-        filters = [arg for k, v in labels.items()
-                   for arg in ("--filter", f"label={k}={v}")]
-        if kind == "container":
-            found = self.json("ps", "-a", *filters, "--format", "json")
-        else:
-            found = self.json(kind, "ls", *filters, "--format", "json")
-        return t.cast("list[dict[str, t.Any]]", found or [])
+        """Containers (``ps -a``), volumes or networks with every label given.
+
+        podman ORs filters on the same key, so it filters on the first label
+        and the rest are checked here; a listing that fails because another
+        process removed an object meanwhile is asked for again."""
+        first = next(iter(labels.items()), None)
+        filters = ["--filter", f"label={first[0]}={first[1]}"] if first else []
+        for attempt in range(5):
+            try:
+                if kind == "container":
+                    found = self.json("ps", "-a", *filters, "--format", "json")
+                else:
+                    found = self.json(kind, "ls", *filters, "--format", "json")
+                break
+            except PodmanError:
+                if attempt == 4:
+                    raise
+                time.sleep(0.1)
+        return [item for item in t.cast("list[dict[str, t.Any]]", found or [])
+                if all((item.get("Labels") or item.get("labels") or {}).get(k) == v
+                       for k, v in labels.items())]

@@ -1,0 +1,289 @@
+"""The container cloud with real podman: each server is a container with its
+own hostname, filesystem, processes and address, whose agent runs plans.
+
+Skipped only where podman is not installed and ``CI`` is not set (CI installs
+podman and builds the default image first: .ci/run). Every test removes its
+containers, volumes and networks (the ``cloud`` fixture checks by label).
+"""
+
+from __future__ import annotations
+
+import http.client
+import json
+import os
+import shutil
+import subprocess
+import threading
+import time
+import typing as t
+from pathlib import Path
+
+import pytest
+
+from laguna.agent import AgentClient
+from laguna.agent.errors import AgentError
+from laguna.cloud.base import Host
+from laguna.cloud.containers import open_cloud
+from laguna.cloud.containers.driver import IP_FORWARD, ContainerCloud
+from laguna.cloud.containers.images import ImageError, ImageMap
+from laguna.cloud.containers.podman import CLOUD_LABEL
+from laguna.cloud.containers.settings import ContainerSettings
+from laguna.cloud.errors import CloudError, HostError
+
+PODMAN = shutil.which("podman") is not None and shutil.which("runc") is not None
+needs_podman = pytest.mark.skipif(
+    not PODMAN and not os.environ.get("CI"),
+    reason="podman (with runc) is not installed and CI is not set: "
+           "apt-get install podman runc mmdebstrap to run the container cloud's tests")
+PODMAN_ARGS = ["podman", "--cgroup-manager=cgroupfs", "--runtime=runc",
+               "--events-backend=file"]
+
+
+def podman(*args: str) -> str:
+    return subprocess.run([*PODMAN_ARGS, *args], capture_output=True, text=True,
+                          check=True, timeout=120).stdout
+
+
+def labelled(cloud: ContainerCloud) -> dict[str, list[str]]:
+    """The cloud's containers, volumes and networks podman knows of."""
+    label = f"label={CLOUD_LABEL}={cloud.id}"
+    return {
+        "containers": podman("ps", "-a", "--filter", label, "--format", "{{.Names}}").split(),
+        "volumes": podman("volume", "ls", "--filter", label, "--format", "{{.Name}}").split(),
+        "networks": podman("network", "ls", "--filter", label, "--format",
+                           "{{.Name}}").split()}
+
+
+NOTHING: dict[str, list[str]] = {"containers": [], "volumes": [], "networks": []}
+
+
+@pytest.fixture
+def cloud(tmp_path: Path) -> t.Iterator[ContainerCloud]:
+    forward = IP_FORWARD.read_text()
+    made = open_cloud(tmp_path / ".laguna" / "cloud")
+    assert isinstance(made, ContainerCloud)
+    try:
+        yield made
+    finally:
+        for stack in made.stacks():
+            made.delete_stack(stack)
+        assert labelled(made) == NOTHING
+        # netavark turned forwarding on; the cloud put back what was there
+        # (unless another cloud's network is still up)
+        if not podman("network", "ls", "--filter", f"label={CLOUD_LABEL}", "--format",
+                      "{{.Name}}").split():
+            assert IP_FORWARD.read_text() == forward
+
+
+def server(name: str, **properties: t.Any) -> dict[str, t.Any]:
+    return {"type": "OS::Nova::Server", "properties": {"name": name, **properties}}
+
+
+def template(**resources: dict[str, t.Any]) -> dict[str, t.Any]:
+    return {"heat_template_version": "2013-05-23", "resources": resources}
+
+
+def run(host: Host, script: str, timeout: float = 60) -> str:
+    """The output of ``script`` run on ``host`` through its agent."""
+    assert host.agent_url is not None and host.agent_secret is not None
+    plan = {"FormatVersion": "2.0.0", "ID": "p", "Body": "return run().stdout",
+            "Files": {"f": {"Name": "run.sh", "BodyType": "Text", "Body": script}},
+            "Scripts": {"run": {"Type": "Application", "EntryPoint": "f"}}}
+    with AgentClient(host.agent_url, host.agent_secret) as client:
+        result = client.execute(plan, timeout)
+    assert result["ErrorCode"] == 0, result
+    return str(result["Body"])
+
+
+@needs_podman
+def test_two_servers_are_containers_with_their_own_hostname_files_and_address(
+        cloud: ContainerCloud) -> None:
+    started = time.monotonic()
+    web, db = cloud.push_stack("env-1", template(web=server("Web Server"),
+                                                 db=server("db"))).hosts
+    assert time.monotonic() - started < 60
+    assert web.root is None and web.agent_secret and db.agent_secret
+    assert web.address != db.address
+    assert web.agent_url is not None and web.agent_url.startswith(f"http://{web.address}:")
+    outputs = {}
+    for host in (web, db):
+        outputs[host.name] = run(host, f"echo $(cat /etc/hostname); id -u; echo {host.name} > "
+                                       "/srv/mine; echo $(hostname -I); cat /srv/mine; "
+                                       "ps -e | wc -l")
+    web_out, db_out = (outputs[n].split("\n") for n in ("web", "db"))
+    assert web_out[:4] == ["web-server", "0", web.address, "web"]
+    assert db_out[:4] == ["db", "0", db.address, "db"]
+    # its own process tree: init, the agent, the script and little else
+    assert int(web_out[4]) < 15
+    # each its own filesystem: the file of one is not on the other, nor here
+    assert run(db, "cat /srv/mine; test -e /etc/debian_version && echo debian") == "db\ndebian"
+    assert not Path("/srv/mine").exists() or Path("/srv/mine").read_text() not in ("web\n",
+                                                                                    "db\n")
+    # the agent in the container runs with /usr/sbin on its PATH, as root
+    assert run(web, "for c in iptables sudo service; do command -v $c; done") == \
+        "/usr/sbin/iptables\n/usr/bin/sudo\n/usr/sbin/service"
+    # hosts() and find_host() answer from the records
+    assert [h.name for h in cloud.hosts("env-1")] == ["web", "db"]
+    assert cloud.find_host("env-1", "Web Server") == web
+
+
+@needs_podman
+def test_the_agent_refuses_an_unsigned_request(cloud: ContainerCloud) -> None:
+    (host,) = cloud.push_stack("env-1", template(vm=server("vm"))).hosts
+    assert host.agent_url is not None
+    address, port = host.agent_url.removeprefix("http://").rsplit(":", 1)
+    connection = http.client.HTTPConnection(address, int(port), timeout=30)
+    try:
+        body = json.dumps({"plan": {"FormatVersion": "2.0.0", "ID": "x", "Body": "return 1",
+                                    "Files": {}, "Scripts": {}}, "timeout": 10})
+        connection.request("POST", "/v1/plans", body, {"Content-Type": "application/json"})
+        response = connection.getresponse()
+        assert response.status == 401
+        assert "not signed" in json.loads(response.read())["error"]["message"]
+    finally:
+        connection.close()
+    # another host's secret is refused too
+    with AgentClient(host.agent_url, "0" * 64) as client, pytest.raises(AgentError):
+        client.health()
+
+
+VOLUME_STACK = dict(
+    vm=server("vm"),
+    disk={"type": "OS::Cinder::Volume", "properties": {"size": 1}},
+    attach={"type": "OS::Cinder::VolumeAttachment",
+            "properties": {"instance_uuid": {"get_resource": "vm"},
+                           "volume_id": {"get_resource": "disk"},
+                           "mountpoint": "/var/lib/data"}})
+
+
+@needs_podman
+def test_a_volume_is_mounted_at_its_attachment_path_and_survives_an_update(
+        cloud: ContainerCloud) -> None:
+    (vm,) = cloud.push_stack("env-1", template(**VOLUME_STACK)).hosts
+    run(vm, "echo kept > /var/lib/data/file; echo layer > /root/file")
+    assert "/var/lib/data" in run(vm, "grep -o ' /var/lib/data ' /proc/mounts")
+    assert len(labelled(cloud)["volumes"]) == 1
+    # an update that adds a server and changes the first in place
+    changed = dict(VOLUME_STACK, vm=server("vm", metadata={"role": "db"}),
+                   other=server("other"))
+    result = cloud.push_stack("env-1", template(**changed))
+    assert result.diff.added == ("other",) and result.diff.changed == ("vm",)
+    vm2 = next(h for h in result.hosts if h.name == "vm")
+    assert vm2.agent_url == vm.agent_url        # the same container, not restarted
+    assert run(vm2, "cat /var/lib/data/file /root/file") == "kept\nlayer"
+    other = next(h for h in result.hosts if h.name == "other")
+    assert run(other, "test -e /var/lib/data/file && echo yes || echo no") == "no"
+    # the volume removed from the template: its container starts again without it
+    result = cloud.push_stack("env-1", template(vm=server("vm", metadata={"role": "db"}),
+                                                other=server("other")))
+    assert labelled(cloud)["volumes"] == []
+    vm3 = next(h for h in result.hosts if h.name == "vm")
+    assert run(vm3, "test -e /var/lib/data/file && echo yes || echo no") == "no"
+
+
+@needs_podman
+def test_delete_leaves_no_container_volume_network_or_folder(cloud: ContainerCloud) -> None:
+    cloud.push_stack("env-1", template(**VOLUME_STACK, web=server("web")))
+    found = labelled(cloud)
+    assert (len(found["containers"]), len(found["volumes"]), len(found["networks"])) == (2, 1, 1)
+    cloud.delete_stack("env-1")
+    assert labelled(cloud) == NOTHING
+    assert cloud.stacks() == []
+    assert not (cloud.directory / "run" / "env-1").exists()
+    cloud.delete_stack("env-1")             # again: nothing to do
+
+
+@needs_podman
+def test_a_killed_container_gives_a_clear_host_error_and_the_next_push_restarts_it(
+        cloud: ContainerCloud) -> None:
+    (vm,) = cloud.push_stack("env-1", template(vm=server("vm"))).hosts
+    run(vm, "echo mine > /root/file")
+    state = cloud.files.load("env-1")
+    assert state is not None
+    container = state.records["vm"].data["container"]
+    failures: list[BaseException] = []
+
+    def long_plan() -> None:
+        try:
+            run(vm, "sleep 60", timeout=90)
+        except BaseException as error:   # noqa: BLE001 (reported below)
+            failures.append(error)
+
+    plan = threading.Thread(target=long_plan)
+    plan.start()
+    time.sleep(1.0)
+    podman("kill", container)
+    plan.join(30)
+    assert not plan.is_alive() and len(failures) == 1 and isinstance(failures[0], AgentError)
+    with pytest.raises(HostError, match=r"container of host 'vm' is not running "
+                                        r"\((exited|stopped), killed\)"):
+        cloud.check_host("env-1", "vm")
+    # the next push starts the same container again, with a new secret
+    (again,) = cloud.push_stack("env-1", template(vm=server("vm"))).hosts
+    assert again.agent_secret != vm.agent_secret
+    assert run(again, "cat /root/file") == "mine"
+    cloud.check_host("env-1", "vm")
+
+
+@needs_podman
+def test_stray_containers_of_a_killed_laguna_are_removed_by_label(
+        cloud: ContainerCloud) -> None:
+    cloud.push_stack("env-1", template(vm=server("vm")))
+    # what a laguna killed before it saved its records would leave
+    labels = [arg for k, v in cloud.labels("env-1").items() for arg in ("--label", f"{k}={v}")]
+    stray = podman("create", *labels, "--name", f"laguna-{cloud.id[:8]}-stray",
+                   "localhost/laguna/debian:12", "sleep", "1").strip()
+    podman("volume", "create", *labels, f"laguna-{cloud.id[:8]}-strayvolume")
+    cloud.push_stack("env-1", template(vm=server("vm"), vm2=server("vm2")))
+    found = labelled(cloud)
+    assert stray not in found["containers"] and len(found["containers"]) == 2
+    assert found["volumes"] == []
+    # a stack without records: delete still finds its containers
+    podman("create", *[arg for k, v in cloud.labels("ghost").items()
+                       for arg in ("--label", f"{k}={v}")],
+           "localhost/laguna/debian:12", "true")
+    cloud.delete_stack("ghost")
+    assert len(labelled(cloud)["containers"]) == 2
+
+
+@needs_podman
+def test_an_unknown_image_is_a_clear_error_listing_the_map(
+        cloud: ContainerCloud, tmp_path: Path) -> None:
+    ImageMap(tmp_path / ".laguna" / "images.json").alias("web", "debian-12")
+    with pytest.raises(ImageError) as info:
+        cloud.push_stack("env-1", template(vm=server("vm", image="ubuntu-14.04")))
+    message = str(info.value)
+    assert "unknown image 'ubuntu-14.04'" in message
+    assert "debian-12 -> localhost/laguna/debian:12" in message and "web -> debian-12" in message
+    (vm,) = cloud.push_stack("env-1", template(vm=server("vm", image="web"))).hosts
+    assert run(vm, "cat /etc/debian_version").startswith("12")
+
+
+@needs_podman
+@pytest.mark.skipif(not os.environ.get("LAGUNA_TEST_APACHE") and not os.environ.get("CI"),
+                    reason="installs apache2 from the Debian archive: set "
+                           "LAGUNA_TEST_APACHE=1 (CI runs it)")
+def test_apache_installs_starts_and_serves_from_its_container(cloud: ContainerCloud) -> None:
+    (web,) = cloud.push_stack("env-1", template(web=server("web"))).hosts
+    run(web, "export DEBIAN_FRONTEND=noninteractive; apt-get update -qq >/dev/null && "
+             "apt-get install -y -qq apache2 >/dev/null && service apache2 start >/dev/null "
+             "&& echo started", timeout=600)
+    connection = http.client.HTTPConnection(web.address, 80, timeout=30)
+    try:
+        connection.request("GET", "/")
+        page = connection.getresponse().read().decode()
+    finally:
+        connection.close()
+    assert "It works!" in page
+
+
+def test_podman_missing_is_a_clear_error(tmp_path: Path) -> None:
+    settings = ContainerSettings(podman="/nonexistent/podman")
+    with pytest.raises(CloudError, match=r"^podman is not installed .*: "
+                                         r"apt-get install podman runc$"):
+        ContainerCloud(tmp_path / "cloud", settings=settings)
+    (tmp_path / "cloud" / "containers").mkdir(parents=True, exist_ok=True)
+    (tmp_path / "cloud" / "containers" / "settings.json").write_text(
+        json.dumps({"runtime": "no-such-runtime"}))
+    with pytest.raises(CloudError, match="runtime 'no-such-runtime' is not installed"):
+        open_cloud(tmp_path / "cloud")
