@@ -11,7 +11,9 @@ from __future__ import annotations
 import http.client
 import json
 import os
+import re
 import shutil
+import socket
 import subprocess
 import threading
 import time
@@ -25,6 +27,7 @@ from laguna.agent.errors import AgentError
 from laguna.cloud.base import Host
 from laguna.cloud.containers import open_cloud
 from laguna.cloud.containers.driver import IP_FORWARD, ContainerCloud
+from laguna.cloud.containers.firewall import table_name
 from laguna.cloud.containers.images import ImageError, ImageMap
 from laguna.cloud.containers.podman import CLOUD_LABEL
 from laguna.cloud.containers.settings import ContainerSettings
@@ -257,6 +260,61 @@ def test_an_unknown_image_is_a_clear_error_listing_the_map(
     assert "debian-12 -> localhost/laguna/debian:12" in message and "web -> debian-12" in message
     (vm,) = cloud.push_stack("env-1", template(vm=server("vm", image="web"))).hosts
     assert run(vm, "cat /etc/debian_version").startswith("12")
+
+
+def group(*ports: int) -> dict[str, t.Any]:
+    return {"type": "OS::Neutron::SecurityGroup", "properties": {"rules": [
+        {"protocol": "tcp", "port_range_min": port, "port_range_max": port,
+         "remote_ip_prefix": "0.0.0.0/0"} for port in ports]}}
+
+
+PROBE = """
+import socket, sys
+for port in sys.argv[2:]:
+    try:
+        socket.create_connection((sys.argv[1], int(port)), timeout=2).close()
+        print(port, "open")
+    except OSError as error:
+        print(port, "timeout" if isinstance(error, TimeoutError) else "closed")
+"""
+
+
+def by_name(hosts: t.Sequence[Host], *names: str) -> list[Host]:
+    return [next(h for h in hosts if h.name == name) for name in names]
+
+
+def probe(host: Host, address: str, *ports: int) -> str:
+    return run(host, f"cat > /tmp/probe.py <<'EOF'\n{PROBE}\nEOF\n"
+                     f"python3 /tmp/probe.py {address} {' '.join(map(str, ports))}")
+
+
+@needs_podman
+@pytest.mark.skipif(shutil.which("nft") is None and not os.environ.get("CI"),
+                    reason="nft is not installed (apt-get install nftables)")
+def test_security_groups_limit_new_connections_between_containers(
+        cloud: ContainerCloud) -> None:
+    stack = dict(sg=group(80), web=server("web", security_groups=[{"get_resource": "sg"}]),
+                 client=server("client"))
+    web, client = by_name(cloud.push_stack("env-1", template(**stack)).hosts, "web", "client")
+    run(web, "for p in 80 81 82; do nohup python3 -m http.server $p >/dev/null 2>&1 & done; "
+             "sleep 1")
+    assert probe(client, web.address, 80, 81) == "80 open\n81 timeout"
+    # nothing protects the client; this machine reaches every port of both
+    run(client, "nohup python3 -m http.server 81 >/dev/null 2>&1 & sleep 1")
+    assert probe(web, client.address, 81) == "81 open"
+    for port in (80, 81):
+        socket.create_connection((web.address, port), timeout=5).close()
+    # a changed group changes the rules
+    web, client = by_name(cloud.push_stack("env-1", template(**dict(stack, sg=group(80, 81)))).hosts,
+                          "web", "client")
+    assert probe(client, web.address, 80, 81, 82) == "80 open\n81 open\n82 timeout"
+    table = f"bridge {table_name(cloud.id, 'env-1')}"
+    listing = subprocess.run(["nft", "list", "table", *table.split()], capture_output=True,
+                             text=True).stdout
+    assert re.search(r"tcp dport 81 counter packets [1-9]", listing)
+    cloud.delete_stack("env-1")
+    assert subprocess.run(["nft", "list", "table", *table.split()],
+                          capture_output=True).returncode != 0
 
 
 @needs_podman

@@ -38,6 +38,7 @@ import laguna
 from laguna.cloud import stacks
 from laguna.cloud.base import Host
 from laguna.cloud.containers import images as image_map
+from laguna.cloud.containers.firewall import Firewall
 from laguna.cloud.containers.podman import (CLOUD_LABEL, MARKER_LABEL, RESOURCE_LABEL,
                                             STACK_LABEL, Podman)
 from laguna.cloud.containers.settings import ContainerSettings
@@ -102,6 +103,7 @@ class ContainerCloud(StoredCloud["_Realm"]):
         self.id = _digest(str(self.directory))[:12]
         self.package = Path(laguna.__file__).resolve().parent
         self._signals: dict[str, SignalServer] = {}
+        self.firewall = Firewall(self.id)
         super().__init__(self.directory)
 
     # -- names and paths -----------------------------------------------------------
@@ -176,6 +178,7 @@ class ContainerCloud(StoredCloud["_Realm"]):
             if signals is not None:
                 signals.close()
             self.remove_network(stack)
+            self.firewall.remove(stack)
             shutil.rmtree(self.directory / "run" / stack, ignore_errors=True)
             self.files.remove(stack)
             self.files.end(stack)
@@ -407,6 +410,8 @@ class _Realm(WaitingRealm):
         ready, then wait for the wait conditions of the push."""
         if self.pending:
             self._start_pending()
+        # the groups as they are now, before anyone waits for a signal
+        self.cloud.firewall.apply(self.state)
         self.await_conditions()
 
     def _start_pending(self) -> None:
