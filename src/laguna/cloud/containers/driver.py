@@ -61,7 +61,7 @@ FORWARD_SAVED = Path("/run/laguna/ip_forward")
 
 
 @contextlib.contextmanager
-def _forwarding_lock() -> t.Iterator[None]:
+def forwarding_lock() -> t.Iterator[None]:
     private_directory(FORWARD_SAVED.parent)
     with open(FORWARD_SAVED.parent / "ip_forward.lock", "a+b") as lock:
         fcntl.flock(lock, fcntl.LOCK_EX)
@@ -215,7 +215,7 @@ class ContainerCloud(StoredCloud["_Realm"]):
         """The stack's network (made if missing): name, subnet and gateway."""
         name = self.network_name(stack)
         if not self.podman.exists("network", name):
-            with _forwarding_lock():
+            with forwarding_lock():
                 # netavark turns forwarding on: what was there is put back once
                 # no network of laguna (of any working directory) is left
                 if not FORWARD_SAVED.exists() and IP_FORWARD.exists():
@@ -230,7 +230,7 @@ class ContainerCloud(StoredCloud["_Realm"]):
         name = self.network_name(stack)
         if self.podman.exists("network", name):
             self.podman.run("network", "rm", "--force", name)
-        with _forwarding_lock():
+        with forwarding_lock():
             if FORWARD_SAVED.exists() and not self.podman.json(
                     "network", "ls", "--filter", f"label={CLOUD_LABEL}", "--format", "json"):
                 try:
