@@ -116,10 +116,17 @@ def run(host: Host, script: str, timeout: float = 60) -> str:
 @needs_podman
 def test_two_servers_are_containers_with_their_own_hostname_files_and_address(
         cloud: ContainerCloud) -> None:
+    steps: list[str] = []
+    cloud.progress = steps.append
     started = time.monotonic()
     web, db = cloud.push_stack("env-1", template(web=server("Web Server"),
                                                  db=server("db"))).hosts
     assert time.monotonic() - started < 60
+    # each container's start is a step of the deployment's progress
+    assert [s.split(" (")[0] for s in steps if s.startswith(("starting", "host"))] == [
+        "starting container of host web", "starting container of host db",
+        f"host web of stack env-1 is ready at {web.agent_url}",
+        f"host db of stack env-1 is ready at {db.agent_url}"]
     assert web.root is None and web.agent_secret and db.agent_secret
     assert web.address != db.address
     assert web.agent_url is not None and web.agent_url.startswith(f"http://{web.address}:")

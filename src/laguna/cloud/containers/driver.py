@@ -91,7 +91,8 @@ class ContainerCloud(StoredCloud["_Realm"]):
     """Implements :class:`laguna.cloud.base.Cloud` with podman containers."""
 
     def __init__(self, state_dir: Path, *, settings: ContainerSettings | None = None,
-                 images: image_map.ImageMap | None = None) -> None:
+                 images: image_map.ImageMap | None = None,
+                 progress: t.Callable[[str], None] | None = None) -> None:
         self.state_dir = state_dir.resolve()
         self.directory = self.state_dir / "containers"
         private_directory(self.directory)
@@ -103,6 +104,9 @@ class ContainerCloud(StoredCloud["_Realm"]):
         self.id = _digest(str(self.directory))[:12]
         self.package = Path(laguna.__file__).resolve().parent
         self._signals: dict[str, SignalServer] = {}
+        #: told of each step (image builds, container starts), as a deployment's
+        #: progress; the log's by default
+        self.progress = progress or log.info
         self.firewall = Firewall(self.id)
         super().__init__(self.directory)
 
@@ -137,7 +141,7 @@ class ContainerCloud(StoredCloud["_Realm"]):
                 if r.status == COMPLETE}
         strays = [c["Names"][0] for c in containers if c["Names"][0] not in live]
         if strays:
-            log.info("removing %d stray container(s) of stack %s", len(strays), stack)
+            self.progress(f"removing {len(strays)} stray container(s) of stack {stack}")
             self.podman.run("rm", "--force", "--time", "0", *strays)
         volumes = {str(r.data.get("path")) for r in realm.state.records.values()
                    if r.type == "OS::Cinder::Volume"}
@@ -151,8 +155,8 @@ class ContainerCloud(StoredCloud["_Realm"]):
             state = states.get(record.data.get("container"))
             if state == "running" and self.agent_secret(stack, record.name) is not None:
                 continue
-            log.info("host %s of stack %s is not running (%s): starting it again",
-                     record.name, stack, state or "no container")
+            self.progress(f"host {record.name} of stack {stack} is not running "
+                          f"({state or 'no container'}): starting it again")
             if state is None:
                 realm.stop_host(record)
                 realm.start_host(record)
@@ -254,7 +258,7 @@ class ContainerCloud(StoredCloud["_Realm"]):
         alias, reference = self.choose_image(record)
         if not self.podman.exists("image", reference):
             if alias in image_map.RECIPES and image_map.RECIPES[alias].reference == reference:
-                image_map.build(self.podman, alias, progress=log.info)
+                image_map.build(self.podman, alias, progress=self.progress)
             else:
                 raise image_map.ImageError(
                     f"image {alias!r} of server {record.name!r} ({reference}) is not in "
@@ -347,8 +351,8 @@ class _Realm(WaitingRealm):
         the files of its container's own layer go; its volumes stay."""
         if server in self.pending or self.killed:
             return
-        log.info("host %s of stack %s starts again with its new volumes",
-                 server.name, self.state.stack)
+        self.cloud.progress(f"host {server.name} of stack {self.state.stack} starts again "
+                            "with its new volumes")
         self.stop_host(server)
         self.start_host(server)
 
@@ -372,8 +376,8 @@ class _Realm(WaitingRealm):
         record.data["started"] = time.monotonic()
         if record.data.pop("restart", False):
             self._new_secret(record)
-            log.info("starting container %s of host %s again", record.data["container"],
-                     record.name)
+            cloud.progress(f"starting container {record.data['container']} of host "
+                           f"{record.name} again")
             cloud.podman.run("start", record.data["container"])
             return
         image = cloud.image(record)
@@ -401,8 +405,8 @@ class _Realm(WaitingRealm):
             "-m", "laguna.agent", "--name", server_name, "--listen", f"{address}:0",
             "--root", settings.root, "--ready-file", f"{AGENT_RUN}/{READY_FILE}",
             "--secret-file", f"{AGENT_RUN}/{SECRET_FILE}"]
-        log.info("starting container of host %s (%s, %s at %s)", record.name,
-                 record.data["container"], image, address)
+        cloud.progress(f"starting container of host {record.name} "
+                       f"({record.data['container']}, {image} at {address})")
         cloud.podman.run(*argv)
 
     def settle(self) -> None:
@@ -424,9 +428,9 @@ class _Realm(WaitingRealm):
             ready = self._wait_ready(record, deadline)
             record.data.update(url=ready.get("url"))
             started = record.data.pop("started", None)
-            log.info("host %s of stack %s is ready at %s%s", record.name, self.state.stack,
-                     record.data["url"],
-                     f" ({time.monotonic() - started:.2f} s)" if started else "")
+            took = f" ({time.monotonic() - started:.2f} s)" if started else ""
+            self.cloud.progress(f"host {record.name} of stack {self.state.stack} is ready "
+                                f"at {record.data['url']}{took}")
             self.pending.pop(0)
 
     def _wait_ready(self, record: ResourceRecord, deadline: float) -> dict[str, t.Any]:
