@@ -147,7 +147,8 @@ class ContainerCloud(StoredCloud["_Realm"]):
                    if r.type == "OS::Cinder::Volume"}
         for volume in self.podman.labelled("volume", self.labels(stack)):
             if volume["Name"] not in volumes:
-                self.podman.run("volume", "rm", "--force", volume["Name"], check=False)
+                # not --force, which would remove the containers that use it
+                self.podman.run("volume", "rm", volume["Name"], check=False)
         states = {c["Names"][0]: c.get("State") for c in containers}
         for record in realm.state.of_type(Server.name):
             if record.status != COMPLETE:
