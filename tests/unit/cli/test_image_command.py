@@ -45,3 +45,13 @@ def test_unknown_names_and_built_in_ones_are_refused_clearly(tmp_path: Path) -> 
     assert code == 1 and "'debian-12' is built in" in text
     code, text = image(tmp_path, "build", "ubuntu")
     assert code == 1 and "laguna builds only debian-12, not 'ubuntu'" in text
+
+
+def test_build_is_skipped_while_podman_has_the_image(tmp_path: Path) -> None:
+    if shutil.which("podman") is None:
+        return      # the build itself runs in .ci/run, where podman is installed
+    code, text = image(tmp_path, "build")
+    assert code == 0, text
+    # a second build finds the first's (CliRunner mixes stderr into the output)
+    assert image(tmp_path, "build") == (
+        0, "image debian-12 (localhost/laguna/debian:12) is already built\n")

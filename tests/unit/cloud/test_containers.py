@@ -272,6 +272,27 @@ def test_stray_containers_of_a_killed_laguna_are_removed_by_label(
 
 
 @needs_podman
+def test_a_users_own_image_runs_the_agent_laguna_mounts(
+        cloud: ContainerCloud, tmp_path: Path) -> None:
+    reference = f"localhost/laguna-test/{cloud.id}:1"
+    podman("tag", "localhost/laguna/debian:12", reference)
+    try:
+        ImageMap(tmp_path / ".laguna" / "images.json").alias("mine", reference)
+        (vm,) = cloud.push_stack("env-1", template(vm=server("vm", image="mine"))).hosts
+        # the agent is the laguna package of this machine, read-only, not the image's
+        assert run(vm, "ls /opt/laguna/lib/laguna/agent/main.py; "
+                       "touch /opt/laguna/lib/laguna/x 2>/dev/null || echo read-only") == \
+            "/opt/laguna/lib/laguna/agent/main.py\nread-only"
+        state = cloud.files.load("env-1")
+        assert state is not None
+        container = state.records["vm"].data["container"]
+        assert podman("inspect", "--format", "{{.ImageName}}", container).strip() == reference
+        cloud.delete_stack("env-1")
+    finally:
+        podman("untag", reference, reference)
+
+
+@needs_podman
 def test_an_unknown_image_is_a_clear_error_listing_the_map(
         cloud: ContainerCloud, tmp_path: Path) -> None:
     ImageMap(tmp_path / ".laguna" / "images.json").alias("web", "debian-12")
