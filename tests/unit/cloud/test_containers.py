@@ -15,6 +15,7 @@ import re
 import shutil
 import socket
 import subprocess
+import sys
 import threading
 import time
 import typing as t
@@ -22,6 +23,7 @@ from pathlib import Path
 
 import pytest
 
+import laguna
 from laguna.agent import AgentClient
 from laguna.agent.errors import AgentError
 from laguna.cloud.base import Host
@@ -290,6 +292,49 @@ def test_a_users_own_image_runs_the_agent_laguna_mounts(
         cloud.delete_stack("env-1")
     finally:
         podman("untag", reference, reference)
+
+
+KILLED_PUSH = """
+import json, sys
+from pathlib import Path
+from laguna.cloud.containers import open_cloud
+def step(line):
+    print(line, flush=True)
+cloud = open_cloud(Path(sys.argv[1]), progress=step)
+cloud.push_stack("env-1", json.loads(sys.argv[2]))
+print("pushed", flush=True)
+"""
+
+
+@needs_podman
+def test_a_laguna_killed_mid_push_leaves_nothing_the_next_push_or_delete_misses(
+        cloud: ContainerCloud) -> None:
+    stack = template(a=server("a"), b=server("b"), disk=VOLUME_STACK["disk"])
+    pusher = subprocess.Popen(
+        [sys.executable, "-c", KILLED_PUSH, str(cloud.state_dir), json.dumps(stack)],
+        stdout=subprocess.PIPE, text=True, env={**os.environ, "PYTHONPATH": os.pathsep.join(
+            [str(Path(laguna.__file__).parents[1]), os.environ.get("PYTHONPATH", "")])})
+    assert pusher.stdout is not None
+    try:
+        # killed as soon as its second container is being made
+        for line in pusher.stdout:
+            if line.startswith("starting container of host b"):
+                break
+        time.sleep(0.3)
+    finally:
+        pusher.kill()
+        pusher.wait(30)
+    left = labelled(cloud)
+    assert left["containers"] and left["volumes"] and left["networks"]
+    hosts = cloud.push_stack("env-1", stack).hosts
+    state = cloud.files.load("env-1")
+    assert state is not None
+    recorded = sorted(state.records[n].data["container"] for n in ("a", "b"))
+    assert sorted(labelled(cloud)["containers"]) == recorded
+    assert len(labelled(cloud)["volumes"]) == 1
+    assert [run(h, "hostname") for h in hosts] == ["a", "b"]
+    cloud.delete_stack("env-1")
+    assert labelled(cloud) == NOTHING
 
 
 @needs_podman

@@ -154,11 +154,14 @@ class ContainerCloud(StoredCloud["_Realm"]):
             if record.status != COMPLETE:
                 continue
             state = states.get(record.data.get("container"))
-            if state == "running" and self.agent_secret(stack, record.name) is not None:
+            ready = record.data.get("url") is not None
+            if state == "running" and ready and self.agent_secret(stack, record.name):
                 continue
             self.progress(f"host {record.name} of stack {stack} is not running "
                           f"({state or 'no container'}): starting it again")
-            if state is None:
+            if state is None or not ready:
+                # gone, or started by a laguna killed before its agent was
+                # ready: a new container
                 realm.stop_host(record)
                 realm.start_host(record)
             else:
