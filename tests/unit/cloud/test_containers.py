@@ -338,6 +338,28 @@ def test_a_laguna_killed_mid_push_leaves_nothing_the_next_push_or_delete_misses(
 
 
 @needs_podman
+def test_a_container_signals_a_wait_condition_handle_on_its_gateway(
+        cloud: ContainerCloud) -> None:
+    resources = dict(vm=server("vm"), handle={"type": "OS::Heat::WaitConditionHandle"})
+    outputs = {"url": {"value": {"get_attr": ["handle", "endpoint"]}}}
+    result = cloud.push_stack("env-1", {**template(**resources), "outputs": outputs})
+    (vm,) = result.hosts
+    url = result.outputs["url"]
+    _, _, gateway = cloud.network("env-1")
+    assert url.startswith(f"http://{gateway}:")
+    assert run(vm, "python3 -c \"import urllib.request, sys; print(urllib.request.urlopen("
+                   "urllib.request.Request(sys.argv[1], data=b'{\\\"status\\\": \\\"SUCCESS\\\", "
+                   "\\\"data\\\": \\\"up\\\"}', headers={'Content-Type': 'application/json'}), "
+                   f"timeout=10).status)\" {url}") == "200"
+    # the condition added next finds the signal the host sent
+    resources["wait"] = {"type": "OS::Heat::WaitCondition", "properties": {
+        "handle": {"get_resource": "handle"}, "count": 1, "timeout": 30}}
+    outputs["data"] = {"value": {"get_attr": ["wait", "data"]}}
+    result = cloud.push_stack("env-1", {**template(**resources), "outputs": outputs})
+    assert json.loads(result.outputs["data"]) == {"1": "up"}
+
+
+@needs_podman
 def test_an_unknown_image_is_a_clear_error_listing_the_map(
         cloud: ContainerCloud, tmp_path: Path) -> None:
     ImageMap(tmp_path / ".laguna" / "images.json").alias("web", "debian-12")

@@ -477,7 +477,9 @@ class _Realm(WaitingRealm):
         server = self.cloud._signals.get(self.state.stack)
         if server is None:
             _, _, gateway = self.network()
-            server = self.cloud._signals[self.state.stack] = SignalServer(gateway)
+            # the gateway is the bridge's once the network's first container runs
+            server = self.cloud._signals[self.state.stack] = SignalServer(gateway,
+                                                                          freebind=True)
         return server
 
     def existing_signal_server(self) -> SignalServer | None:
