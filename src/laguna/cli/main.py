@@ -27,6 +27,7 @@ COMMANDS: dict[str, str] = {
     "deployments": "List ENVIRONMENT's deployments, oldest first, each with its reports.",
     "environments": "List the environments, with their language, state and version.",
     "forget": "Delete ENVIRONMENT and its deployments' history from the store.",
+    "image": "List, alias, build and remove the container cloud's images.",
     "intent": "Run intent VERB on assembly NAME (TARGET: a state, a cluster component or "
               "an instance name, as the verb needs).",
     "outputs": "Print ENVIRONMENT's outputs, one ``name: value`` a line as `laguna status` "

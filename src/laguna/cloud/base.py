@@ -8,6 +8,7 @@ server resource with the address its services bind to and the URL of the
 agent that runs execution plans on it.
 
 Drivers: :mod:`laguna.cloud.local` (servers are hosts on this machine),
+:mod:`laguna.cloud.containers` (servers are podman containers),
 :mod:`laguna.cloud.recording` (dry runs). A Heat driver implements the same
 protocol with Heat's API and agents reached over a message broker.
 """

@@ -21,7 +21,6 @@ A host's address is a loopback alias (``127.42.x.y``; all of 127/8 reaches
 
 from __future__ import annotations
 
-import contextlib
 import dataclasses
 import hashlib
 import os
@@ -36,16 +35,15 @@ from pathlib import Path
 
 from laguna.cloud import stacks
 from laguna.cloud.base import Host
-from laguna.cloud.errors import HostError, WaitConditionError
+from laguna.cloud.errors import HostError
 from laguna.cloud.local import netns, processes
 from laguna.cloud.local.settings import Isolation
 from laguna.cloud.local.signals import SignalServer
 from laguna.cloud.local.addresses import (LOOPBACK_RANGE, NETNS_RANGE, AddressPool,
                                           default_registry)
-from laguna.cloud.local.statefiles import StateFiles
 from laguna.cloud.resources import Server
 from laguna.cloud.state import COMPLETE, ResourceRecord, StackState
-from laguna.cloud.stored import SECRET_FILE, StoredCloud
+from laguna.cloud.stored import SECRET_FILE, StoredCloud, WaitingRealm
 from laguna.privacy import private_directory, write_private
 
 DEFAULT_AGENT = (sys.executable, "-m", "laguna.agent")
@@ -77,7 +75,7 @@ class LocalCloud(StoredCloud["_Realm"]):
         self.bridge = bridge
         self.ready_timeout = ready_timeout
         self.environ = dict(os.environ if environ is None else environ)
-        self.files = StateFiles(self.directory / "stacks")
+        super().__init__(self.directory)
         self.id = hashlib.sha256(str(self.directory).encode()).hexdigest()[:12]
         self._children: dict[str, subprocess.Popen[bytes]] = {}
         # (stack, server) -> its host's root: every push answers with every
@@ -98,10 +96,10 @@ class LocalCloud(StoredCloud["_Realm"]):
             self._signals = SignalServer(address)
         return self._signals
 
-    # -- the Cloud protocol (push_stack and the reads: StoredCloud) ----------------
+    # -- the Cloud protocol (the rest is StoredCloud's) ------------------------------
 
-    def _realm(self, state: StackState) -> t.ContextManager[_Realm]:
-        return contextlib.nullcontext(_Realm(self, state))
+    def _realm(self, state: StackState) -> _Realm:
+        return _Realm(self, state)
 
     def delete_stack(self, stack: str) -> None:
         with self.files.locked(stack):
@@ -175,15 +173,14 @@ def _launch(record: ResourceRecord) -> processes.Launch | None:
     return processes.Launch(**data) if data else None
 
 
-class _Realm:
+class _Realm(WaitingRealm):
     """The local cloud as seen by resource types, for one stack operation."""
 
     def __init__(self, cloud: LocalCloud, state: StackState) -> None:
+        super().__init__()
         self.cloud = cloud
         self.state = state
         self.pending: list[ResourceRecord] = []
-        # wait conditions of this push: (condition, handle, count, timeout)
-        self.waits: list[tuple[ResourceRecord, ResourceRecord, int, float]] = []
         self.killed = False      # every process of the stack is known to be dead
 
     def save(self) -> None:
@@ -254,48 +251,20 @@ class _Realm:
         cloud._children[marker] = child
         record.data["launch"] = dataclasses.asdict(launch)
 
-    # -- wait conditions ---------------------------------------------------------
+    # -- wait conditions (WaitingRealm's) ------------------------------------------
 
-    def signal_url(self, handle: ResourceRecord) -> tuple[str, str]:
-        return self.cloud.signal_server().register(handle.id, handle.data.get("token"))
+    def signal_server(self) -> SignalServer:
+        return self.cloud.signal_server()
 
-    def forget_handle(self, handle: ResourceRecord) -> None:
-        if self.cloud._signals is not None:
-            self.cloud._signals.forget(handle.id)
-
-    def await_signals(self, condition: ResourceRecord, handle: ResourceRecord,
-                      count: int, timeout: float) -> None:
-        # waited for in settle(), once the hosts that will signal run
-        self.waits.append((condition, handle, count, timeout))
-
-    def _await(self) -> None:
-        server = self.cloud.signal_server()
-        while self.waits:
-            condition, handle, count, timeout = self.waits.pop(0)
-            signals = server.wait(handle.id, count, timeout)
-            condition.data["signals"] = signals
-            failed = next((s for s in signals if s["status"] == "FAILURE"), None)
-            if failed is None and len(signals) >= count:
-                continue
-            # not complete: the next push creates it again and waits anew
-            condition.status = "failed"
-            if failed is not None:
-                message = (f"wait condition failed: signal {failed['id']!r} on handle "
-                           f"{handle.name!r} reported FAILURE"
-                           + (f": {failed['reason']}" if failed.get("reason") else ""))
-            else:
-                message = (f"wait condition timed out after {timeout:g} s: {len(signals)} "
-                           f"of {count} signal(s) reached handle {handle.name!r}")
-            raise WaitConditionError(message, stack=self.state.stack, resource=condition.name,
-                                     path=f"resources.{condition.name}")
+    def existing_signal_server(self) -> SignalServer | None:
+        return self.cloud._signals
 
     def settle(self) -> None:
         """Start the agents of the hosts prepared, wait until each is ready,
         then wait for the wait conditions of the push."""
         if self.pending:
             self._start_pending()
-        if self.waits:
-            self._await()
+        self.await_conditions()
 
     def _start_pending(self) -> None:
         self.save()      # before any process exists, so a crash leaves a trace

@@ -102,6 +102,15 @@ def spawn(command: t.Sequence[str], *, env: t.Mapping[str, str], cwd: Path,
     return Launch(process.pid, started or 0, marker, containment), process
 
 
+def read_ready(ready: Path) -> dict[str, t.Any] | None:
+    """An agent's ready file (``{name, url, pid}``), or None until it is written."""
+    try:
+        data = json.loads(ready.read_text())
+    except (OSError, ValueError):
+        return None
+    return data if isinstance(data, dict) else None
+
+
 def wait_ready(ready: Path, launch: Launch, timeout: float) -> dict[str, t.Any] | None:
     """The agent's ready file once written; None if the agent died or time ran out.
 
@@ -109,12 +118,9 @@ def wait_ready(ready: Path, launch: Launch, timeout: float) -> dict[str, t.Any] 
     deadline = time.monotonic() + timeout
     delay = 0.0005
     while True:
-        try:
-            data = json.loads(ready.read_text())
-            if isinstance(data, dict):
-                return data
-        except (OSError, ValueError):
-            pass
+        data = read_ready(ready)
+        if data is not None:
+            return data
         if not alive(launch.pid, launch.start_time) or time.monotonic() > deadline:
             return None
         time.sleep(delay)

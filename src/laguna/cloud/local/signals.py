@@ -24,6 +24,7 @@ import hmac
 import http.server
 import json
 import secrets
+import socket
 import threading
 import time
 import typing as t
@@ -42,8 +43,11 @@ class Handle:
 class SignalServer:
     """Receives signals for handles; :meth:`wait` blocks until enough arrived."""
 
-    def __init__(self, address: str) -> None:
+    def __init__(self, address: str, *, freebind: bool = False) -> None:
         self.address = address
+        #: bind before the address exists (a bridge that comes up with its first
+        #: container: the container cloud's gateway)
+        self.freebind = freebind
         self._handles: dict[str, Handle] = {}
         self._changed = threading.Condition()
         self._server: http.server.ThreadingHTTPServer | None = None
@@ -117,12 +121,22 @@ class SignalServer:
     def _start(self) -> http.server.ThreadingHTTPServer:
         with self._changed:
             if self._server is None:
-                self._server = http.server.ThreadingHTTPServer((self.address, 0),
-                                                               _handler(self))
+                kind = _FreeBindServer if self.freebind else http.server.ThreadingHTTPServer
+                self._server = kind((self.address, 0), _handler(self))
                 self._server.daemon_threads = True
                 threading.Thread(target=self._server.serve_forever, daemon=True,
                                  name="laguna-signals").start()
             return self._server
+
+
+class _FreeBindServer(http.server.ThreadingHTTPServer):
+    def server_bind(self) -> None:
+        self.socket.setsockopt(socket.IPPROTO_IP, IP_FREEBIND, 1)
+        super().server_bind()
+
+
+#: Linux's IP_FREEBIND (the socket module does not name it)
+IP_FREEBIND = 15
 
 
 def _handler(owner: SignalServer) -> type[http.server.BaseHTTPRequestHandler]:

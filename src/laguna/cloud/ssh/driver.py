@@ -82,6 +82,10 @@ class SshCloud(StoredCloud["_Realm"]):
     def _realm(self, state: StackState) -> _Realm:
         return _Realm(self, state)
 
+    def _operation(self, state: StackState) -> _Realm:
+        # the realm closes the sessions it opened to the machines at its end
+        return self._realm(state)
+
     def delete_stack(self, stack: str) -> None:
         """Stop every agent of the stack and remove its folder from its machine,
         then free the machines. A machine that cannot be reached stays taken
