@@ -82,6 +82,11 @@ class Compiler:
         self.legacy = legacy
         self.contract = contract
         self.functions = functions if functions is not None else language_functions()
+        # each node's closure, built once: the fast paths and the fallback of a
+        # call each compile its arguments, and an argument is itself a call, so
+        # compiling anew at each level would cost 2**depth or more
+        # (`sequence().take(sequence().take(...))` ten levels deep took seconds)
+        self._compiled: dict[int, tuple[t.Any, Fn]] = {}
 
     # -- entry points -----------------------------------------------------
     def statement(self, parsed: t.Any) -> Fn:
@@ -101,6 +106,17 @@ class Compiler:
         return run if generated is None else generated
 
     def node(self, node: t.Any) -> Fn:
+        """The closure of ``node``, compiled once per compiler (a node is
+        shared by the fast paths and the fallback that wrap it)."""
+        known = self._compiled.get(id(node))
+        if known is not None:
+            return known[1]
+        fn = self._node(node)
+        # the node is kept with its closure: its id stays its own
+        self._compiled[id(node)] = (node, fn)
+        return fn
+
+    def _node(self, node: t.Any) -> Fn:
         if isinstance(node, ast.KeywordConstant) or isinstance(node, ast.Constant):
             value = node.value
             return lambda scope: value
