@@ -3,10 +3,26 @@ issue 21): each test is the root cause of one or more findings, reduced."""
 
 from __future__ import annotations
 
+import typing as t
+
 import pytest
 
 from laguna.lang import compiler
+from laguna.testing.fuzz import Expr, Fuzzer
 from laguna.yaql import engine
+
+
+@pytest.fixture(scope="module")
+def fuzzer() -> Fuzzer:
+    """The fuzzer's own runner and limits (laguna.testing.fuzz.FUZZ_LIMITS)."""
+    return Fuzzer()
+
+
+def outcome(fuzzer: Fuzzer, *body: t.Any) -> tuple[str, str]:
+    """How ``body`` (after the fuzzer's variables) ends: its kind and detail,
+    without the file and line of an error."""
+    done = fuzzer.run([{Expr("$x"): 3}, {Expr("$l"): [1, 2, 3]}, *body])
+    return done.kind, done.detail.split(" at Classes/")[0]
 
 # -- compiling: each node once ------------------------------------------------------------
 # The fast paths and the fallback of a call each compiled its arguments anew,
@@ -41,3 +57,25 @@ def test_nested_calls_compile_each_call_once(monkeypatch, form, legacy):
         text = form.format(text)
     assert _calls_compiled(monkeypatch, text, legacy) == 8 * _calls_compiled(
         monkeypatch, form.format("$x"), legacy)
+
+
+# -- a list repeated: counted before it is built -------------------------------------------
+# yaql's `list * int` checks the result's size as a list's header less than
+# the repeated list holds, so `[x] * 2**62` passed and Python ran out of
+# memory (finding `memory_quota ... exceeded by an allocation the process
+# could not make`, from `list(4611686018427387904) * 4611686018427387904`).
+@pytest.mark.parametrize("text, message", [
+    ("list(4611686018427387904) * 4611686018427387904",
+     "iterators limit of 10000 items exceeded by a collection of 4611686018427387904 items"),
+    ("4611686018427387904 * $l",
+     "iterators limit of 10000 items exceeded by a collection of 13835058055282163712 items"),
+    ("$l * 3000", "memory_quota limit of 65536 bytes exceeded by a collection of 9000 items"),
+])
+def test_a_list_repeated_past_the_limits_is_refused_before_it_is_built(fuzzer, text, message):
+    assert outcome(fuzzer, {"Return": Expr(text)}) == ("error", f"['LimitExceededError']: {message}")
+
+
+@pytest.mark.parametrize("text, result", [("$l * 2", "(1, 2, 3, 1, 2, 3)"),
+                                          ("2 * [4]", "(4, 4)"), ("$l * -1", "()")])
+def test_a_list_repeated_within_the_limits(fuzzer, text, result):
+    assert outcome(fuzzer, {"Return": Expr(text)}) == ("result", result)
