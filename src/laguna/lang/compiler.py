@@ -67,6 +67,9 @@ class CompiledArg(ast.Expression):  # type: ignore[misc]
 
 
 _engine = engine_of
+# every call through yaql counts as steps of work (limits.CALL_STEPS)
+spend = limits.spend
+CALL_STEPS = limits.CALL_STEPS
 
 
 class Compiler:
@@ -165,6 +168,7 @@ class Compiler:
         legacy = self.legacy
 
         def call(scope: t.Any, receiver: t.Any = NO_VALUE) -> t.Any:
+            spend(CALL_STEPS)
             return runner.call(name, scope, args, {}, _engine(scope, legacy), receiver, scope)
         return call
 
@@ -173,6 +177,7 @@ class Compiler:
         legacy = self.legacy
 
         def call(scope: t.Any, *values: t.Any) -> t.Any:
+            spend(CALL_STEPS)
             args = tuple(ast.Constant(v) for v in values)
             return runner.call(name, scope, args, {}, _engine(scope, legacy), NO_VALUE, scope)
         return call
@@ -352,6 +357,7 @@ class Compiler:
             def slow(scope: t.Any, value: t.Any) -> t.Any:
                 # yaql gets the receiver already computed: evaluating the left
                 # side again would repeat its side effects
+                spend(CALL_STEPS)
                 return runner.call(operator, scope, (ast.Constant(value), right_node), {},
                                    _engine(scope, legacy), NO_VALUE, scope)
 

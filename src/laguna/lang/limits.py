@@ -51,6 +51,11 @@ _MEMORY_BASE: contextvars.ContextVar[int | None] = contextvars.ContextVar("lagun
 #: a clock read costs about what 50 steps do, and 4096 steps of the slowest
 #: built-in take well under a millisecond
 CHECK_EVERY = 4096
+#: the steps a call through yaql's overload resolution counts: one costs
+#: tens of microseconds, what a hundred steps of the slowest built-in do (a
+#: loop whose every item is such a call, `range(10000).select(str(x) * 60000)`,
+#: looked at the clock every 4096 of them: once in seconds)
+CALL_STEPS = 64
 # steps since the last look, shared by every thread: a lost update between
 # threads only delays a look by a few steps
 _steps = 0
@@ -273,7 +278,7 @@ def _limited(limits: Limits, iterable: t.Iterable[t.Any]) -> t.Iterator[t.Any]:
     spend((index + 1) & (CHECK_EVERY - 1))
 
 
-__all__ = ["CHECK_EVERY", "active", "activated", "check_bits", "check_clock", "check_items",
+__all__ = ["CALL_STEPS", "CHECK_EVERY", "active", "activated", "check_bits", "check_clock", "check_items",
            "check_memory", "check_run_memory", "check_size", "check_string", "check_text", "count_items",
            "exceeded", "is_ticking", "limit_iterable", "limited_tuple", "of", "remaining_seconds",
            "resident_bytes", "spend", "ticking"]

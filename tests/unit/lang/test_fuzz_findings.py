@@ -3,6 +3,7 @@ issue 21): each test is the root cause of one or more findings, reduced."""
 
 from __future__ import annotations
 
+import time
 import typing as t
 
 import pytest
@@ -79,3 +80,19 @@ def test_a_list_repeated_past_the_limits_is_refused_before_it_is_built(fuzzer, t
                                           ("2 * [4]", "(4, 4)"), ("$l * -1", "()")])
 def test_a_list_repeated_within_the_limits(fuzzer, text, result):
     assert outcome(fuzzer, {"Return": Expr(text)}) == ("result", result)
+
+
+# -- a call through yaql counts as steps ---------------------------------------------------
+# The clock was looked at every 4096 steps, a step an item: a loop whose every
+# item is a call through yaql's overload resolution (tens of microseconds)
+# looked at it once in seconds, and `str(range(1000).select(str(x) * 60000)
+# .toList())` (issue 11's attack) ran 1.7 s under a 0.2 s limit. Each such
+# call now counts limits.CALL_STEPS steps.
+@pytest.mark.parametrize("text", ["range(10000).select(str(x) * 6).toList().len()",
+                                  "range(10000).select(str(x) * 60000).toList().len()",
+                                  "str(range(10000).select(str(x) * 60000).toList())"])
+def test_a_loop_of_yaql_calls_ends_at_the_deadline(fuzzer, text):
+    started = time.monotonic()
+    assert outcome(fuzzer, {"Return": Expr(text)}) == (
+        "error", "['LimitExceededError']: execution_seconds limit of 0.2 s exceeded")
+    assert time.monotonic() - started < 1.0

@@ -135,6 +135,7 @@ _lambda = item_lambda
 def _values_call(name: str) -> t.Callable[..., t.Any]:
     """``name`` called through yaql with computed values, as a Delegate does."""
     def call(scope: t.Any, *values: t.Any) -> t.Any:
+        limits.spend(limits.CALL_STEPS)
         args = tuple(ast.Constant(v) for v in values)
         return runner.call(name, scope, args, {}, _engine(scope), NO_VALUE, scope)
     return call
@@ -220,6 +221,7 @@ def _slice(start: bool) -> MethodFactory:
 def _values_method(scope: t.Any, name: str, receiver: t.Any, *values: t.Any) -> t.Any:
     """Method ``name`` called through yaql with the receiver and arguments
     already computed (they are not evaluated twice)."""
+    limits.spend(limits.CALL_STEPS)
     args = tuple(ast.Constant(v) for v in values)
     return runner.call(name, scope, args, {}, _engine(scope), receiver, scope)
 
