@@ -109,17 +109,7 @@ def _checked(items: t.Iterable[t.Any]) -> t.Iterable[t.Any]:
     given as it is (what is done for each item looks at the clock itself)."""
     if (type(items) is tuple or type(items) is list) and len(items) <= CHECK_EVERY:
         return items
-    return _ticks(items)
-
-
-def _ticks(items: t.Iterable[t.Any]) -> t.Iterator[t.Any]:
-    count = 0
-    for count, item in enumerate(items, 1):
-        if not count % CHECK_EVERY:
-            limits.spend(CHECK_EVERY)
-        yield item
-    # many short loops (one per item of an outer loop) add up
-    limits.spend(count % CHECK_EVERY)
+    return limits.counted(items)
 
 
 def _stop(error: StopIteration) -> yaql_exceptions.WrappedException:
