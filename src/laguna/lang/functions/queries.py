@@ -216,6 +216,26 @@ def _values_method(scope: t.Any, name: str, receiver: t.Any, *values: t.Any) -> 
     return runner.call(name, scope, args, {}, _engine(scope), receiver, scope)
 
 
+def _to_list(compiler: Compiler, arg_nodes: t.Sequence[t.Any]) -> Method | None:
+    """`toList()`: a lazy sequence read a chunk at a time at C speed
+    (limits.limited_tuple: the clock between chunks, the item past the
+    iterators limit refused), not through two generators an item."""
+    if compiler.legacy or arg_nodes:
+        return None
+
+    def fast(scope: t.Any, receiver: t.Any) -> t.Any:
+        engine = _engine(scope)
+        collection = _iterable(engine, receiver)
+        if collection is NO_VALUE:
+            return NO_VALUE
+        if type(collection) is tuple:
+            return collection
+        if type(collection) in _COLLECTIONS:
+            limits.spend(len(collection))   # a copy: one step an item
+        return _result(engine, limits.limited_tuple(limits.of(scope), collection))
+    return fast
+
+
 def _append(compiler: Compiler, arg_nodes: t.Sequence[t.Any]) -> Method | None:
     if compiler.legacy or not _plain(arg_nodes):
         return None
@@ -710,7 +730,7 @@ def register(table: FunctionTable) -> None:
     for name, factory in (
             ("where", _where), ("filter", _where), ("select", _select), ("map", _select),
             ("selectMany", _select_many), ("skip", _slice(True)), ("take", _slice(False)),
-            ("limit", _slice(False)), ("append", _append), ("distinct", _distinct),
+            ("limit", _slice(False)), ("toList", _to_list), ("append", _append), ("distinct", _distinct),
             ("first", _first_or_last(False)), ("last", _first_or_last(True)),
             ("single", _single), ("sum", _aggregate("#operator_+", operator.add)),
             ("max", _aggregate("max", _max)), ("min", _aggregate("min", _min)),
