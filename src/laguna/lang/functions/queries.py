@@ -268,12 +268,21 @@ def _distinct(compiler: Compiler, arg_nodes: t.Sequence[t.Any]) -> Method | None
 
         def items() -> t.Iterator[t.Any]:
             seen: set[t.Any] = set()
-            for item in _checked(collection):
+            add = seen.add
+            # the steps counted inline (a chunked reader between costs more
+            # than this loop's own work for each item)
+            steps = 0
+            for item in collection:
+                steps += 1
+                if steps == CHECK_EVERY:
+                    steps = 0
+                    limits.spend(CHECK_EVERY)
                 k = item if key is None else key(item)
                 if k not in seen:
-                    seen.add(k)
+                    add(k)
                     utils.limit_memory_usage(engine, (1, seen))
                     yield item
+            limits.spend(steps)
         return _result(engine, items())
     return fast
 
