@@ -1,4 +1,5 @@
-"""A longer fuzzing run of the sandbox: `python3 benchmarks/fuzz.py [EXAMPLES [BATCH]]`.
+"""A longer fuzzing run of the sandbox:
+`python3 benchmarks/fuzz.py [EXAMPLES [BATCH]] [--jobs N]`.
 
 Runs issue 11's and issue 21's attacks, then EXAMPLES (default 2000) MuranoPL
 bodies drawn at random from laguna.testing.fuzz's grammar, in subprocesses
@@ -11,12 +12,18 @@ how they ended (a result, a MuranoPL error, a load error), the slowest call,
 the peak memory, and every finding (an input that ended in a Python error,
 outlived its time limit by more than fuzz.TIME_SLACK, or ran the process out
 of memory) with the class file that produced it. A batch that does not end
-(a hang the limits missed) or fails is a finding too. The CI runs a short
-derandomized version (tests/unit/lang/test_fuzz.py).
+(a hang the limits missed) or fails is a finding too. ``--jobs N`` (default 1)
+runs N batches at once, each in its own subprocess (N times the memory; the
+time limits are wall-clock, so keep N at most the free cores, or slow inputs
+may show as findings). While it runs, each batch's findings are printed on
+stderr as the batch ends. The CI runs a short derandomized version
+(tests/unit/lang/test_fuzz.py).
 """
 
 from __future__ import annotations
 
+import argparse
+import concurrent.futures
 import json
 import os
 import pathlib
@@ -46,26 +53,30 @@ def batch(examples: int, env: dict[str, str]) -> dict[str, t.Any]:
             "findings": [{"detail": detail, "seconds": 0.0, "class": ""}]}
 
 
-def main(examples: int = 2000, per_batch: int = 1000) -> int:
+def main(examples: int = 2000, per_batch: int = 1000, jobs: int = 1) -> int:
     env = dict(os.environ)
     env["PYTHONPATH"] = str(HERE.parent / "src") + os.pathsep + env.get("PYTHONPATH", "")
-    tried, outcomes, findings = 0, {}, []
+    tried, findings = 0, []
+    outcomes: dict[str, int] = {}
     slowest, peak = 0.0, 0
-    left = examples
-    while left > 0:
-        summary = batch(min(left, per_batch), env)
-        left -= per_batch
-        tried += summary["tried"]
-        for kind, count in summary["outcomes"].items():
-            outcomes[kind] = outcomes.get(kind, 0) + count
-        findings += summary["findings"]
-        slowest = max(slowest, summary["slowest_seconds"])
-        peak = max(peak, summary["maxrss_kib"])
-        print(f"... {tried} inputs tried, {len(findings)} findings", file=sys.stderr, flush=True)
-        # each batch's findings as they come: a long run stopped early keeps them
-        for finding in summary["findings"]:
-            print(f"\n- {finding['detail']} ({finding['seconds']} s)\n{finding['class']}",
-                  file=sys.stderr, flush=True)
+    sizes = [min(per_batch, examples - start) for start in range(0, examples, per_batch)]
+    # each batch is a subprocess: the threads only wait for theirs
+    with concurrent.futures.ThreadPoolExecutor(max_workers=max(1, jobs)) as pool:
+        running = [pool.submit(batch, size, env) for size in sizes]
+        for done in concurrent.futures.as_completed(running):
+            summary = done.result()
+            tried += summary["tried"]
+            for kind, count in summary["outcomes"].items():
+                outcomes[kind] = outcomes.get(kind, 0) + count
+            findings += summary["findings"]
+            slowest = max(slowest, summary["slowest_seconds"])
+            peak = max(peak, summary["maxrss_kib"])
+            print(f"... {tried} inputs tried, {len(findings)} findings", file=sys.stderr,
+                  flush=True)
+            # each batch's findings as they come: a long run stopped early keeps them
+            for finding in summary["findings"]:
+                print(f"\n- {finding['detail']} ({finding['seconds']} s)\n{finding['class']}",
+                      file=sys.stderr, flush=True)
     print(f"inputs tried: {tried}")
     print("outcomes: " + ", ".join(f"{k} {v}" for k, v in sorted(outcomes.items())))
     print(f"slowest call: {slowest} s; peak memory: {peak // 1024} MiB")
@@ -75,5 +86,21 @@ def main(examples: int = 2000, per_batch: int = 1000) -> int:
     return 1 if findings else 0
 
 
+def parse_args(argv: list[str]) -> argparse.Namespace:
+    parser = argparse.ArgumentParser(prog="benchmarks/fuzz.py",
+                                     description="A longer fuzzing run of the sandbox.")
+    parser.add_argument("examples", nargs="?", type=int, default=2000,
+                        help="random inputs to run (default 2000)")
+    parser.add_argument("batch", nargs="?", type=int, default=1000,
+                        help="inputs per subprocess (default 1000)")
+    parser.add_argument("--jobs", type=int, default=1,
+                        help="batches (subprocesses) run at once (default 1)")
+    options = parser.parse_args(argv)
+    if options.examples < 0 or options.batch < 1 or options.jobs < 1:
+        parser.error("EXAMPLES must be at least 0, BATCH and --jobs at least 1")
+    return options
+
+
 if __name__ == "__main__":
-    sys.exit(main(*(int(arg) for arg in sys.argv[1:3])))
+    OPTIONS = parse_args(sys.argv[1:])
+    sys.exit(main(OPTIONS.examples, OPTIONS.batch, OPTIONS.jobs))

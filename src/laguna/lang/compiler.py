@@ -67,6 +67,9 @@ class CompiledArg(ast.Expression):  # type: ignore[misc]
 
 
 _engine = engine_of
+# every call through yaql counts as steps of work (limits.CALL_STEPS)
+spend = limits.spend
+CALL_STEPS = limits.CALL_STEPS
 
 
 class Compiler:
@@ -82,6 +85,11 @@ class Compiler:
         self.legacy = legacy
         self.contract = contract
         self.functions = functions if functions is not None else language_functions()
+        # each node's closure, built once: the fast paths and the fallback of a
+        # call each compile its arguments, and an argument is itself a call, so
+        # compiling anew at each level would cost 2**depth or more
+        # (`sequence().take(sequence().take(...))` ten levels deep took seconds)
+        self._compiled: dict[int, tuple[t.Any, Fn]] = {}
 
     # -- entry points -----------------------------------------------------
     def statement(self, parsed: t.Any) -> Fn:
@@ -101,6 +109,17 @@ class Compiler:
         return run if generated is None else generated
 
     def node(self, node: t.Any) -> Fn:
+        """The closure of ``node``, compiled once per compiler (a node is
+        shared by the fast paths and the fallback that wrap it)."""
+        known = self._compiled.get(id(node))
+        if known is not None:
+            return known[1]
+        fn = self._node(node)
+        # the node is kept with its closure: its id stays its own
+        self._compiled[id(node)] = (node, fn)
+        return fn
+
+    def _node(self, node: t.Any) -> Fn:
         if isinstance(node, ast.KeywordConstant) or isinstance(node, ast.Constant):
             value = node.value
             return lambda scope: value
@@ -149,6 +168,7 @@ class Compiler:
         legacy = self.legacy
 
         def call(scope: t.Any, receiver: t.Any = NO_VALUE) -> t.Any:
+            spend(CALL_STEPS)
             return runner.call(name, scope, args, {}, _engine(scope, legacy), receiver, scope)
         return call
 
@@ -157,6 +177,7 @@ class Compiler:
         legacy = self.legacy
 
         def call(scope: t.Any, *values: t.Any) -> t.Any:
+            spend(CALL_STEPS)
             args = tuple(ast.Constant(v) for v in values)
             return runner.call(name, scope, args, {}, _engine(scope, legacy), NO_VALUE, scope)
         return call
@@ -336,6 +357,7 @@ class Compiler:
             def slow(scope: t.Any, value: t.Any) -> t.Any:
                 # yaql gets the receiver already computed: evaluating the left
                 # side again would repeat its side effects
+                spend(CALL_STEPS)
                 return runner.call(operator, scope, (ast.Constant(value), right_node), {},
                                    _engine(scope, legacy), NO_VALUE, scope)
 

@@ -23,6 +23,7 @@ from __future__ import annotations
 import contextlib
 import contextvars
 import itertools
+import operator
 import os
 import time
 import typing as t
@@ -51,6 +52,11 @@ _MEMORY_BASE: contextvars.ContextVar[int | None] = contextvars.ContextVar("lagun
 #: a clock read costs about what 50 steps do, and 4096 steps of the slowest
 #: built-in take well under a millisecond
 CHECK_EVERY = 4096
+#: the steps a call through yaql's overload resolution counts: one costs
+#: tens of microseconds, what a hundred steps of the slowest built-in do (a
+#: loop whose every item is such a call, `range(10000).select(str(x) * 60000)`,
+#: looked at the clock every 4096 of them: once in seconds)
+CALL_STEPS = 64
 # steps since the last look, shared by every thread: a lost update between
 # threads only delays a look by a few steps
 _steps = 0
@@ -256,25 +262,59 @@ def ticking(limits: Limits, iterable: t.Iterable[t.Any]) -> t.Iterator[t.Any]:
 def is_ticking(value: t.Any) -> bool:
     """Whether ``value`` is an iterator :func:`ticking` made (a function
     handing it to another need not wrap it again)."""
-    return getattr(value, "gi_code", None) is _limited.__code__
+    return type(value) is _Ticking
+
+
+class _Ticking(itertools.chain):  # type: ignore[type-arg]
+    """The items :func:`_limited` gives: read at C speed, a chunk at a time."""
+
+    __slots__ = ()
+
+
+_FIRST = operator.itemgetter(0)
 
 
 def _limited(limits: Limits, iterable: t.Iterable[t.Any]) -> t.Iterator[t.Any]:
-    count = limits.iterators
-    index = -1
-    for index, item in enumerate(iterable):
-        if index >= count:
-            raise exceeded(limits, "iterators", f"a collection of more than {count} items")
-        if not index & (CHECK_EVERY - 1) and index:
-            spend(CHECK_EVERY)
-        yield item
-    # the steps since the last look count towards the next one: many short
-    # loops (one per item of an outer loop) add up
-    spend((index + 1) & (CHECK_EVERY - 1))
+    # a chain of chunks of at most CHECK_EVERY items, each read lazily (an item
+    # only when the consumer asks for it) at C speed: Python runs only between
+    # chunks, to count them and look at the clock (a generator between every
+    # item cost a query-heavy method a tenth of its time)
+    return _Ticking.from_iterable(_chunks(limits, iterable, limits.iterators))
 
 
-__all__ = ["CHECK_EVERY", "active", "activated", "check_bits", "check_clock", "check_items",
-           "check_memory", "check_run_memory", "check_size", "check_string", "check_text", "count_items",
+def counted(iterable: t.Iterable[t.Any]) -> t.Iterator[t.Any]:
+    """The items of ``iterable``, read as :func:`ticking` reads them (the clock
+    looked at every :data:`CHECK_EVERY`) but under no iterators limit: for
+    loops in Python over a collection already within it."""
+    return _Ticking.from_iterable(_chunks(DEFAULT_LIMITS, iterable, None))
+
+
+def _chunks(limits: Limits, iterable: t.Iterable[t.Any],
+            count: int | None) -> t.Iterator[t.Iterator[t.Any]]:
+    # the items are counted as they are read: zip advances the counter for
+    # each item the iterable gives, and the counter is read (so advanced)
+    # once after each chunk
+    counter = itertools.count()
+    items = map(_FIRST, zip(iterable, counter))
+    total = reads = 0
+    while count is None or total < count:
+        step = CHECK_EVERY if count is None else min(CHECK_EVERY, count - total)
+        yield itertools.islice(items, step)
+        given = next(counter) - reads - total
+        reads += 1
+        total += given
+        if given < step:
+            # the steps since the last look count towards the next one: many
+            # short loops (one per item of an outer loop) add up
+            spend(given)
+            return
+        spend(step)
+    for _ in items:   # the item past the limit, read when the consumer asks for it
+        raise exceeded(limits, "iterators", f"a collection of more than {count} items")
+
+
+__all__ = ["CALL_STEPS", "CHECK_EVERY", "active", "activated", "check_bits", "check_clock", "check_items",
+           "check_memory", "check_run_memory", "check_size", "check_string", "check_text", "count_items", "counted",
            "exceeded", "is_ticking", "limit_iterable", "limited_tuple", "of", "remaining_seconds",
            "resident_bytes", "spend", "ticking"]
 

@@ -227,3 +227,33 @@ def test_a_deeply_nested_yaql_scalar_is_a_class_load_error():
     assert info.value.code == "LAG-E0223"
     assert str(info.value).startswith("A.yaml:5:17: error[LAG-E0223]: invalid YAQL expression ")
     assert str(info.value).endswith(": the expression nests more than 100 levels deep")
+
+
+# -- counting steps -----------------------------------------------------------------------
+@pytest.mark.parametrize("size", [0, 3, 4095, 4096, 4097, 10_000])
+def test_ticking_reads_lazily_and_counts_every_item(monkeypatch, size):
+    from laguna.lang import limits
+    read = []
+
+    def source():
+        for i in range(size):
+            read.append(i)
+            yield i
+    spent = []
+    monkeypatch.setattr(limits, "spend", spent.append)
+    items = limits.ticking(Limits(iterators=10_000), source())
+    assert limits.is_ticking(items)
+    assert next(items, None) == (0 if size else None)
+    assert len(read) == min(size, 1)            # an item read only when asked for
+    assert list(items) == list(range(1, size))
+    assert sum(spent) == size and max(spent, default=0) <= limits.CHECK_EVERY
+
+
+def test_ticking_refuses_the_item_past_the_iterators_limit():
+    from laguna.lang import errors, limits
+    items = limits.ticking(Limits(iterators=5000), iter(range(5002)))
+    assert len([next(items) for _ in range(5000)]) == 5000
+    with pytest.raises(errors.LimitExceededError) as info:
+        next(items)
+    assert str(info.value).startswith(
+        "iterators limit of 5000 items exceeded by a collection of more than 5000 items")

@@ -10,8 +10,8 @@ with the same names, parameters and results:
   ``searchAll``, ``split``, ``replace``, ``replaceBy``, ``escapeRegex``,
   ``isRegex``) run on the ``regex`` library with a timeout: the time left
   before the call's deadline;
-- ``pow``, ``shiftBitsLeft``, ``concat``, ``join``, ``replace`` (of strings)
-  and ``str`` (of collections) refuse, before computing it, a result larger
+- ``pow``, ``shiftBitsLeft``, ``concat``, ``join``, ``replace`` (of strings),
+  ``str`` (of collections) and ``*`` (a list repeated) refuse, before computing it, a result larger
   than the limits allow (:mod:`laguna.lang.limits`);
 - yaql's query and collection functions (``len``, ``aggregate``, ``sum``,
   ``distinct``, ``orderBy``, ``dict``...) read a lazy argument within the
@@ -497,6 +497,14 @@ def _replace(args: dict[str, t.Any]) -> None:
     limits.check_string(limits.active(), len(string) + found * (len(new) - len(old)))
 
 
+def _repeat(args: dict[str, t.Any]) -> None:
+    # `[1] * n` and `n * [1]`: yaql's own check counts the repeated sequence
+    # as a list's header less than it holds, so a large n passed it
+    left, right = args["left"], args["right"]
+    sequence, times = (left, right) if isinstance(right, int) else (right, left)
+    limits.check_items(limits.active(), len(sequence) * max(times, 0))
+
+
 def _str(args: dict[str, t.Any]) -> None:
     limits.check_text(limits.active(), args["value"])
 
@@ -523,7 +531,8 @@ def _guarded(original: t.Callable[..., t.Any],
 GUARDED = ((yaql_math.pow_, _pow), (yaql_math.shift_bits_left, _shift_left),
            (yaql_strings.concat, _concat), (yaql_strings.join, _join),
            (yaql_strings.join_, _join), (yaql_strings.replace, _replace),
-           (yaql_strings.str_, _str))
+           (yaql_strings.str_, _str), (yaql_collections.list_by_int, _repeat),
+           (yaql_collections.int_by_list, _repeat))
 
 
 #: yaql's own functions that those here take the place of

@@ -109,17 +109,7 @@ def _checked(items: t.Iterable[t.Any]) -> t.Iterable[t.Any]:
     given as it is (what is done for each item looks at the clock itself)."""
     if (type(items) is tuple or type(items) is list) and len(items) <= CHECK_EVERY:
         return items
-    return _ticks(items)
-
-
-def _ticks(items: t.Iterable[t.Any]) -> t.Iterator[t.Any]:
-    count = 0
-    for count, item in enumerate(items, 1):
-        if not count % CHECK_EVERY:
-            limits.spend(CHECK_EVERY)
-        yield item
-    # many short loops (one per item of an outer loop) add up
-    limits.spend(count % CHECK_EVERY)
+    return limits.counted(items)
 
 
 def _stop(error: StopIteration) -> yaql_exceptions.WrappedException:
@@ -135,6 +125,7 @@ _lambda = item_lambda
 def _values_call(name: str) -> t.Callable[..., t.Any]:
     """``name`` called through yaql with computed values, as a Delegate does."""
     def call(scope: t.Any, *values: t.Any) -> t.Any:
+        limits.spend(limits.CALL_STEPS)
         args = tuple(ast.Constant(v) for v in values)
         return runner.call(name, scope, args, {}, _engine(scope), NO_VALUE, scope)
     return call
@@ -220,8 +211,29 @@ def _slice(start: bool) -> MethodFactory:
 def _values_method(scope: t.Any, name: str, receiver: t.Any, *values: t.Any) -> t.Any:
     """Method ``name`` called through yaql with the receiver and arguments
     already computed (they are not evaluated twice)."""
+    limits.spend(limits.CALL_STEPS)
     args = tuple(ast.Constant(v) for v in values)
     return runner.call(name, scope, args, {}, _engine(scope), receiver, scope)
+
+
+def _to_list(compiler: Compiler, arg_nodes: t.Sequence[t.Any]) -> Method | None:
+    """`toList()`: a lazy sequence read a chunk at a time at C speed
+    (limits.limited_tuple: the clock between chunks, the item past the
+    iterators limit refused), not through two generators an item."""
+    if compiler.legacy or arg_nodes:
+        return None
+
+    def fast(scope: t.Any, receiver: t.Any) -> t.Any:
+        engine = _engine(scope)
+        collection = _iterable(engine, receiver)
+        if collection is NO_VALUE:
+            return NO_VALUE
+        if type(collection) is tuple:
+            return collection
+        if type(collection) in _COLLECTIONS:
+            limits.spend(len(collection))   # a copy: one step an item
+        return _result(engine, limits.limited_tuple(limits.of(scope), collection))
+    return fast
 
 
 def _append(compiler: Compiler, arg_nodes: t.Sequence[t.Any]) -> Method | None:
@@ -256,12 +268,21 @@ def _distinct(compiler: Compiler, arg_nodes: t.Sequence[t.Any]) -> Method | None
 
         def items() -> t.Iterator[t.Any]:
             seen: set[t.Any] = set()
-            for item in _checked(collection):
+            add = seen.add
+            # the steps counted inline (a chunked reader between costs more
+            # than this loop's own work for each item)
+            steps = 0
+            for item in collection:
+                steps += 1
+                if steps == CHECK_EVERY:
+                    steps = 0
+                    limits.spend(CHECK_EVERY)
                 k = item if key is None else key(item)
                 if k not in seen:
-                    seen.add(k)
+                    add(k)
                     utils.limit_memory_usage(engine, (1, seen))
                     yield item
+            limits.spend(steps)
         return _result(engine, items())
     return fast
 
@@ -718,7 +739,7 @@ def register(table: FunctionTable) -> None:
     for name, factory in (
             ("where", _where), ("filter", _where), ("select", _select), ("map", _select),
             ("selectMany", _select_many), ("skip", _slice(True)), ("take", _slice(False)),
-            ("limit", _slice(False)), ("append", _append), ("distinct", _distinct),
+            ("limit", _slice(False)), ("toList", _to_list), ("append", _append), ("distinct", _distinct),
             ("first", _first_or_last(False)), ("last", _first_or_last(True)),
             ("single", _single), ("sum", _aggregate("#operator_+", operator.add)),
             ("max", _aggregate("max", _max)), ("min", _aggregate("min", _min)),
