@@ -10,7 +10,8 @@ garbage collections take seconds), each bounded to
 1.5 GB of address space and an hour, and prints how many inputs it tried,
 how they ended (a result, a MuranoPL error, a load error), the slowest call,
 the peak memory, and every finding (an input that ended in a Python error,
-outlived its time limit by more than fuzz.TIME_SLACK, or ran the process out
+took more than fuzz.TIME_SLACK of CPU past its time limit (or fuzz.HANG_SECONDS of wall
+time), or ran the process out
 of memory) with the class file that produced it. A batch that does not end
 (a hang the limits missed) or fails is a finding too. ``--jobs N`` (default 1)
 runs N batches at once, each in its own subprocess (N times the memory; the

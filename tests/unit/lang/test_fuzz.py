@@ -7,6 +7,7 @@ time; benchmarks/fuzz.py runs longer ones."""
 from __future__ import annotations
 
 import json
+import re
 import os
 import pathlib
 import subprocess
@@ -58,3 +59,20 @@ def test_the_grammar_writes_loadable_class_files():
                                  {"Return": fuzz.Expr("$x")}])
     assert text == ("Namespaces:\n  '=': t.fuzz\nName: F\nMethods:\n  run:\n    Body:\n"
                     "    - !yaql '$x': !yaql 'pow(2, 3)'\n    - Return: !yaql '$x'\n")
+
+
+def test_a_call_working_past_its_deadline_is_a_finding(monkeypatch):
+    # the slack is CPU time: a call that keeps working after its deadline burns
+    # it (a slack of minus the limit makes any CPU spent one, whatever the load)
+    monkeypatch.setattr(fuzz, "TIME_SLACK", -fuzz.FUZZ_LIMITS.execution_seconds)
+    fuzzer = fuzz.Fuzzer()
+    outcome = fuzzer.run([{"Return": fuzz.Expr("range(100000000).sum()")}])
+    assert outcome.kind == "finding"
+    assert re.fullmatch(r"ran \d+\.\d s \(\d+\.\d s of CPU\): \['LimitExceededError'\]: .*",
+                        outcome.detail), outcome.detail
+
+
+def test_a_call_within_its_slack_is_no_finding():
+    fuzzer = fuzz.Fuzzer()
+    outcome = fuzzer.run([{"Return": fuzz.Expr("range(100000000).sum()")}])
+    assert outcome.kind == "error"
