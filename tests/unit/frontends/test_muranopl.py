@@ -83,6 +83,20 @@ def test_an_unreadable_file_is_model_invalid_naming_it(tmp_path: Path) -> None:
     assert caught.value.kind == "model_invalid" and str(path) in caught.value.message
 
 
+def test_an_id_yaml_reads_as_a_number_is_model_invalid(tmp_path: Path) -> None:
+    # an unquoted id of digits was a number, and the store's insert an OverflowError
+    path = tmp_path / "app.yaml"
+    path.write_text("- ?: {id: a1111111111111111111111111111111, type: t.App}\n"
+                    "  instance:\n"
+                    "    ?: {id: 22222222222222222222222222222222, type: t.Instance}\n")
+    with pytest.raises(Rejected) as caught:
+        models.read_model(path)
+    assert caught.value.kind == "model_invalid"
+    assert caught.value.message == (
+        f"{path}: [0].instance: the id 22222222222222222222222222222222 is a number, not a "
+        "string (quote it)")
+
+
 def test_settings_set_application_properties(tmp_path: Path) -> None:
     model, _ = models.read_model(EXAMPLES / "dashboard" / "shop.yaml")
     changed = models.apply_settings(model, {"store.port": "7071", "key": "other"}, "shop")

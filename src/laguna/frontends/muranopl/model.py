@@ -81,6 +81,27 @@ def _parse(path: Path) -> t.Any:
                        f"{error}") from None
 
 
+_KINDS = {int: "a number", float: "a number", bool: "a boolean", type(None): "empty",
+          list: "a list", dict: "a mapping"}
+
+
+def _check_ids(path: Path, value: t.Any, where: str) -> None:
+    """Every object header's id is a string: YAML reads an unquoted id of digits
+    (``1111...``) as a number, which no store or agent can take."""
+    if isinstance(value, dict):
+        header = value.get("?")
+        if isinstance(header, dict) and "id" in header and not isinstance(header["id"], str):
+            raise Rejected(MODEL_INVALID, f"{path}: {where or 'the root object'}: the id "
+                           f"{header['id']!r} is {_KINDS.get(type(header['id']), 'not text')}, "
+                           "not a string (quote it)")
+        for key, item in value.items():
+            if key != "?":
+                _check_ids(path, item, f"{where}.{key}" if where else str(key))
+    elif isinstance(value, list):
+        for number, item in enumerate(value):
+            _check_ids(path, item, f"{where}[{number}]")
+
+
 def read_model(path: Path) -> tuple[dict[str, t.Any], bool]:
     """The model in ``path`` as ``{"Objects": root}``, and whether laguna wrapped
     it into an environment. Raises Rejected(model_invalid) naming the file."""
@@ -89,6 +110,7 @@ def read_model(path: Path) -> tuple[dict[str, t.Any], bool]:
         raise Rejected(MODEL_INVALID, f"{path}: not an object model (expected an "
                        "io.murano.Environment object, {Objects: ...} or application "
                        "objects, each with a '?' header naming its type)")
+    _check_ids(path, data, "")
     if isinstance(data, dict) and "Objects" in data:
         model = {k: v for k, v in data.items() if k in ("Objects", "Attributes")}
         root: t.Any = model.get("Objects")
