@@ -11,7 +11,12 @@
 
 Each error class has a stable ``code`` (``LAG-Exxxx``) listed in
 docs/ERRORS.md, so that users and tests can tell errors apart without parsing
-messages.
+messages; every code has a stable snake_case ``kind`` (:func:`kind_of`). Every
+error class of laguna derives from LagunaError (some from a library's class
+as well, where the library needs its own: click's, FastAPI's, yaql's).
+
+This module stays light (the host agent imports it): no laguna.source, no
+third-party package at import time.
 """
 
 from __future__ import annotations
@@ -24,10 +29,130 @@ if t.TYPE_CHECKING:
     from laguna.source import Diagnostic, Span
 
 
+#: the kind of a code that has one of its own (the others take their range's kind)
+CODE_KINDS: dict[str, str] = {
+    "LAG-E0000": "laguna_error",
+    "LAG-E0100": "source_error",
+    "LAG-E0101": "yaml_error",
+    "LAG-E0102": "invalid_input",
+    "LAG-E0103": "yaml_too_deep",
+    "LAG-E0104": "yaml_too_large",
+    "LAG-E0204": "class_cycle",
+    "LAG-E0223": "invalid_expression",
+    "LAG-E0242": "missing_class_reference",
+    "LAG-E0243": "invalid_class_reference",
+    "LAG-E0244": "invalid_catch",
+    "LAG-E0245": "unknown_contract",
+    "LAG-W0235": "deprecated_action_usage",
+    "LAG-E0301": "contract_violation",
+    "LAG-E0302": "class_not_found",
+    "LAG-E0318": "limit_exceeded",
+    "LAG-E0320": "invalid_type_name",
+    "LAG-E0324": "deadlock",
+    "LAG-E0325": "expression_too_deep",
+    "LAG-E0326": "patch_error",
+    "LAG-E0400": "muranopl_exception",
+    "LAG-E0500": "assertion_failed",
+    "LAG-E0524": "invalid_resource",
+    # packages (the constants of laguna.packages.errors)
+    "LAG-E0501": "invalid_version",
+    "LAG-E0502": "invalid_requirement",
+    "LAG-E0510": "manifest_not_mapping",
+    "LAG-E0511": "unsupported_format",
+    "LAG-E0512": "missing_manifest_field",
+    "LAG-E0513": "invalid_package_type",
+    "LAG-E0514": "invalid_full_name",
+    "LAG-E0515": "wrong_value_kind",
+    "LAG-E0516": "invalid_class_entry",
+    "LAG-E0517": "invalid_manifest_text",
+    "LAG-W0519": "unknown_manifest_field",
+    "LAG-E0530": "manifest_missing",
+    "LAG-E0531": "class_file_missing",
+    "LAG-E0532": "class_not_defined",
+    "LAG-E0533": "unsafe_path",
+    "LAG-E0534": "resource_missing",
+    "LAG-E0535": "ui_invalid",
+    "LAG-E0536": "logo_missing",
+    "LAG-E0537": "duplicate_class",
+    "LAG-E0538": "class_file_invalid",
+    "LAG-E0539": "not_a_package",
+    "LAG-E0550": "not_a_zip",
+    "LAG-E0551": "archive_unsafe_path",
+    "LAG-E0552": "archive_symlink",
+    "LAG-E0553": "archive_too_many_entries",
+    "LAG-E0554": "archive_entry_too_large",
+    "LAG-E0555": "archive_too_large",
+    "LAG-E0556": "archive_corrupt",
+    "LAG-E0557": "archive_duplicate_entry",
+    "LAG-E0560": "package_not_found",
+    "LAG-E0590": "package_error",
+    "LAG-E0705": "unknown_class",
+    # the command line (the constants of laguna.cli.errors)
+    "LAG-E1300": "invalid_value",
+    "LAG-E1301": "output_unwritable",
+    "LAG-E1302": "catalog_unusable",
+    "LAG-E1303": "no_test_matches",
+    "LAG-E1304": "address_in_use",
+}
+
+#: the kind of every code of a range (first, last, kind); the first range that
+#: holds a code decides
+RANGE_KINDS: tuple[tuple[str, str, str], ...] = (
+    ("LAG-E0100", "LAG-E0199", "invalid_yaml"),
+    ("LAG-E0200", "LAG-E0299", "invalid_class"),
+    ("LAG-W0200", "LAG-W0299", "class_warning"),
+    ("LAG-E0300", "LAG-E0399", "muranopl_error"),
+    ("LAG-E0501", "LAG-E0509", "invalid_version"),
+    ("LAG-E0510", "LAG-E0519", "invalid_manifest"),
+    ("LAG-W0510", "LAG-W0519", "manifest_warning"),
+    ("LAG-E0520", "LAG-E0529", "service_error"),
+    ("LAG-E0530", "LAG-E0549", "invalid_package"),
+    ("LAG-E0550", "LAG-E0559", "invalid_archive"),
+    ("LAG-E0570", "LAG-E0599", "catalog_error"),
+    ("LAG-E0700", "LAG-E0799", "unresolved_class"),
+    ("LAG-E0800", "LAG-E0899", "invalid_meta"),
+    ("LAG-E0900", "LAG-E0999", "muranopl_error"),
+    ("LAG-E1000", "LAG-E1099", "deploy_error"),
+    ("LAG-E1100", "LAG-E1199", "agent_error"),
+    ("LAG-E1200", "LAG-E1299", "cloud_error"),
+    ("LAG-E1300", "LAG-E1399", "command_error"),
+    ("LAG-E1500", "LAG-E1599", "tosca_error"),
+    ("LAG-E1600", "LAG-E1699", "descriptor_error"),
+    ("LAG-E1700", "LAG-E1799", "api_error"),
+)
+
+
+def kind_of(code: str) -> str:
+    """The stable snake_case kind of ``code`` (docs/ERRORS.md): its own, or its
+    range's; ``error`` for a code of no range."""
+    if code in CODE_KINDS:
+        return CODE_KINDS[code]
+    for first, last, kind in RANGE_KINDS:
+        if first[:5] == code[:5] and first <= code <= last:
+            return kind
+    return "error"
+
+
 class LagunaError(Exception):
     """Base class of all laguna errors."""
 
     code = "LAG-E0000"
+
+    def as_problems(self) -> list[Diagnostic]:
+        """This error as the problems a command prints (docs/ERRORS.md): one,
+        without a place, of its code, its ``kind`` when it has one (an
+        operation's, docs/DEPLOY.md) and its message; errors with places (every
+        problem of a validation, an error in a file) give theirs."""
+        from laguna.source import Diagnostic
+
+        message = getattr(self, "message", None)
+        message = message if isinstance(message, str) and message else str(self)
+        prefix = f"error[{self.code}]: "
+        if message.startswith(prefix):
+            message = message[len(prefix):]
+        kind = getattr(self, "kind", None)
+        return [Diagnostic(None, self.code, message, "error",
+                           kind if isinstance(kind, str) else "")]
 
 
 class SourceError(LagunaError):
@@ -46,6 +171,11 @@ class SourceError(LagunaError):
     def __str__(self) -> str:
         where = f"{self.span}: " if self.span is not None else ""
         return f"{where}error[{self.code}]: {self.message}"
+
+    def as_problems(self) -> list[Diagnostic]:
+        from laguna.source import Diagnostic
+
+        return [Diagnostic(self.span, self.code, self.message)]
 
 
 def decode_text(data: bytes, source: str, code: str = "LAG-E0103") -> str:
@@ -69,7 +199,7 @@ class SourceErrors(LagunaError):
 
     code = "LAG-E0102"
 
-    def __init__(self, diagnostics: list[Diagnostic], what: str = "input") -> None:
+    def __init__(self, diagnostics: t.Iterable[Diagnostic], what: str = "input") -> None:
         self.diagnostics = sorted(diagnostics, key=lambda diagnostic: diagnostic.sort_key())
         errors = [d for d in self.diagnostics if d.severity == "error"]
         self.message = f"{what} has {len(errors)} error(s)"
@@ -77,3 +207,6 @@ class SourceErrors(LagunaError):
 
     def __str__(self) -> str:
         return "\n".join([self.message, *(str(d) for d in self.diagnostics)])
+
+    def as_problems(self) -> list[Diagnostic]:
+        return list(self.diagnostics)

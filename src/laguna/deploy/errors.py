@@ -21,6 +21,10 @@ import typing as t
 
 from laguna.errors import LagunaError
 
+if t.TYPE_CHECKING:
+    from laguna.deploy.result import ErrorInfo
+    from laguna.source import Diagnostic
+
 #: the model or blueprint does not load (syntax, structure, unknown file)
 MODEL_INVALID = "model_invalid"
 #: a class (or type) the model names is in no package given
@@ -106,6 +110,37 @@ class Rejected(DeployError):
                  details: t.Mapping[str, t.Any] | None = None) -> None:
         super().__init__(kind, message)
         self.details = dict(details or {})
+
+
+def problems_of(error: DeployError | ErrorInfo, code: str | None = None) -> list[Diagnostic]:
+    """The problems a command prints for a refused or failed operation: those of
+    its validation (``problems`` of its details), else one: the error itself,
+    of ``code`` (by default its class's) and its ``kind``, without a place."""
+    from laguna.source import Diagnostic
+
+    details: t.Mapping[str, t.Any] = getattr(error, "details", None) or {}
+    listed = details.get("problems")
+    if listed:
+        return [Diagnostic.from_json(p) for p in listed]
+    code = code or (error.code if isinstance(error, DeployError) else DeployError.code)
+    return [Diagnostic(None, code, error.message, "error", error.kind)]
+
+
+def error_lines(error: DeployError | ErrorInfo, code: str | None = None) -> list[str]:
+    """:func:`problems_of` the error, each in the one human line of a problem
+    (:func:`laguna.source.render`, docs/ERRORS.md)."""
+    from laguna.source import render
+
+    return [render(p) for p in problems_of(error, code)]
+
+
+def rejection(problems: t.Sequence[Diagnostic], kind: str | None = None) -> Rejected:
+    """One Rejected for every problem of a validation (any language): ``kind``,
+    else the first one's; every one in the message (one a line, without code
+    and kind) and, in the one JSON shape of a problem, under ``problems``."""
+    found = list(problems)
+    return Rejected(kind or found[0].kind, "\n".join(p.brief() for p in found),
+                    {"problems": [p.to_json() for p in found]})
 
 
 class EnvironmentNotFound(DeployError):

@@ -16,6 +16,8 @@ from rich.console import Console, ConsoleOptions, RenderResult
 from rich.table import Table
 from rich.text import Text
 
+from laguna.deploy.errors import DeployError, Rejected, error_lines
+
 #: ``status`` values of a result
 OK = "ok"
 FAILED = "failed"
@@ -318,8 +320,12 @@ class Result:
     def _render_error(self) -> t.Iterator[Text]:
         if self.error is None:
             return
-        yield Text(f"error[{self.error.kind}]: {self.error.message}")
+        for line in error_lines(self.error, Rejected.code if self.status == REJECTED
+                                else DeployError.code):
+            yield Text(line)
         for key, value in self.error.details.items():
+            if key == "problems":
+                continue
             text = shown(value)
             if "\n" in text:
                 yield Text(f"{key}:")
@@ -393,7 +399,8 @@ class DeploymentView:
         for report in self.reports:
             yield Text(f"  {report.line()}")
         if self.error is not None:
-            yield Text(f"  error[{self.error.kind}]: {self.error.message}")
+            for line in error_lines(self.error):
+                yield Text(f"  {line}")
 
 
 @dataclasses.dataclass(frozen=True)

@@ -36,7 +36,7 @@ from laguna.frontends.assembly.values import (
     resolve,
     walk,
 )
-from laguna.source import Span
+from laguna.source import Problems, Span
 
 SPECIAL = ("instance", "item")
 
@@ -118,10 +118,10 @@ class Topology:
     def __init__(self, catalog: Catalog, existing: Existing) -> None:
         self.catalog = catalog
         self.existing = existing
-        self.problems: list[e.Problem] = []
+        self.problems = Problems()
 
     def problem(self, kind: str, message: str, span: Span | None) -> None:
-        self.problems.append(e.Problem(kind, message, span))
+        self.problems.append(e.problem(kind, message, span))
 
     # -- the top ---------------------------------------------------------------------
     def build(self, descriptor: Descriptor, name: str, inputs: t.Mapping[str, t.Any]) -> Node:

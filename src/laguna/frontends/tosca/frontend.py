@@ -21,7 +21,7 @@ from pathlib import Path
 import yaml
 
 from laguna.deploy.context import RunContext, StoredState
-from laguna.deploy.errors import NOT_DEPLOYED, Rejected
+from laguna.deploy.errors import NOT_DEPLOYED, Rejected, rejection as problems_rejection
 from laguna.deploy.frontend import Blueprint, Outcome, PrepareOptions, listed
 from laguna.deploy.inputs import InputsFileError, read_inputs_file
 from laguna.deploy.result import Action, ActionArgument, Component, ErrorInfo
@@ -129,9 +129,7 @@ def _data_entry(data: t.Mapping[str, t.Any], options: PrepareOptions) -> Path:
 def rejection(problems: Problems) -> Rejected:
     """One Rejected for every problem: the first one's kind, every one in the message
     (one a line) and under ``problems``."""
-    found = problems.sorted()
-    return Rejected(found[0].kind, "\n".join(p.line() for p in found),
-                    {"problems": [p.to_json() for p in found]})
+    return problems_rejection(problems.sorted())
 
 
 class ToscaFrontend:
