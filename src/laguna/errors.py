@@ -51,7 +51,7 @@ CODE_KINDS: dict[str, str] = {
     "LAG-E0324": "deadlock",
     "LAG-E0325": "expression_too_deep",
     "LAG-E0326": "patch_error",
-    "LAG-E0400": "muranopl_exception",
+    "LAG-E0400": "muranopl_error",
     "LAG-E0500": "assertion_failed",
     "LAG-E0524": "invalid_resource",
     # packages (the constants of laguna.packages.errors)
@@ -86,6 +86,13 @@ CODE_KINDS: dict[str, str] = {
     "LAG-E0557": "archive_duplicate_entry",
     "LAG-E0560": "package_not_found",
     "LAG-E0590": "package_error",
+    # the catalog (the constants of laguna.store.errors)
+    "LAG-E0570": "duplicate_package",
+    "LAG-E0571": "store_error",
+    "LAG-E0572": "category_not_found",
+    "LAG-E0573": "unknown_category",
+    "LAG-E0574": "duplicate_category",
+    "LAG-E0575": "category_in_use",
     "LAG-E0705": "unknown_class",
     # the command line (the constants of laguna.cli.errors)
     "LAG-E1300": "invalid_value",
@@ -122,6 +129,28 @@ RANGE_KINDS: tuple[tuple[str, str, str], ...] = (
 )
 
 
+#: the code of each kind that has one (the inverse of CODE_KINDS, with the front
+#: ends' kinds, :func:`register_kinds`)
+KIND_CODES: dict[str, str] = {}
+
+
+def register_kinds(codes: t.Mapping[str, str]) -> None:
+    """Give each kind of ``codes`` (a front end's, the deployment layer's) its
+    code: one vocabulary, where a kind has one code and a code one kind; a
+    ValueError for a kind or code already given another."""
+    for kind, code in codes.items():
+        if KIND_CODES.get(kind, code) != code or CODE_KINDS.get(code, kind) != kind:
+            raise ValueError(f"kind {kind!r} and code {code} clash with "
+                             f"{KIND_CODES.get(kind)} / {CODE_KINDS.get(code)!r}")
+        KIND_CODES[kind] = code
+        CODE_KINDS[code] = kind
+
+
+def code_of(kind: str) -> str | None:
+    """The code of ``kind``, when it has one of its own."""
+    return KIND_CODES.get(kind)
+
+
 def kind_of(code: str) -> str:
     """The stable snake_case kind of ``code`` (docs/ERRORS.md): its own, or its
     range's; ``error`` for a code of no range."""
@@ -131,6 +160,9 @@ def kind_of(code: str) -> str:
         if first[:5] == code[:5] and first <= code <= last:
             return kind
     return "error"
+
+
+register_kinds({kind: code for code, kind in CODE_KINDS.items()})
 
 
 class LagunaError(Exception):

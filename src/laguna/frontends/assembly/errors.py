@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import typing as t
 
-from laguna.errors import LagunaError, SourceErrors
+from laguna.errors import LagunaError, SourceErrors, register_kinds
 from laguna.source import Diagnostic, Span
 
 #: a descriptor's problem is the one problem shape
@@ -64,6 +64,9 @@ CODES: dict[str, str] = {
     AMBIGUOUS_REFERENCE: "LAG-E1616", INVALID_INTENT: "LAG-E1617",
     TRANSITION_FAILED: "LAG-E1618",
 }
+
+
+register_kinds(CODES)
 
 
 def problem(kind: str, message: str, span: Span | None = None,

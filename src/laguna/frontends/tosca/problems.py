@@ -9,6 +9,7 @@ the collector holds any (nothing runs then). Each kind below has its code
 
 from __future__ import annotations
 
+from laguna.errors import register_kinds
 from laguna.source import Diagnostic, Span
 from laguna.source import Problems as _Problems
 
@@ -63,8 +64,8 @@ KINDS = (YAML_ERROR, INVALID_TEMPLATE, UNKNOWN_TYPE, MISSING_REQUIRED, CONSTRAIN
          UNSUPPORTED_WORKFLOW, UNKNOWN_INPUT, PRECONDITION_FAILED, NOT_RUNNING)
 
 #: the code of each kind (docs/ERRORS.md): ``yaml_error`` is every language's
-#: (LAG-E0101) and ``unknown_operation`` the
-#: descriptors' kind as well, with this one code
+#: (LAG-E0101) and ``unknown_operation`` the descriptors' kind as well, with
+#: this one code
 CODES: dict[str, str] = {
     YAML_ERROR: "LAG-E0101", INVALID_TEMPLATE: "LAG-E1502", UNKNOWN_TYPE: "LAG-E1503",
     MISSING_REQUIRED: "LAG-E1504", CONSTRAINT_VIOLATION: "LAG-E1505",
@@ -75,6 +76,9 @@ CODES: dict[str, str] = {
     UNSUPPORTED_WORKFLOW: "LAG-E1523", UNKNOWN_INPUT: "LAG-E1524",
     PRECONDITION_FAILED: "LAG-E1525", NOT_RUNNING: "LAG-E1526",
 }
+
+
+register_kinds(CODES)
 
 
 def problem(kind: str, message: str, span: Span | None, entity: str) -> Diagnostic:
