@@ -21,7 +21,7 @@ import typing as t
 import click
 
 from laguna.errors import LagunaError
-from laguna.source import Diagnostic, render
+from laguna.source import render
 
 INVALID_VALUE = "LAG-E1300"
 OUTPUT_UNWRITABLE = "LAG-E1301"
@@ -52,10 +52,10 @@ class CommandError(click.ClickException, LagunaError):
             self.code = code
 
     def __str__(self) -> str:
-        return render(Diagnostic(None, self.code, self.message))
+        return f"error[{self.code}]: {self.message}"
 
     def show(self, file: t.IO[t.Any] | None = None) -> None:
-        click.echo(str(self), err=file is None, file=file)
+        click.echo(described(self), err=file is None, file=file)
 
 
 class OutputError(CommandError):

@@ -115,6 +115,8 @@ def test(package_dir: pathlib.Path, tests: tuple[str, ...], libs: tuple[pathlib.
                             limits=_limits(host, timeout))
         warn_skipped(runner.libraries)
         cases = runner.select(tests)
+    except click.ClickException:
+        raise       # a command-line error (CommandError is a LagunaError too): exit 1
     except LagunaError as error:
         _refuse([p.under(str(package_dir)) for p in error.as_problems()], as_json)
     unmatched = runner.unmatched(tests, cases)
