@@ -210,7 +210,7 @@ class SourceError(LagunaError):
         return [Diagnostic(self.span, self.code, self.message)]
 
 
-def decode_text(data: bytes, source: str, code: str = "LAG-E0103") -> str:
+def decode_text(data: bytes, source: str, code: str) -> str:
     """``data`` as UTF-8 text, or a :class:`SourceError` at the line and column
     of the first byte that cannot be decoded."""
     try:
