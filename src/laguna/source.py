@@ -101,7 +101,8 @@ class Diagnostic:
 
     def under(self, base: str | None) -> Diagnostic:
         """The problem with its file shown under ``base`` (a package's folder)."""
-        if not base or self.span is None:
+        if not base or self.span is None or self.span.source.startswith("/") \
+                or "://" in self.span.source:
             return self
         return dataclasses.replace(self, span=dataclasses.replace(
             self.span, source=f"{base.rstrip('/')}/{self.span.source}"))

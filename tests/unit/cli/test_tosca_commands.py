@@ -52,9 +52,9 @@ def test_validate_prints_every_problem_on_stderr(wiring: Wiring, tmp_path: Path)
     result = run(wiring, "validate", str(path))
     assert (result.exit_code, result.stdout) == (2, "")
     assert result.stderr.splitlines() == [
-        "small.yaml:6:27: error[LAG-E1505]: input port: port: default 8080 is not "
+        f"{path}:6:27: error[LAG-E1505]: input port: port: default 8080 is not "
         "less than 1024 [constraint_violation]",
-        "small.yaml:8:48: error[LAG-E1502]: node app: unknown keyname 'size' (expected "
+        f"{path}:8:48: error[LAG-E1502]: node app: unknown keyname 'size' (expected "
         "one of artifacts, attributes, capabilities, copy, description, directives, "
         "interfaces, metadata, node_filter, properties, requirements, type) "
         "[invalid_template]",
@@ -69,7 +69,7 @@ def test_validate_with_inputs_checks_them(wiring: Wiring, tmp_path: Path) -> Non
     error = json.loads(result.stdout)["error"]
     assert (error["kind"], error["message"]) == (
         "constraint_violation",
-        "small.yaml:6:5: input port: the value given: 2000 is not less than 1024")
+        f"{tmp_path}/small.yaml:6:5: input port: the value given: 2000 is not less than 1024")
 
 
 def test_validate_summarises_a_valid_topology(wiring: Wiring, tmp_path: Path) -> None:
@@ -122,7 +122,8 @@ def test_set_of_an_undeclared_input_names_the_inputs_and_settings(wiring: Wiring
                                                                   tmp_path: Path) -> None:
     result = run(wiring, "validate", str(write(tmp_path)), "--set", "nosuch=1")
     assert (result.exit_code, result.stderr.splitlines()) == (2, [
-        "small.yaml:5:3: error[LAG-E1502]: input nosuch: input 'nosuch' is given but "
+        f"{tmp_path}/small.yaml:5:3: error[LAG-E1502]: input nosuch: input 'nosuch' is given "
+        "but "
         "not declared (its inputs: port; --set also takes the settings "
         "brooklyn.tosca.get_attribute_mode and laguna.tosca.get_attribute_down_wait) "
         "[invalid_template]",

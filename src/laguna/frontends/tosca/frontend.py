@@ -126,10 +126,19 @@ def _data_entry(data: t.Mapping[str, t.Any], options: PrepareOptions) -> Path:
     return entry
 
 
-def rejection(problems: Problems) -> Rejected:
+def rejection(problems: Problems, base: Path | None = None) -> Rejected:
     """One Rejected for every problem: the first one's kind, every one in the message
     (one a line) and under ``problems``."""
-    return problems_rejection(problems.sorted())
+    return problems_rejection([p.under(str(base)) if base is not None else p
+                               for p in problems.sorted()])
+
+
+def _shown_under(path: Path) -> Path | None:
+    """Where the files of the blueprint at ``path`` are, as the user wrote it: its
+    problems name their files (relative to the template's folder or the CSAR's
+    root) under it, as the other languages do."""
+    base = path if path.is_dir() or path.suffix.lower() in (".csar", ".zip") else path.parent
+    return None if str(base) in ("", ".") else base
 
 
 class ToscaFrontend:
@@ -153,7 +162,7 @@ class ToscaFrontend:
         settings = wait_settings(options)
         topology, problems = load_topology(path, inputs, fetcher=fetcher, confined=confined)
         if problems or topology is None:
-            raise rejection(problems)
+            raise rejection(problems, None if confined else _shown_under(path))
         if options.cloud not in (None, "here", "local"):
             raise Rejected(INVALID_TEMPLATE, f"--cloud {options.cloud}: expected here (this "
                            "machine) or local (the local cloud)")
