@@ -134,14 +134,6 @@ class Problems:
     def extend(self, problems: t.Iterable[Diagnostic]) -> None:
         self.items.extend(problems)
 
-    def report(self, code: str, message: str, span: Span | None = None, *,
-               kind: str = "", entity: str | None = None,
-               severity: Severity = "error") -> Diagnostic:
-        """Add a problem made of these parts; return it."""
-        problem = Diagnostic(span, code, message, severity, kind, entity)
-        self.items.append(problem)
-        return problem
-
     def __bool__(self) -> bool:
         return bool(self.items)
 
@@ -158,7 +150,10 @@ class Problems:
         """Each problem once, by place (spanless ones first)."""
         return sorted(dict.fromkeys(self.items), key=Diagnostic.sort_key)
 
-    def raise_errors(self, what: str = "input") -> None:
-        """Raise every problem as one SourceErrors when any is an error."""
+    def raise_errors(self, error: t.Callable[[list[Diagnostic]], SourceErrors] | None = None,
+                     what: str = "input") -> None:
+        """Raise every problem (each once, sorted) as one SourceErrors, or as
+        ``error(problems)`` (a front end's subclass), when any is an error."""
         if self.errors():
-            raise SourceErrors(self.sorted(), what)
+            found = self.sorted()
+            raise error(found) if error is not None else SourceErrors(found, what)

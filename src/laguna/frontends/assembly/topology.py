@@ -135,10 +135,9 @@ class Topology:
             self.assembly(root, inputs, top=True)
         except e.DescriptorError as error:
             self.problems.extend(error.problems)
-        if self.problems:
-            # a mapping checked for the type it renders and again for its values
-            # reports its problem once
-            raise e.DescriptorError(list(dict.fromkeys(self.problems)))
+        # a mapping checked for the type it renders and again for its values
+        # reports its problem once
+        self.problems.raise_errors(e.DescriptorError)
         return root
 
     def assembly_properties(self, node: Node, given: t.Mapping[str, t.Any],
@@ -606,8 +605,7 @@ class Topology:
         d = node.descriptor
         mapping = self.mapped(node.parent, node.entry, node.name, node.index, node.item,
                               for_template=False)
-        if self.problems:
-            raise e.DescriptorError(self.problems)
+        self.problems.raise_errors(e.DescriptorError)
         values: dict[str, t.Any] = {}
         for prop in d.all_properties().values():
             if prop.has_value:
