@@ -102,14 +102,15 @@ CODE_KINDS: dict[str, str] = {
     "LAG-E1304": "address_in_use",
 }
 
-#: the kind of every code of a range (first, last, kind); the first range that
-#: holds a code decides
+#: the kind of every code of a range (first, last, kind) that has none of its
+#: own; the first range that holds a code decides. A range's kind is a family
+#: of codes, never the kind of a code of its own.
 RANGE_KINDS: tuple[tuple[str, str, str], ...] = (
     ("LAG-E0100", "LAG-E0199", "invalid_yaml"),
     ("LAG-E0200", "LAG-E0299", "invalid_class"),
     ("LAG-W0200", "LAG-W0299", "class_warning"),
-    ("LAG-E0300", "LAG-E0399", "muranopl_error"),
-    ("LAG-E0501", "LAG-E0509", "invalid_version"),
+    ("LAG-E0300", "LAG-E0399", "engine_error"),
+    ("LAG-E0501", "LAG-E0509", "version_error"),
     ("LAG-E0510", "LAG-E0519", "invalid_manifest"),
     ("LAG-W0510", "LAG-W0519", "manifest_warning"),
     ("LAG-E0520", "LAG-E0529", "service_error"),
@@ -118,10 +119,10 @@ RANGE_KINDS: tuple[tuple[str, str, str], ...] = (
     ("LAG-E0570", "LAG-E0599", "catalog_error"),
     ("LAG-E0700", "LAG-E0799", "unresolved_class"),
     ("LAG-E0800", "LAG-E0899", "invalid_meta"),
-    ("LAG-E0900", "LAG-E0999", "muranopl_error"),
+    ("LAG-E0900", "LAG-E0999", "engine_error"),
     ("LAG-E1000", "LAG-E1099", "deploy_error"),
     ("LAG-E1100", "LAG-E1199", "agent_error"),
-    ("LAG-E1200", "LAG-E1299", "cloud_error"),
+    ("LAG-E1200", "LAG-E1299", "cloud_failure"),
     ("LAG-E1300", "LAG-E1399", "command_error"),
     ("LAG-E1500", "LAG-E1599", "tosca_error"),
     ("LAG-E1600", "LAG-E1699", "descriptor_error"),

@@ -114,6 +114,8 @@ def test_a_kind_has_one_code_and_a_code_one_kind() -> None:
     assert len(set(KIND_CODES.values())) == len(KIND_CODES)
     assert {code: kind for kind, code in KIND_CODES.items()} == CODE_KINDS
     assert all(re.fullmatch(r"[a-z][a-z0-9]*(_[a-z0-9]+)*", kind) for kind in KIND_CODES)
+    # a family of codes has a kind no single code has
+    assert {kind for _, _, kind in RANGE_KINDS} & set(KIND_CODES) == set()
 
 
 def _every_code() -> set[str]:
