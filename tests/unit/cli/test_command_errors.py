@@ -97,7 +97,8 @@ def test_required_packages_come_from_lib_folders(config: Config, tmp_path: Path)
 def test_building_into_a_missing_folder_is_one_error(config: Config, tmp_path: Path) -> None:
     out = tmp_path / "missing" / "x.zip"
     assert run(config, "build", str(FIXTURES / "lib"), "-o", str(out)) == (
-        1, f"error[LAG-E1301]: cannot write {out}: folder '{out.parent}' does not exist [output_unwritable]\n")
+        1, f"error[LAG-E1301]: cannot write {out}: folder '{out.parent}' does not exist "
+           "[output_unwritable]\n")
 
 
 def test_building_into_the_package_folder_leaves_the_previous_archive_out(
@@ -121,7 +122,8 @@ def test_building_into_the_package_folder_leaves_the_previous_archive_out(
 ])
 def test_an_unusable_db_url_is_one_error(config: Config, url: str, message: str) -> None:
     for args in (["list"], ["check", str(FIXTURES / "lib")]):
-        assert run(config, *args, "--db-url", url) == (1, f"error[LAG-E1302]: {message} [catalog_unusable]\n")
+        assert run(config, *args, "--db-url", url) == (
+            1, f"error[LAG-E1302]: {message} [catalog_unusable]\n")
     assert not Path("/no/such/dir").exists()
 
 

@@ -83,13 +83,15 @@ def test_import_list_show_delete(config: Config) -> None:
     assert lines[14].startswith("ID:             ")
     assert run(config, "delete", "com.example.Lib") == (0, "deleted com.example.Lib 1.2.5\n")
     code, output = run(config, "show", "com.example.Lib")
-    assert (code, output) == (1, "error[LAG-E0560]: package 'com.example.Lib' not found [package_not_found]\n")
+    assert (code, output) == (
+        1, "error[LAG-E0560]: package 'com.example.Lib' not found [package_not_found]\n")
 
 
 def test_import_duplicate_fails(config: Config) -> None:
     assert run(config, "import", str(FIXTURES / "lib"))[0] == 0
     assert run(config, "import", str(FIXTURES / "lib")) == (
-        1, "error[LAG-E0570]: package com.example.Lib version 1.2.5 is already in the catalog [duplicate_package]\n")
+        1, "error[LAG-E0570]: package com.example.Lib version 1.2.5 is already in the catalog "
+           "[duplicate_package]\n")
 
 
 def test_delete_needs_a_version_when_several(config: Config, tmp_path: Path) -> None:
@@ -104,7 +106,8 @@ def test_delete_needs_a_version_when_several(config: Config, tmp_path: Path) -> 
            "com.example.V==VERSION or pass --all-versions [invalid_value]\n")
     assert run(config, "delete", "com.example.V==2") == (0, "deleted com.example.V 2.0.0\n")
     assert run(config, "delete", "com.example.V==bad") == (
-        1, "error[LAG-E0501]: invalid version 'bad': expected SemVer like 1.2.3 [invalid_version]\n")
+        1, "error[LAG-E0501]: invalid version 'bad': expected SemVer like 1.2.3 "
+           "[invalid_version]\n")
     assert run(config, "delete", "com.example.V", "--all-versions") == (
         0, "deleted com.example.V 1.0.0\n")
 

@@ -101,7 +101,8 @@ def test_a_filter_that_matches_nothing_is_named(tmp_path):
     assert result.exit_code == 2
     assert result.output.splitlines() == [
         f"error[LAG-E1303]: no test matches {name!r} (name a test CLASS or CLASS.METHOD, the "
-        "class in full or by its last part) [no_test_matches]" for name in ("Cases.testNope", "testPasses")]
+        "class in full or by its last part) [no_test_matches]"
+        for name in ("Cases.testNope", "testPasses")]
 
 
 def test_a_package_that_cannot_be_read_is_reported_once_in_the_common_shape(tmp_path):
