@@ -74,12 +74,13 @@ class Diagnostic:
         kind, as a TOSCA or descriptor error's message lists its problems."""
         return "".join(self._parts())
 
-    def sort_key(self) -> tuple[str, int, int, str, str]:
-        """Spanless problems first, then by file, line, column, code and message:
-        the same order whatever order the checks ran in."""
+    def sort_key(self) -> tuple[str, int, int, str]:
+        """Spanless problems first, then by file, line, column and code; problems
+        of one code at one place keep the order they were found in (the order of
+        the checks, which follows the order of the keys the spec lists)."""
         if self.span is None:
-            return ("", 0, 0, self.code, self.message)
-        return (self.span.source, self.span.line, self.span.col, self.code, self.message)
+            return ("", 0, 0, self.code)
+        return (self.span.source, self.span.line, self.span.col, self.code)
 
     def to_json(self) -> dict[str, t.Any]:
         """The one JSON shape of a problem (``--json`` of every command)."""
@@ -147,7 +148,8 @@ class Problems:
         return [p for p in self.items if p.severity == "error"]
 
     def sorted(self) -> list[Diagnostic]:
-        """Each problem once, by place (spanless ones first)."""
+        """Each problem once, by place and code (spanless ones first; ties in the
+        order found)."""
         return sorted(dict.fromkeys(self.items), key=Diagnostic.sort_key)
 
     def raise_errors(self, error: t.Callable[[list[Diagnostic]], SourceErrors] | None = None,

