@@ -183,9 +183,13 @@ class LagunaError(Exception):
         prefix = f"error[{self.code}]: "
         if message.startswith(prefix):
             message = message[len(prefix):]
+        # an error's kind names the problem when it is one of the vocabulary
+        # (then with its code); another (a static action's not_found) stays
+        # the error's own: the problem has its code's kind
         kind = getattr(self, "kind", None)
-        return [Diagnostic(None, self.code, message, "error",
-                           kind if isinstance(kind, str) else "")]
+        code = code_of(kind) if isinstance(kind, str) else None
+        return [Diagnostic(None, code or self.code, message, "error",
+                           t.cast(str, kind) if code else "")]
 
 
 class SourceError(LagunaError):

@@ -159,3 +159,17 @@ def test_the_check_fails_for_a_code_the_docs_lack(monkeypatch: pytest.MonkeyPatc
     monkeypatch.setitem(KIND_CODES, "a_new_kind", "LAG-E1999")
     _, covered, _ = _documented()
     assert "LAG-E1999" in _every_code() - covered
+
+
+def test_an_error_is_a_problem_of_its_kinds_code() -> None:
+    from laguna.deploy.errors import Rejected
+    from laguna.frontends.muranopl.static_actions import StaticActionError
+    from laguna.frontends.tosca.actions import ActionRefused
+
+    # a kind of the vocabulary brings its code; another leaves the error's own
+    assert [(p.code, p.kind) for p in Rejected("model_invalid", "x").as_problems()] == [
+        ("LAG-E1010", "model_invalid")]
+    assert [(p.code, p.kind) for p in ActionRefused("unknown_node", "x").as_problems()] == [
+        ("LAG-E1520", "unknown_node")]
+    assert [(p.code, p.kind) for p in StaticActionError("not_found", "x").as_problems()] == [
+        ("LAG-E1020", kind_of("LAG-E1020"))]

@@ -138,9 +138,12 @@ def problems_of(error: DeployError | ErrorInfo, code: str | None = None) -> list
     listed = details.get("problems")
     if listed:
         return [Diagnostic.from_json(p) for p in listed]
-    code = code_of(error.kind) or code or (
-        error.code if isinstance(error, DeployError) else DeployError.code)
-    return [Diagnostic(None, code, error.message, "error", error.kind)]
+    own = code_of(error.kind)
+    if own is not None:
+        return [Diagnostic(None, own, error.message, "error", error.kind)]
+    # a kind outside the vocabulary: the problem has its code's kind
+    code = code or (error.code if isinstance(error, DeployError) else DeployError.code)
+    return [Diagnostic(None, code, error.message)]
 
 
 def error_lines(error: DeployError | ErrorInfo, code: str | None = None) -> list[str]:
