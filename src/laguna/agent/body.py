@@ -17,6 +17,8 @@ the plan is parsed, so a plan with an unsupported Body runs no script.
 
 from __future__ import annotations
 
+from laguna.errors import LagunaError
+
 import _string  # type: ignore[import-not-found]
 import ast
 import operator
@@ -74,8 +76,14 @@ class ScriptFunction:
         return self._run(str(commandline), None if input is None else str(input))
 
 
-class _Refused(Exception):
+class _Refused(LagunaError):
     """Something the Body may not do; becomes a PlanFailed naming the Body line."""
+
+    code = "LAG-E1105"
+
+
+# not an error: how a Body's ``return`` leaves it (so no LagunaError, which error
+# handlers catch)
 
 
 class _Return(Exception):

@@ -19,6 +19,8 @@ Standard library only (the agent imports this module at its first request).
 
 from __future__ import annotations
 
+from laguna.errors import LagunaError
+
 import hashlib
 import hmac
 import threading
@@ -39,8 +41,10 @@ NONCE_DIGITS = 32
 _HEX = frozenset("0123456789abcdef")
 
 
-class Refused(Exception):
+class Refused(LagunaError):
     """A request the agent does not accept; ``str()`` is the answer's message."""
+
+    code = "LAG-E1116"
 
 
 def digest(body: bytes) -> str:

@@ -15,6 +15,8 @@ import copy
 import typing as t
 import uuid
 
+from laguna.errors import LagunaError
+
 ENVIRONMENT_CLASS = "io.murano.Environment"
 NETWORK_CLASS = "io.murano.resources.NeutronNetwork"
 
@@ -67,8 +69,11 @@ def to_engine(description: t.Mapping[str, Json], environment_id: str) -> dict[st
     return model
 
 
-class PathError(LookupError):
-    """A path that names nothing in the description."""
+class PathError(LookupError, LagunaError):
+    """A path that names nothing in the description (a LookupError as well, as
+    a lookup's failure)."""
+
+    code = "LAG-E1702"
 
 
 def _steps(path: str) -> list[str]:

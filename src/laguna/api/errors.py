@@ -22,6 +22,8 @@ from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
+from laguna.errors import LagunaError
+
 log = logging.getLogger(__name__)
 
 #: webob's class names for the codes the API answers
@@ -33,12 +35,14 @@ _TYPES = {
 }
 
 
-class ApiError(Exception):
-    """An answer other than success: its HTTP code and what the caller reads."""
+class ApiError(LagunaError):
+    """An answer other than success: its HTTP ``status`` and what the caller reads."""
 
-    def __init__(self, code: int, message: str) -> None:
+    code = "LAG-E1700"
+
+    def __init__(self, status: int, message: str) -> None:
         super().__init__(message)
-        self.code = code
+        self.status = status
         self.message = message
 
 
@@ -76,7 +80,7 @@ def install(app: FastAPI) -> None:
 
     @app.exception_handler(ApiError)
     async def api_error(_request: Request, error: ApiError) -> JSONResponse:
-        return _response(error.code, error.message)
+        return _response(error.status, error.message)
 
     @app.exception_handler(StarletteHTTPException)
     async def http_error(_request: Request, error: StarletteHTTPException) -> JSONResponse:

@@ -34,6 +34,7 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 from laguna.api.errors import ApiError, fault
 from laguna.api.identity import Identity, authenticate
 from laguna.api.settings import ApiSettings
+from laguna.errors import LagunaError
 
 #: what an upload may carry besides its archive: the ``__metadata__`` part and
 #: the multipart boundaries and part headers
@@ -56,16 +57,19 @@ def too_deep(limit: int) -> str:
     return f"Request body is nested too deep: the limit (max_json_depth) is {limit} levels"
 
 
-class LimitExceeded(HTTPException):
+class LimitExceeded(HTTPException, LagunaError):
     """A bound of the request crossed while the application reads its body.
 
-    An HTTPException so that FastAPI lets it through its body parsing (which
-    turns any other error into its own 400) to the API's error handler; the
-    middleware answers it in any case, whatever the application made of it."""
+    An HTTPException (as well as a LagunaError) so that FastAPI lets it through
+    its body parsing (which turns any other error into its own 400) to the API's
+    error handler; the middleware answers it in any case, whatever the
+    application made of it. ``status`` is the HTTP status."""
 
-    def __init__(self, code: int, message: str) -> None:
-        super().__init__(code, message)
-        self.code = code
+    code = "LAG-E1701"
+
+    def __init__(self, status: int, message: str) -> None:
+        super().__init__(status, message)
+        self.status = status
         self.message = message
 
 
@@ -156,7 +160,7 @@ class RequestLimits:
             if declared is not None and declared.isdigit() and int(declared) > limit:
                 raise ApiError(413, message)
         except ApiError as error:
-            await _answer(scope, receive, send, error.code, error.message)
+            await _answer(scope, receive, send, error.status, error.message)
             return
         await self._bounded(scope, receive, send, limit, message)
 
@@ -216,7 +220,7 @@ class RequestLimits:
             if not refused:
                 raise
         if refused and not started:
-            await _answer(scope, receive, send, refused[0].code, refused[0].message)
+            await _answer(scope, receive, send, refused[0].status, refused[0].message)
 
 
 async def _answer(scope: Scope, receive: Receive, send: Send, code: int, message: str) -> None:

@@ -3,14 +3,15 @@
 ::
 
     click.ClickException
-     +-- CommandError        printed as ``error[CODE]: message``, exit status 1
+     +-- CommandError        printed as ``error[CODE]: message [KIND]``, exit status 1
+                             (a LagunaError as well)
           +-- OutputError    a file the command writes cannot be written
           +-- CatalogError   --db-url (or $LAGUNA_DATABASE_URL) is not a usable catalog
           +-- AddressInUse   `laguna serve` cannot listen where it is told to
 
 Every error a command prints has the shape of the others
-(``[FILE:LINE:COL: ]error[CODE]: message``, docs/ERRORS.md), never a Python
-traceback.
+(``[FILE:LINE:COL: ]error[CODE]: [ENTITY: ]message [KIND]``, docs/ERRORS.md),
+never a Python traceback.
 """
 
 from __future__ import annotations
@@ -19,9 +20,8 @@ import typing as t
 
 import click
 
-from laguna.errors import LagunaError, SourceError, SourceErrors
-from laguna.packages.errors import ArchiveError
-from laguna.source import Span
+from laguna.errors import LagunaError
+from laguna.source import render
 
 INVALID_VALUE = "LAG-E1300"
 OUTPUT_UNWRITABLE = "LAG-E1301"
@@ -31,28 +31,17 @@ ADDRESS_IN_USE = "LAG-E1304"
 
 
 def described(error: LagunaError, base: str | None = None) -> str:
-    """``error`` in the common shape: errors that print their own code (source
-    errors with their place, package errors) as they print, a validation's
-    errors one line each, any other error with its code in front. Places in a
-    package are shown under ``base``, the package's path, when given."""
-    def place(span: Span) -> str:
-        return f"{base.rstrip('/')}/{span}" if base else str(span)
-    if isinstance(error, SourceErrors):
-        return "\n".join(f"{place(d.span)}: {d.severity}[{d.code}]: {d.message}"
-                         for d in error.diagnostics)
-    if isinstance(error, SourceError) and error.span is not None:
-        return f"{place(error.span)}: error[{error.code}]: {error.message}"
-    if isinstance(error, ArchiveError) and error.entry is not None and error.reason != error.message:
-        return f"{place(Span(error.entry, 1, 1))}: error[{error.code}]: {error.reason}"
-    text = str(error)
-    if f"[{error.code}]: " in text.split("\n", 1)[0]:
-        return text
-    message = getattr(error, "message", None) or text
-    return f"error[{error.code}]: {message}"
+    """``error`` in the one shape of every problem a command prints
+    (:func:`laguna.source.render`, docs/ERRORS.md), one line a problem: a
+    validation's every problem, an error in a file at its place, any other
+    error without one. Places in a package are shown under ``base``, the
+    package's path, when given."""
+    return "\n".join(render(p, base) for p in error.as_problems())
 
 
-class CommandError(click.ClickException):
-    """A command-line value the command cannot use."""
+class CommandError(click.ClickException, LagunaError):
+    """A command-line value the command cannot use (a ClickException as well, so
+    that click prints it and exits with its ``exit_code``)."""
 
     code = INVALID_VALUE
     exit_code = 1
@@ -66,7 +55,7 @@ class CommandError(click.ClickException):
         return f"error[{self.code}]: {self.message}"
 
     def show(self, file: t.IO[t.Any] | None = None) -> None:
-        click.echo(str(self), err=file is None, file=file)
+        click.echo(described(self), err=file is None, file=file)
 
 
 class OutputError(CommandError):

@@ -15,7 +15,7 @@ from pathlib import Path
 import click
 
 from laguna.cli.shared import WORKDIR_KEY, stdout_console
-from laguna.deploy.errors import DeployError
+from laguna.deploy.errors import DeployError, Rejected, error_lines
 from laguna.deploy.result import REJECTED, Action, Result, actions_table
 from laguna.deploy.workdir import Workdir, resolve_workdir
 
@@ -61,7 +61,8 @@ def fail(error: DeployError, as_json: bool) -> t.NoReturn:
     if as_json:
         print_json({"error": {"kind": error.kind, "message": error.message}})
     else:
-        click.echo(str(error), err=True)
+        for line in error_lines(error):
+            click.echo(line, err=True)
     raise SystemExit(2)
 
 
@@ -84,7 +85,8 @@ def emit_result(result: Result, as_json: bool, exit_code: int | None = None) -> 
     if as_json:
         print_json(result_json(result))
     elif result.status == REJECTED and result.error is not None:
-        click.echo(f"error[{result.error.kind}]: {result.error.message}", err=True)
+        for line in error_lines(result.error, Rejected.code):
+            click.echo(line, err=True)
         listed = result.error.details.get("actions")
         if listed:
             # an action refused (deploy.actions): what could have been meant

@@ -19,7 +19,11 @@ from __future__ import annotations
 import re
 import typing as t
 
-from laguna.errors import LagunaError
+from laguna.errors import LagunaError, code_of, register_kinds
+
+if t.TYPE_CHECKING:
+    from laguna.deploy.result import ErrorInfo
+    from laguna.source import Diagnostic
 
 #: the model or blueprint does not load (syntax, structure, unknown file)
 MODEL_INVALID = "model_invalid"
@@ -69,6 +73,20 @@ KINDS = (MODEL_INVALID, CLASS_NOT_FOUND, CONTRACT_VIOLATION, SCRIPT_FAILED, AGEN
          SETTING_UNKNOWN, ENVIRONMENT_NOT_FOUND, ENVIRONMENT_BUSY, NOT_DEPLOYED,
          STILL_DEPLOYED, LANGUAGE_UNAVAILABLE, LANGUAGE_MISMATCH, INTERRUPTED, INTERNAL_ERROR)
 
+#: the code of each kind (docs/ERRORS.md): a kind has one code in every
+#: language (``contract_violation`` is MuranoPL's LAG-E0301 wherever it is met)
+CODES: dict[str, str] = {
+    MODEL_INVALID: "LAG-E1010", CLASS_NOT_FOUND: "LAG-E0302",
+    CONTRACT_VIOLATION: "LAG-E0301", SCRIPT_FAILED: "LAG-E1011", AGENT_TIMEOUT: "LAG-E1012",
+    CLOUD_ERROR: "LAG-E1200", MURANOPL_ERROR: "LAG-E0400", OBJECT_NOT_FOUND: "LAG-E1013",
+    ACTION_NOT_FOUND: "LAG-E1014", ARGUMENT_INVALID: "LAG-E1015",
+    SETTING_UNKNOWN: "LAG-E1016", ENVIRONMENT_NOT_FOUND: "LAG-E1002",
+    ENVIRONMENT_BUSY: "LAG-E1017", NOT_DEPLOYED: "LAG-E1018", STILL_DEPLOYED: "LAG-E1019",
+    LANGUAGE_UNAVAILABLE: "LAG-E1005", LANGUAGE_MISMATCH: "LAG-E1006",
+    INTERRUPTED: "LAG-E1007", INTERNAL_ERROR: "LAG-E1008",
+}
+register_kinds(CODES)
+
 _KIND = re.compile(r"^[a-z][a-z0-9]*(_[a-z0-9]+)*$")
 
 
@@ -88,6 +106,8 @@ class DeployError(LagunaError):
         super().__init__(message)
         self.kind = check_kind(kind)
         self.message = message
+        # the code of its kind, when the kind has one (docs/ERRORS.md)
+        self.code = code_of(kind) or self.code
 
     def __str__(self) -> str:
         return f"error[{self.kind}]: {self.message}"
@@ -106,6 +126,41 @@ class Rejected(DeployError):
                  details: t.Mapping[str, t.Any] | None = None) -> None:
         super().__init__(kind, message)
         self.details = dict(details or {})
+
+
+def problems_of(error: DeployError | ErrorInfo, code: str | None = None) -> list[Diagnostic]:
+    """The problems a command prints for a refused or failed operation: those of
+    its validation (``problems`` of its details), else one: the error itself,
+    of ``code`` (by default its class's) and its ``kind``, without a place."""
+    from laguna.source import Diagnostic
+
+    details: t.Mapping[str, t.Any] = getattr(error, "details", None) or {}
+    listed = details.get("problems")
+    if listed:
+        return [Diagnostic.from_json(p) for p in listed]
+    own = code_of(error.kind)
+    if own is not None:
+        return [Diagnostic(None, own, error.message, "error", error.kind)]
+    # a kind outside the vocabulary: the problem has its code's kind
+    code = code or (error.code if isinstance(error, DeployError) else DeployError.code)
+    return [Diagnostic(None, code, error.message)]
+
+
+def error_lines(error: DeployError | ErrorInfo, code: str | None = None) -> list[str]:
+    """:func:`problems_of` the error, each in the one human line of a problem
+    (:func:`laguna.source.render`, docs/ERRORS.md)."""
+    from laguna.source import render
+
+    return [render(p) for p in problems_of(error, code)]
+
+
+def rejection(problems: t.Sequence[Diagnostic], kind: str | None = None) -> Rejected:
+    """One Rejected for every problem of a validation (any language): ``kind``,
+    else the first one's; every one in the message (one a line, without code
+    and kind) and, in the one JSON shape of a problem, under ``problems``."""
+    found = list(problems)
+    return Rejected(kind or found[0].kind, "\n".join(p.brief() for p in found),
+                    {"problems": [p.to_json() for p in found]})
 
 
 class EnvironmentNotFound(DeployError):

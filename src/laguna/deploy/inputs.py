@@ -17,8 +17,10 @@ from laguna.yamlio.loader import load_all, plain
 MAX_INPUTS_BYTES = 1024 * 1024
 
 
-class InputsFileError(Exception):
+class InputsFileError(LagunaError):
     """Why ``--inputs FILE`` holds no map of values; each front end gives it its kind."""
+
+    code = "LAG-E1004"
 
 
 def read_inputs_file(path: Path) -> dict[str, t.Any]:

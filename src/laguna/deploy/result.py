@@ -20,6 +20,8 @@ if t.TYPE_CHECKING:
 # rich is imported where something is rendered: the JSON outputs (laguna status
 # --json, laguna environments -o json) do not load it
 
+from laguna.deploy.errors import DeployError, Rejected, error_lines
+
 #: ``status`` values of a result
 OK = "ok"
 FAILED = "failed"
@@ -328,8 +330,12 @@ class Result:
         from rich.text import Text
         if self.error is None:
             return
-        yield Text(f"error[{self.error.kind}]: {self.error.message}")
+        for line in error_lines(self.error, Rejected.code if self.status == REJECTED
+                                else DeployError.code):
+            yield Text(line)
         for key, value in self.error.details.items():
+            if key == "problems":
+                continue
             text = shown(value)
             if "\n" in text:
                 yield Text(f"{key}:")
@@ -407,7 +413,8 @@ class DeploymentView:
         for report in self.reports:
             yield Text(f"  {report.line()}")
         if self.error is not None:
-            yield Text(f"  error[{self.error.kind}]: {self.error.message}")
+            for line in error_lines(self.error):
+                yield Text(f"  {line}")
 
 
 @dataclasses.dataclass(frozen=True)

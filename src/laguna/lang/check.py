@@ -68,8 +68,7 @@ class MuranoPlChecker:
         seen: set[tuple[str, int, int, str, str]] = set()
         for name in package.class_names():
             for diagnostic in self._check_class(registry, holder, name, files):
-                key = (diagnostic.span.source, diagnostic.span.line, diagnostic.span.col,
-                       diagnostic.code, diagnostic.message)
+                key = (*diagnostic.sort_key(), diagnostic.message)
                 if key not in seen:
                     seen.add(key)
                     yield diagnostic

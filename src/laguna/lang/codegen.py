@@ -69,6 +69,8 @@ _STRING_BYTES = limits.STRING_BYTES
 _MAX_GUARDS = 64
 
 
+# not an error: a signal that sends a lambda back to the general path (so no
+# LagunaError, which error handlers catch)
 class _Unsupported(Exception):
     """A node the generated code does not take: the lambda stays general."""
 

@@ -400,6 +400,7 @@ def murano_names(exc: BaseException) -> list[str]:
     return [f"{cls.__module__}.{cls.__name__}"]
 
 
+# not an error (so no LagunaError, which error handlers catch)
 class FlowSignal(Exception):
     """Base of Return/Break/Continue: control flow, never an error."""
 

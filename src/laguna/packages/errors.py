@@ -18,6 +18,7 @@ tell problems apart by them.
 from __future__ import annotations
 
 from laguna.errors import LagunaError, SourceErrors
+from laguna.source import Diagnostic, Span
 
 # versions
 INVALID_VERSION = "LAG-E0501"
@@ -59,7 +60,7 @@ PACKAGE_NOT_FOUND = "LAG-E0560"
 class PackageError(LagunaError):
     """Something is wrong with a package or with finding one."""
 
-    code = "LAG-E0500"
+    code = "LAG-E0590"
 
     def __init__(self, message: str, code: str | None = None) -> None:
         super().__init__(message)
@@ -97,6 +98,12 @@ class ArchiveError(PackageError):
         self.entry = entry
         #: the message without the entry's name, for a report located at the entry
         self.reason = reason or message
+
+    def as_problems(self) -> list[Diagnostic]:
+        """At the offending entry, when there is one."""
+        if self.entry is not None and self.reason != self.message:
+            return [Diagnostic(Span(self.entry, 1, 1), self.code, self.reason)]
+        return super().as_problems()
 
 
 class PackageNotFoundError(PackageError):

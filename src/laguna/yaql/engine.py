@@ -24,6 +24,7 @@ from yaql.language import conventions, factory
 from yaql.language import exceptions as yaql_exceptions
 from yaql.language import expressions as yaql_expressions
 
+from laguna.errors import LagunaError
 from laguna.yaql import parsetables
 
 CONVENTION = conventions.CamelCaseConvention()
@@ -200,8 +201,11 @@ def create_root_context(legacy_mode: bool) -> t.Any:
 MAX_EXPRESSION_DEPTH = 100
 
 
-class ExpressionTooDeep(yaql_exceptions.YaqlParsingException):  # type: ignore[misc]
-    """An expression nested deeper than :data:`MAX_EXPRESSION_DEPTH`."""
+class ExpressionTooDeep(yaql_exceptions.YaqlParsingException, LagunaError):  # type: ignore[misc]
+    """An expression nested deeper than :data:`MAX_EXPRESSION_DEPTH` (a yaql
+    parsing error as well: the engine's callers handle yaql's errors)."""
+
+    code = "LAG-E0325"
 
     def __init__(self, text: str, depth: int) -> None:
         super().__init__(text, 0, f"the expression nests more than {depth} levels deep")

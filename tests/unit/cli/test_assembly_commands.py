@@ -85,7 +85,8 @@ def test_the_terminal_view_shows_the_assembly(wiring: Wiring, tmp_path: Path) ->
         "output ip: one"]
     rejected = run(wiring, tmp_path, "intent", "demo", "scale-out", "s")
     assert (rejected.exit_code, rejected.stderr) == (
-        2, "error[invalid_intent]: 's' is not a cluster component of assembly::t.cli::1.0\n")
+        2, "error[LAG-E1617]: 's' is not a cluster component of assembly::t.cli::1.0 "
+           "[invalid_intent]\n")
 
 
 def test_assemblies_live_beside_other_languages(wiring: Wiring, tmp_path: Path) -> None:
@@ -106,8 +107,8 @@ def test_set_of_a_property_the_descriptor_lacks_is_refused(wiring: Wiring,
     result = run(wiring, tmp_path, "deploy", str(_descriptor(tmp_path)), "--name", "demo",
                  "--set", "nosuch=1")
     assert (result.exit_code, result.stderr) == (
-        2, "error[setting_unknown]: --set nosuch: assembly::t.cli::1.0 has no property "
-           "'nosuch'; its properties: ip\n")
+        2, "error[LAG-E1016]: --set nosuch: assembly::t.cli::1.0 has no property "
+           "'nosuch'; its properties: ip [setting_unknown]\n")
     assert not (tmp_path / ".laguna" / "laguna.sqlite").exists()
     # the specification ignores an undeclared --input: so does laguna
     given = run(wiring, tmp_path, "deploy", str(_descriptor(tmp_path)), "--name", "demo",

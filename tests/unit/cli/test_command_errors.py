@@ -50,7 +50,7 @@ def test_a_class_file_with_an_unknown_key_is_refused(config: Config, tmp_path: P
     assert (code, output.splitlines()) == (1, [
         f"{folder}/Classes/A.yaml:2:1: error[LAG-E0203]: unknown key 'Foo' in class t.A; "
         "expected one of Applies, Cardinality, Extends, Import, Inherited, Meta, Methods, "
-        "Name, Namespaces, Properties, Usage, Workflow",
+        "Name, Namespaces, Properties, Usage, Workflow [invalid_class]",
         "1 error(s), 0 warning(s): package refused",
     ])
     assert not (tmp_path / "pkg.zip").exists()
@@ -67,7 +67,7 @@ def test_an_archive_with_an_undecodable_class_file_is_not_imported(config: Confi
     # once, at the line and column of the byte
     assert (code, output.splitlines()) == (1, [
         f"{archive}/Classes/A.yaml:2:6: error[LAG-E0538]: the file is not UTF-8 text: "
-        "byte 0xe9 cannot be decoded",
+        "byte 0xe9 cannot be decoded [class_file_invalid]",
         "1 error(s), 0 warning(s): package refused",
     ])
     assert run(config, "list") == (0, "no packages\n")
@@ -81,7 +81,7 @@ def test_warnings_do_not_stop_a_build(config: Config, tmp_path: Path) -> None:
     assert (code, output.splitlines()) == (0, [
         f"{folder}/manifest.yaml:6:1: warning[LAG-W0519]: unknown manifest field 'Colour' is "
         "ignored; known fields: Format, Type, FullName, Name, Version, Description, Author, "
-        "Tags, Classes, Require, UI, Logo, Supplier, Meta",
+        "Tags, Classes, Require, UI, Logo, Supplier, Meta [unknown_manifest_field]",
         f"built t.Pkg 0.0.0: {out} (2 files)",
     ])
 
@@ -97,7 +97,8 @@ def test_required_packages_come_from_lib_folders(config: Config, tmp_path: Path)
 def test_building_into_a_missing_folder_is_one_error(config: Config, tmp_path: Path) -> None:
     out = tmp_path / "missing" / "x.zip"
     assert run(config, "build", str(FIXTURES / "lib"), "-o", str(out)) == (
-        1, f"error[LAG-E1301]: cannot write {out}: folder '{out.parent}' does not exist\n")
+        1, f"error[LAG-E1301]: cannot write {out}: folder '{out.parent}' does not exist "
+           "[output_unwritable]\n")
 
 
 def test_building_into_the_package_folder_leaves_the_previous_archive_out(
@@ -121,7 +122,8 @@ def test_building_into_the_package_folder_leaves_the_previous_archive_out(
 ])
 def test_an_unusable_db_url_is_one_error(config: Config, url: str, message: str) -> None:
     for args in (["list"], ["check", str(FIXTURES / "lib")]):
-        assert run(config, *args, "--db-url", url) == (1, f"error[LAG-E1302]: {message}\n")
+        assert run(config, *args, "--db-url", url) == (
+            1, f"error[LAG-E1302]: {message} [catalog_unusable]\n")
     assert not Path("/no/such/dir").exists()
 
 
@@ -130,7 +132,7 @@ def test_a_file_that_is_no_catalog_is_one_error(config: Config, tmp_path: Path) 
     junk.write_text("not a database " * 100)
     assert run(config, "list", "--db-url", str(junk)) == (
         1, f"error[LAG-E1302]: cannot open the catalog sqlite:///{junk}: file is not a "
-           "database\n")
+           "database [catalog_unusable]\n")
 
 
 def test_a_path_is_taken_as_an_sqlite_file(config: Config, tmp_path: Path) -> None:
@@ -144,7 +146,7 @@ def test_laguna_test_refuses_an_unusable_db_url(tmp_path: Path) -> None:
     result = CliRunner().invoke(cli, ["test", str(FIXTURES / "lib"), "--db-url", "foo://bar"])
     assert (result.exit_code, result.output) == (
         1, "error[LAG-E1302]: --db-url 'foo://bar': unknown database kind 'foo'; expected "
-           "sqlite or postgresql\n")
+           "sqlite or postgresql [catalog_unusable]\n")
 
 
 def test_a_link_in_a_package_folder_is_reported_once_at_the_link(config: Config,
@@ -153,7 +155,7 @@ def test_a_link_in_a_package_folder_is_reported_once_at_the_link(config: Config,
     (folder / "Classes" / "link.yaml").symlink_to("/etc/passwd")
     assert run(config, "check", str(folder)) == (1, (
         f"{folder}/Classes/link.yaml:1:1: error[LAG-E0552]: a symbolic link; packages "
-        "cannot contain links\n1 error(s), 0 warning(s)\n"))
+        "cannot contain links [archive_symlink]\n1 error(s), 0 warning(s)\n"))
 
 
 def test_an_undecodable_manifest_is_reported_at_the_byte(config: Config,
@@ -162,4 +164,4 @@ def test_an_undecodable_manifest_is_reported_at_the_byte(config: Config,
     (folder / "manifest.yaml").write_bytes(b"Format: 1.4\nType: Library\nFullName: t.P\xff\n")
     assert run(config, "check", str(folder)) == (1, (
         f"{folder}/manifest.yaml:3:14: error[LAG-E0517]: the file is not UTF-8 text: byte "
-        "0xff cannot be decoded\n1 error(s), 0 warning(s)\n"))
+        "0xff cannot be decoded [invalid_manifest_text]\n1 error(s), 0 warning(s)\n"))

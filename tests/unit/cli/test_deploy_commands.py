@@ -100,7 +100,7 @@ def test_status_json_is_the_deploy_json(wiring: Wiring, tmp_path: Path) -> None:
 def test_status_of_an_unknown_environment_is_one_line(wiring: Wiring, tmp_path: Path) -> None:
     result = run(wiring, "status", "nope", "--workdir", str(tmp_path))
     assert (result.exit_code, result.stdout, result.stderr) == (
-        2, "", "error[environment_not_found]: no environment named 'nope'\n")
+        2, "", "error[LAG-E1002]: no environment named 'nope' [environment_not_found]\n")
 
 
 def test_rejected_deploy_is_one_line_and_exit_2(wiring: Wiring, tmp_path: Path) -> None:
@@ -108,7 +108,7 @@ def test_rejected_deploy_is_one_line_and_exit_2(wiring: Wiring, tmp_path: Path) 
                                                      "message": "port: 70000 is not a port"})
     result = run(wiring, "deploy", str(path), "--workdir", str(tmp_path))
     assert (result.exit_code, result.stdout, result.stderr) == (
-        2, "", "error[contract_violation]: port: 70000 is not a port\n")
+        2, "", "error[LAG-E0301]: port: 70000 is not a port [contract_violation]\n")
 
 
 def test_unknown_language_is_said_clearly(tmp_path: Path) -> None:
@@ -116,7 +116,7 @@ def test_unknown_language_is_said_clearly(tmp_path: Path) -> None:
     path.write_text("Objects: {}\n")
     result = run(Wiring(FrontendRegistry()), "deploy", str(path), "--workdir", str(tmp_path))
     assert (result.exit_code, result.stderr) == (
-        2, f"error[model_invalid]: no blueprint language recognises {path}\n")
+        2, f"error[LAG-E1010]: no blueprint language recognises {path} [model_invalid]\n")
 
 
 def test_failed_deploy_shows_object_method_trace_and_output(wiring: Wiring,
@@ -129,7 +129,7 @@ def test_failed_deploy_shows_object_method_trace_and_output(wiring: Wiring,
         "environment shop: deploy failure (failed)",
         "ID   TYPE NAME STATE",
         "web1 Web  web  failed",
-        "error[script_failed]: deploy.sh exited with 3",
+        "error[LAG-E1011]: deploy.sh exited with 3 [script_failed]",
         "object: web1",
         "method: deploy",
         "trace: Web::deploy @ fake:1",
@@ -286,7 +286,7 @@ def test_a_first_deploy_refused_for_a_missing_class_writes_nothing(tmp_path: Pat
     assert CliRunner().invoke(cli, [*workdir, "environments"]).stdout == "no environments\n"
     status = CliRunner().invoke(cli, [*workdir, "status", "m"])
     assert (status.exit_code, status.stderr) == (
-        2, "error[environment_not_found]: no environment named 'm'\n")
+        2, "error[LAG-E1002]: no environment named 'm' [environment_not_found]\n")
 
 
 def test_a_refused_redeploy_leaves_the_environment_as_it_was(tmp_path: Path) -> None:
@@ -344,4 +344,4 @@ def test_status_exits_0_when_it_shows_the_environment(wiring: Wiring, tmp_path: 
     assert run(wiring, "status", "shop", "--check", "--workdir", str(tmp_path)).exit_code == 1
     missing = run(wiring, "status", "nope", "--workdir", str(tmp_path))
     assert (missing.exit_code, missing.stderr) == (
-        2, "error[environment_not_found]: no environment named 'nope'\n")
+        2, "error[LAG-E1002]: no environment named 'nope' [environment_not_found]\n")

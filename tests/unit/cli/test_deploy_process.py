@@ -109,9 +109,9 @@ def test_concurrent_deploy_of_one_environment_is_refused(tmp_path: Path) -> None
         wait_for_report(workdir, "deploying web", process)
         code, out, err = run("deploy", str(blocked), "--workdir", str(workdir))
         assert (code, out) == (2, "")
-        assert err.startswith("error[environment_busy]: environment 'shop' is busy: "
+        assert err.startswith("error[LAG-E1017]: environment 'shop' is busy: "
                               "deployment ")
-        assert err.endswith(" is running (deploying)\n")
+        assert err.endswith(" is running (deploying) [environment_busy]\n")
     finally:
         release.touch()
         stdout, _ = process.communicate(timeout=DEADLINE)

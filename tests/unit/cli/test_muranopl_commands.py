@@ -128,8 +128,8 @@ def test_an_unknown_action_is_refused_before_anything_runs(wiring: Wiring,
     result = run(wiring, deployed, "action", "hello", GREETER_ID, "nosuch")
     assert (result.exit_code, result.stdout) == (2, "")
     assert result.stderr.splitlines() == [
-        "error[action_not_found]: greeter (com.example.Greeter) has no action 'nosuch'; "
-        "its actions: greet", *ACTIONS_OF_GREETER]
+        "error[LAG-E1014]: greeter (com.example.Greeter) has no action 'nosuch'; "
+        "its actions: greet [action_not_found]", *ACTIONS_OF_GREETER]
     # nothing written: no deployment, the environment as it was
     assert history(wiring, deployed) == ["deploy success"]
     status = json.loads(run(wiring, deployed, "status", "hello", "--json").stdout)
@@ -156,8 +156,8 @@ def test_a_missing_argument_is_refused_naming_it(wiring: Wiring, deployed: Path)
     result = run(wiring, deployed, "action", "hello", GREETER_ID, "greet")
     assert result.exit_code == 2
     assert result.stderr.splitlines() == [
-        "error[argument_invalid]: action greet of greeter (com.example.Greeter) needs "
-        "--arg who=...", *ACTIONS_OF_GREETER]
+        "error[LAG-E1015]: action greet of greeter (com.example.Greeter) needs "
+        "--arg who=... [argument_invalid]", *ACTIONS_OF_GREETER]
     assert history(wiring, deployed) == ["deploy success"]
 
 
@@ -166,8 +166,8 @@ def test_an_argument_the_action_does_not_take_is_refused(wiring: Wiring,
     result = run(wiring, deployed, "action", "hello", GREETER_ID, "greet", "--arg", "who=x",
                  "--arg", "whom=y")
     assert (result.exit_code, result.stderr.splitlines()[0]) == (
-        2, "error[argument_invalid]: action greet of greeter (com.example.Greeter) takes no "
-           "argument 'whom'; its arguments: loud, who")
+        2, "error[LAG-E1015]: action greet of greeter (com.example.Greeter) takes no "
+           "argument 'whom'; its arguments: loud, who [argument_invalid]")
 
 
 def test_an_unknown_object_is_refused_listing_every_action(wiring: Wiring,
@@ -175,8 +175,8 @@ def test_an_unknown_object_is_refused_listing_every_action(wiring: Wiring,
     result = run(wiring, deployed, "action", "hello", "nobody", "greet")
     assert result.exit_code == 2
     assert result.stderr.splitlines() == [
-        "error[object_not_found]: environment 'hello' has no object 'nobody' with actions "
-        "(name an object by its id or name)",
+        "error[LAG-E1013]: environment 'hello' has no object 'nobody' with actions "
+        "(name an object by its id or name) [object_not_found]",
         "actions",
         "ACTION OBJECT  TYPE                  ARGUMENTS",
         "deploy hello   io.murano.Environment -",
@@ -203,8 +203,8 @@ def test_a_name_two_objects_share_is_refused_naming_their_ids(wiring: Wiring,
                "-l", str(package), "--json").exit_code == 0
     result = run(wiring, tmp_path, "action", "hello", "twin", "greet", "--arg", "who=x")
     assert (result.exit_code, result.stderr.splitlines()[0]) == (
-        2, f"error[object_not_found]: environment 'hello' has 2 objects named 'twin': name "
-           f"one by its id ({GREETER_ID}, {OTHER_ID})")
+        2, f"error[LAG-E1013]: environment 'hello' has 2 objects named 'twin': name "
+           f"one by its id ({GREETER_ID}, {OTHER_ID}) [object_not_found]")
     by_id = run(wiring, tmp_path, "action", "hello", OTHER_ID, "greet", "--arg", "who=x",
                 "--json")
     assert by_id.exit_code == 0
@@ -268,8 +268,8 @@ def test_set_of_a_property_the_class_lacks_is_refused_naming_its_properties(
     package = write_package(tmp_path)
     result = run(wiring, tmp_path, "deploy", str(package), "--set", "nosuchprop=1")
     assert (result.exit_code, result.stdout, result.stderr) == (
-        2, "", f"error[setting_unknown]: {package}: --set nosuchprop: com.example.Greeter has "
-               "no property 'nosuchprop'; its properties: greeting, name\n")
+        2, "", f"error[LAG-E1016]: {package}: --set nosuchprop: com.example.Greeter has "
+               "no property 'nosuchprop'; its properties: greeting, name [setting_unknown]\n")
     assert not (tmp_path / ".laguna").exists()
 
 
@@ -280,9 +280,9 @@ def test_set_on_a_model_file_is_checked_against_the_applications_classes(
     unknown = run(wiring, tmp_path, "validate", str(model), "-l", str(package), "--set",
                   "nosuch=1")
     assert (unknown.exit_code, unknown.stderr) == (
-        2, f"error[setting_unknown]: {model}: --set nosuch: no application of the model has "
+        2, f"error[LAG-E1016]: {model}: --set nosuch: no application of the model has "
            "a property 'nosuch' (set APP.PROPERTY; the applications' properties: greeter: "
-           "greeting, name; other: greeting, name)\n")
+           "greeting, name; other: greeting, name) [setting_unknown]\n")
     # a property no application of the file gives, but their class has: all of them
     known = run(wiring, tmp_path, "validate", str(model), "-l", str(package), "--set",
                 "greeting=hi", "--set", "other.name=third", "--json")

@@ -55,6 +55,7 @@ def test_a_read_creates_no_store(tmp_path: Path) -> None:
     workdir.mkdir()
     assert laguna(home, "package", "list", "--workdir", str(workdir)) == (0, "no packages\n")
     code, output = laguna(home, "package", "show", "com.example.Nope", "--workdir", str(workdir))
-    assert (code, output) == (1, "error[LAG-E0560]: package 'com.example.Nope' not found\n")
+    assert (code, output) == (
+        1, "error[LAG-E0560]: package 'com.example.Nope' not found [package_not_found]\n")
     assert list(workdir.iterdir()) == []
     assert not (home / ".local").exists()

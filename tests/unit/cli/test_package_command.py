@@ -42,7 +42,7 @@ def test_build_refuses_invalid_manifest(config: Config, tmp_path: Path) -> None:
     assert output.splitlines()[0] == (
         f"{FIXTURES / 'bad-manifest'}/manifest.yaml:1:1: error[LAG-E0511]: unsupported "
         "Format 2.0; expected one of 1.0, 1.1, 1.2, 1.3, 1.4 (optionally written "
-        "MuranoPL/<version>)")
+        "MuranoPL/<version>) [unsupported_format]")
     assert not (tmp_path / "x.zip").exists()
 
 
@@ -83,13 +83,15 @@ def test_import_list_show_delete(config: Config) -> None:
     assert lines[14].startswith("ID:             ")
     assert run(config, "delete", "com.example.Lib") == (0, "deleted com.example.Lib 1.2.5\n")
     code, output = run(config, "show", "com.example.Lib")
-    assert (code, output) == (1, "error[LAG-E0560]: package 'com.example.Lib' not found\n")
+    assert (code, output) == (
+        1, "error[LAG-E0560]: package 'com.example.Lib' not found [package_not_found]\n")
 
 
 def test_import_duplicate_fails(config: Config) -> None:
     assert run(config, "import", str(FIXTURES / "lib"))[0] == 0
     assert run(config, "import", str(FIXTURES / "lib")) == (
-        1, "error[LAG-E0570]: package com.example.Lib version 1.2.5 is already in the catalog\n")
+        1, "error[LAG-E0570]: package com.example.Lib version 1.2.5 is already in the catalog "
+           "[duplicate_package]\n")
 
 
 def test_delete_needs_a_version_when_several(config: Config, tmp_path: Path) -> None:
@@ -101,10 +103,11 @@ def test_delete_needs_a_version_when_several(config: Config, tmp_path: Path) -> 
         assert run(config, "import", str(folder))[0] == 0
     assert run(config, "delete", "com.example.V") == (
         1, "error[LAG-E1300]: package com.example.V has 2 versions (1.0.0, 2.0.0); name one as "
-           "com.example.V==VERSION or pass --all-versions\n")
+           "com.example.V==VERSION or pass --all-versions [invalid_value]\n")
     assert run(config, "delete", "com.example.V==2") == (0, "deleted com.example.V 2.0.0\n")
     assert run(config, "delete", "com.example.V==bad") == (
-        1, "error[LAG-E0501]: invalid version 'bad': expected SemVer like 1.2.3\n")
+        1, "error[LAG-E0501]: invalid version 'bad': expected SemVer like 1.2.3 "
+           "[invalid_version]\n")
     assert run(config, "delete", "com.example.V", "--all-versions") == (
         0, "deleted com.example.V 1.0.0\n")
 
@@ -136,18 +139,18 @@ def test_check_reports_every_problem(config: Config) -> None:
     assert code == 1
     assert output.splitlines() == [
         f"{base}/Classes/Broken.yaml:3:1: error[LAG-E0538]: invalid YAML: expected ',' or "
-        "']', but got '<stream end>'",
+        "']', but got '<stream end>' [class_file_invalid]",
         f"{base}/Classes/Two.yaml:3:7: error[LAG-E0537]: class 'com.example.Dup' is already "
-        "defined in 'Classes/One.yaml'",
+        "defined in 'Classes/One.yaml' [duplicate_class]",
         f"{base}/Classes/Two.yaml:5:7: error[LAG-E0538]: class name 'x:Unknown' uses an "
-        "unknown namespace prefix",
+        "unknown namespace prefix [class_file_invalid]",
         f"{base}/UI/other.yaml:3:4: error[LAG-E0535]: invalid YAML: expected <block end>, "
-        "but found '<block mapping start>'",
+        "but found '<block mapping start>' [ui_invalid]",
         f"{base}/manifest.yaml:4:3: error[LAG-E0531]: file 'Classes/Missing.yaml' of class "
-        "'com.example.Missing' does not exist",
-        f"{base}/manifest.yaml:5:1: error[LAG-E0535]: UI file 'UI/form.yaml' does not exist",
+        "'com.example.Missing' does not exist [class_file_missing]",
+        f"{base}/manifest.yaml:5:1: error[LAG-E0535]: UI file 'UI/form.yaml' does not exist [ui_invalid]",
         f"{base}/manifest.yaml:6:1: error[LAG-E0536]: com.example.Broken: logo file "
-        "'logo.svg' not found",
+        "'logo.svg' not found [logo_missing]",
         "7 error(s), 0 warning(s)",
     ]
 
@@ -158,7 +161,8 @@ def test_check_invalid_manifest(config: Config) -> None:
     assert output.splitlines()[-2:] == [
         f"{FIXTURES / 'bad-manifest'}/manifest.yaml:10:1: warning[LAG-W0519]: unknown manifest "
         "field 'Requires' is ignored; known fields: Format, Type, FullName, Name, Version, "
-        "Description, Author, Tags, Classes, Require, UI, Logo, Supplier, Meta",
+        "Description, Author, Tags, Classes, Require, UI, Logo, Supplier, Meta "
+        "[unknown_manifest_field]",
         "7 error(s), 1 warning(s)",
     ]
 
@@ -167,7 +171,8 @@ def test_check_unreadable_archive(config: Config, tmp_path: Path) -> None:
     bad = tmp_path / "bad.zip"
     bad.write_bytes(b"not a zip")
     assert run(config, "check", str(bad)) == (
-        1, f"{bad}: error[LAG-E0550]: {str(bad)!r} is not a zip archive: File is not a zip file\n")
+        1, f"error[LAG-E0550]: {bad}: {str(bad)!r} is not a zip archive: File is not a zip "
+           "file [not_a_zip]\n")
 
 
 @pytest.mark.parametrize("command", ["check", "import", "build"])
@@ -188,7 +193,7 @@ def test_a_class_file_nested_too_deep_is_refused_by_every_command(
     assert code == 1
     assert output.splitlines() == [
         f"{base}/Classes/Deep.yaml:4:112: error[LAG-E0538]: collections nest more than 100 "
-        "levels deep",
+        "levels deep [class_file_invalid]",
         "1 error(s), 0 warning(s)" + ("" if command == "check" else ": package refused")]
     assert not out.exists()
     if command == "import":

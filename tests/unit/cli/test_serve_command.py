@@ -22,5 +22,5 @@ def test_a_port_in_use_is_said_before_anything_claims_the_api_is_up(tmp_path: Pa
         taken.close()
     assert (result.exit_code, result.stdout, result.stderr) == (
         1, "", f"error[LAG-E1304]: port {port} of 127.0.0.1 is in use (another `laguna "
-               "serve`?); choose another with --port\n")
+               "serve`?); choose another with --port [address_in_use]\n")
     assert not (tmp_path / ".laguna").exists()

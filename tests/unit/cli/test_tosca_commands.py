@@ -52,11 +52,12 @@ def test_validate_prints_every_problem_on_stderr(wiring: Wiring, tmp_path: Path)
     result = run(wiring, "validate", str(path))
     assert (result.exit_code, result.stdout) == (2, "")
     assert result.stderr.splitlines() == [
-        "small.yaml:6:27: error[constraint_violation]: input port: port: default 8080 is not "
-        "less than 1024",
-        "small.yaml:8:48: error[invalid_template]: node app: unknown keyname 'size' (expected "
+        f"{path}:6:27: error[LAG-E1505]: input port: port: default 8080 is not "
+        "less than 1024 [constraint_violation]",
+        f"{path}:8:48: error[LAG-E1502]: node app: unknown keyname 'size' (expected "
         "one of artifacts, attributes, capabilities, copy, description, directives, "
-        "interfaces, metadata, node_filter, properties, requirements, type)",
+        "interfaces, metadata, node_filter, properties, requirements, type) "
+        "[invalid_template]",
         "2 problem(s)"]
 
 
@@ -68,7 +69,7 @@ def test_validate_with_inputs_checks_them(wiring: Wiring, tmp_path: Path) -> Non
     error = json.loads(result.stdout)["error"]
     assert (error["kind"], error["message"]) == (
         "constraint_violation",
-        "small.yaml:6:5: input port: the value given: 2000 is not less than 1024")
+        f"{tmp_path}/small.yaml:6:5: input port: the value given: 2000 is not less than 1024")
 
 
 def test_validate_summarises_a_valid_topology(wiring: Wiring, tmp_path: Path) -> None:
@@ -101,7 +102,7 @@ def test_outputs_and_environments(wiring: Wiring, tmp_path: Path) -> None:
         ("shop", "fake", "ready"), ("small", "tosca", "ready")]
     missing = run(wiring, "--workdir", work, "outputs", "nope")
     assert (missing.exit_code, missing.stderr) == (
-        2, "error[environment_not_found]: no environment named 'nope'\n")
+        2, "error[LAG-E1002]: no environment named 'nope' [environment_not_found]\n")
 
 
 def test_validate_summarises_a_topology_for_people(wiring: Wiring, tmp_path: Path) -> None:
@@ -121,9 +122,11 @@ def test_set_of_an_undeclared_input_names_the_inputs_and_settings(wiring: Wiring
                                                                   tmp_path: Path) -> None:
     result = run(wiring, "validate", str(write(tmp_path)), "--set", "nosuch=1")
     assert (result.exit_code, result.stderr.splitlines()) == (2, [
-        "small.yaml:5:3: error[invalid_template]: input nosuch: input 'nosuch' is given but "
+        f"{tmp_path}/small.yaml:5:3: error[LAG-E1502]: input nosuch: input 'nosuch' is given "
+        "but "
         "not declared (its inputs: port; --set also takes the settings "
-        "brooklyn.tosca.get_attribute_mode and laguna.tosca.get_attribute_down_wait)",
+        "brooklyn.tosca.get_attribute_mode and laguna.tosca.get_attribute_down_wait) "
+        "[invalid_template]",
         "1 problem(s)"])
 
 
@@ -179,13 +182,14 @@ def history(wiring: Wiring, workdir: Path) -> list[str]:
 
 @pytest.mark.parametrize(("target", "method", "args", "error"), [
     ("app", "Standard.nosuch", (),
-     "error[unknown_operation]: node app has no operation 'Standard.nosuch' (operations: "
-     "Standard.create)"),
+     "error[LAG-E1521]: node app has no operation 'Standard.nosuch' (operations: "
+     "Standard.create) [unknown_operation]"),
     ("db", "Standard.create", (),
-     "error[unknown_node]: topology ops has no node template or instance 'db' (nodes: app; "
-     "workflows: `workflow`)"),
+     "error[LAG-E1520]: topology ops has no node template or instance 'db' (nodes: app; "
+     "workflows: `workflow`) [unknown_node]"),
     ("workflow", "again", (),
-     "error[missing_required]: workflow again: input times needs a value (--arg times=...)"),
+     "error[LAG-E1504]: workflow again: input times needs a value (--arg times=...) "
+     "[missing_required]"),
 ])
 def test_an_action_the_topology_lacks_is_refused_before_anything_is_written(
         wiring: Wiring, operations: Path, target: str, method: str, args: tuple[str, ...],

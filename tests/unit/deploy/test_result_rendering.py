@@ -32,7 +32,7 @@ def test_status_prints_no_python_none() -> None:
         "output web.pid: -",
         "output web.url: http://x/",
         "output web.ports: [80, 81]",
-        "error[script_failed]: exit 1",
+        "error[LAG-E1011]: exit 1 [script_failed]",
         "object: web1",
         "host: -",
         'output: {"exitCode": 1, "stdout": null}',

@@ -57,10 +57,10 @@ def test_check_names_the_unquoted_dotted_class_names(tmp_path: Path) -> None:
     assert result.stdout.splitlines()[-3:] == [
         f"{tmp_path}/pkg/Classes/P.yaml:8:13: error[LAG-E0705]: t.Missing in "
         "'new(t.Missing)' is not a class name: yaql reads it as the property Missing of "
-        "'t'; write 't.Missing' in quotes or ns:Name",
+        "'t'; write 't.Missing' in quotes or ns:Name [unknown_class]",
         f"{tmp_path}/pkg/Classes/P.yaml:12:21: error[LAG-E0705]: a.b.Missing in "
         "'$.class(a.b.Missing)' is not a class name: yaql reads it as the property Missing "
-        "of 'a.b'; write 'a.b.Missing' in quotes or ns:Name",
+        "of 'a.b'; write 'a.b.Missing' in quotes or ns:Name [unknown_class]",
         "2 error(s), 0 warning(s)"]
 
 

@@ -101,7 +101,8 @@ def test_a_filter_that_matches_nothing_is_named(tmp_path):
     assert result.exit_code == 2
     assert result.output.splitlines() == [
         f"error[LAG-E1303]: no test matches {name!r} (name a test CLASS or CLASS.METHOD, the "
-        "class in full or by its last part)" for name in ("Cases.testNope", "testPasses")]
+        "class in full or by its last part) [no_test_matches]"
+        for name in ("Cases.testNope", "testPasses")]
 
 
 def test_a_package_that_cannot_be_read_is_reported_once_in_the_common_shape(tmp_path):
@@ -110,7 +111,8 @@ def test_a_package_that_cannot_be_read_is_reported_once_in_the_common_shape(tmp_
     result = CliRunner().invoke(cli, ["test", str(package)])
     assert (result.exit_code, result.output.splitlines()) == (2, [
         f"{package}/manifest.yaml:1:1: error[LAG-E0511]: unsupported Format 7; expected one "
-        "of 1.0, 1.1, 1.2, 1.3, 1.4 (optionally written MuranoPL/<version>)"])
+        "of 1.0, 1.1, 1.2, 1.3, 1.4 (optionally written MuranoPL/<version>) "
+        "[unsupported_format]"])
 
 
 def test_a_link_in_the_tested_package_is_reported_at_the_link(tmp_path):
@@ -120,7 +122,7 @@ def test_a_link_in_the_tested_package_is_reported_at_the_link(tmp_path):
     # no doubled "error: error[...]" prefix, the file named once
     assert (result.exit_code, result.output) == (2, (
         f"{package}/Classes/x.yaml:1:1: error[LAG-E0552]: a symbolic link; packages cannot "
-        "contain links\n"))
+        "contain links [archive_symlink]\n"))
 
 
 def test_json_prints_one_object_with_every_result(tmp_path):

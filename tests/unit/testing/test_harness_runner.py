@@ -349,7 +349,7 @@ def test_a_name_selecting_no_test_is_an_error(package: pathlib.Path) -> None:
     result = CliRunner().invoke(cli, ["test", str(package), "Child.testMissing"])
     assert result.output.splitlines() == [
         "error[LAG-E1303]: no test matches 'Child.testMissing' (name a test CLASS or "
-        "CLASS.METHOD, the class in full or by its last part)"]
+        "CLASS.METHOD, the class in full or by its last part) [no_test_matches]"]
     assert result.exit_code == 2
 
 

@@ -55,7 +55,8 @@ def test_secrets_file_must_be_a_mapping(tmp_path):
     secrets.write_text("- a\n")
     result = CliRunner().invoke(cli, ["test", str(package), "--secrets", str(secrets)])
     assert result.exit_code == 1
-    assert result.output == f"error[LAG-E1300]: secrets file {secrets} is not a mapping\n"
+    assert result.output == (f"error[LAG-E1300]: secrets file {secrets} is not a mapping "
+                             "[invalid_value]\n")
 
 
 def test_engine_settings_come_from_the_environment(tmp_path):

@@ -160,7 +160,7 @@ def test_check_resolves_requirements_from_libs_and_catalog(env: dict[str, str],
         "\"$.assertEqual('1.1.0', new(l:Thing).says())\" does not resolve: Class "
         "\"t.lib.Thing\" is not found in "
         "t.tested/0.0.0, io.murano/0.2.0; required packages not found: t.lib '1' "
-        "(>=1.0.0,<2.0.0-0)",
+        "(>=1.0.0,<2.0.0-0) [unknown_class]",
         "1 error(s), 0 warning(s)"]
     libs = tmp_path / "libs"
     lib(libs, "1.1.0")
@@ -203,14 +203,15 @@ def test_check_reports_every_muranopl_problem_with_its_place(env: dict[str, str]
     assert code == 1
     assert output.splitlines() == [
         f"{package}/Classes/A.yaml:3:1: error[LAG-E0242]: class t.bad.A: Extends names class "
-        "t.bad.Missing, which is not found",
+        "t.bad.Missing, which is not found [missing_class_reference]",
         f"{package}/Classes/A.yaml:6:15: error[LAG-E0705]: class std:Nope in "
         "'$.class(std:Nope)' does not resolve: Class \"io.murano.Nope\" is not found in "
-        "t.bad/0.0.0, io.murano/0.2.0",
+        "t.bad/0.0.0, io.murano/0.2.0 [unknown_class]",
         f"{package}/Classes/A.yaml:10:13: error[LAG-E0223]: invalid YAQL expression "
-        "'$.foo(': Parse error: unexpected end of statement",
+        "'$.foo(': Parse error: unexpected end of statement [invalid_expression]",
         f"{package}/Classes/B.yaml:5:5: error[LAG-E0209]: invalid Usage 'Sometimes' of "
-        "property q; expected one of In, Out, InOut, Const, Runtime, Static, Config",
+        "property q; expected one of In, Out, InOut, Const, Runtime, Static, Config "
+        "[invalid_class]",
         "4 error(s), 0 warning(s)"]
 
 
@@ -247,7 +248,8 @@ def test_check_warns_of_usage_action_from_format_1_4(env: dict[str, str],
     assert code == 0
     assert output.splitlines() == [
         f"{package}/Classes/A.yaml:4:5: warning[LAG-W0235]: method legacyAction: "
-        "Usage: Action is deprecated since Format 1.4; use Scope: Public",
+        "Usage: Action is deprecated since Format 1.4; use Scope: Public "
+        "[deprecated_action_usage]",
         "t.old 0.0.0: 1 warning(s)"]
 
 

@@ -113,4 +113,5 @@ def descriptor_file(descriptor: str, name: str | None, libs: tuple[Path, ...],
         return layered_catalog(cache, libs, store=store).path_of(descriptor)
     except DescriptorError as error:
         emit_result(Result(name=name or descriptor, language="assembly", status=REJECTED,
-                           state=None, error=ErrorInfo(error.kind, error.message)), as_json)
+                           state=None, error=ErrorInfo(error.kind, error.message, {
+                               "problems": [p.to_json() for p in error.problems]})), as_json)

@@ -5,6 +5,7 @@ from __future__ import annotations
 import click
 
 from laguna.cli.workdirs import json_option, make_service, print_json, workdir_option
+from laguna.deploy.errors import error_lines
 from laguna.deploy.result import OK, shown
 
 
@@ -20,7 +21,8 @@ def outputs(environment: str, as_json: bool) -> None:
         if as_json:
             print_json({"error": result.error.to_json()})
         else:
-            click.echo(f"error[{result.error.kind}]: {result.error.message}", err=True)
+            for line in error_lines(result.error):
+                click.echo(line, err=True)
         raise SystemExit(2)
     if as_json:
         print_json(dict(result.outputs))

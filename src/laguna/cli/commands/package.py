@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import dataclasses
 import io
+import json
 import typing as t
 from pathlib import Path
 
@@ -23,7 +25,7 @@ from laguna.packages.check import CheckResult, check_path
 from laguna.packages.errors import PackageNotFoundError, VersionError
 from laguna.packages.package import Package
 from laguna.packages.versions import Version, parse_version
-from laguna.source import Diagnostic
+from laguna.source import Diagnostic, render
 from laguna.store import packages as repo
 from laguna.store.db import Database
 from laguna.store.models import PackageRecord
@@ -49,13 +51,6 @@ def _fail(error: LagunaError | str) -> t.NoReturn:
     raise SystemExit(1)
 
 
-def _located(diagnostic: Diagnostic, base: str) -> str:
-    """The diagnostic with its package-relative path put under ``base``."""
-    span = diagnostic.span
-    return (f"{base}/{span.source}:{span.line}:{span.col}: "
-            f"{diagnostic.severity}[{diagnostic.code}]: {diagnostic.message}")
-
-
 def _base(path: str) -> str:
     return path.rstrip("/\\") or path
 
@@ -72,6 +67,10 @@ def _parse_spec(spec: str) -> tuple[str, Version | None]:
         return name, parse_version(version.strip())
     except VersionError as exc:
         _fail(exc)
+
+
+def _print_json(data: object) -> None:
+    click.echo(json.dumps(data, indent=2, ensure_ascii=False))
 
 
 def _render(renderable: t.Any) -> str:
@@ -105,11 +104,10 @@ def _accepted(path: str, libs: t.Sequence[Path], db_url: str | None) -> Package:
     is printed and the command ends (warnings are printed and let through)."""
     result = _checked(path, libs, db_url)
     base = _base(path)
+    for problem in _problems(result, base):
+        click.echo(render(problem), err=True)
     if result.failure is not None:
-        click.echo(f"{base}: {result.failure}", err=True)
         raise SystemExit(1)
-    for diagnostic in result.diagnostics:
-        click.echo(_located(diagnostic, base), err=True)
     errors, warnings = _summary(result.diagnostics)
     if result.package is None or errors:
         click.echo(f"{errors} error(s), {warnings} warning(s): package refused", err=True)
@@ -189,7 +187,7 @@ def _import_descriptor_package(path: Path, public: bool, disabled: bool,
         found = read_package(path)
     except DescriptorError as error:
         for problem in error.problems:
-            click.echo(f"{_base(str(path))}: error[{problem.kind}]: {problem}", err=True)
+            click.echo(render(problem, _base(str(path))), err=True)
         click.echo("package refused", err=True)
         raise SystemExit(1) from None
     _store_import(db_url, f"{found.name} {found.version}",
@@ -333,26 +331,47 @@ def delete_command(spec: str, all_versions: bool, db_url: str | None) -> None:
         click.echo(f"deleted {name} {number}")
 
 
+def _problems(result: CheckResult, base: str) -> list[Diagnostic]:
+    """Every problem of a check, its files under ``base``; a failure to read the
+    package at all names the package as its entity."""
+    if result.failure is not None:
+        return [dataclasses.replace(p, entity=base) for p in result.failure.as_problems()]
+    return [d.under(base) for d in result.diagnostics]
+
+
 @package.command("check")
 @click.argument("path", type=click.Path(exists=True))
 @lib_option
 @db_url_option
 @workdir_option
-def check_command(path: str, libs: tuple[Path, ...], db_url: str | None) -> None:
+@click.option("--json", "as_json", is_flag=True,
+              help="Print one JSON object on stdout and nothing else: status, package, "
+                   "version and every problem (docs/ERRORS.md).")
+def check_command(path: str, libs: tuple[Path, ...], db_url: str | None,
+                  as_json: bool) -> None:
     """Check a package folder or archive and print every problem found.
 
     Besides the manifest and the files, every class is loaded with the engine,
     every YAQL expression parsed and every class name resolved; required
-    packages come from the -l entries, then from the catalog.
+    packages come from the -l entries, then from the catalog. Exit status: 0
+    no errors (warnings may be), 1 errors.
     """
     result = _checked(path, libs, db_url)
     base = _base(path)
+    problems = _problems(result, base)
+    errors, warnings = _summary(problems)
+    refused = result.failure is not None or result.package is None or errors > 0
+    if as_json:
+        package = result.package if result.failure is None else None
+        _print_json({"status": "refused" if refused else "ok",
+                    "package": package.name if package is not None else None,
+                    "version": str(package.version) if package is not None else None,
+                    "problems": [p.to_json() for p in problems]})
+        raise SystemExit(1 if refused else 0)
+    for problem in problems:
+        click.echo(render(problem))
     if result.failure is not None:
-        click.echo(f"{base}: {result.failure}")
         raise SystemExit(1)
-    for diagnostic in result.diagnostics:
-        click.echo(_located(diagnostic, base))
-    errors, warnings = _summary(result.diagnostics)
     if result.package is None or errors:
         click.echo(f"{errors} error(s), {warnings} warning(s)")
         raise SystemExit(1)

@@ -12,7 +12,7 @@ import typing as t
 import click
 import yaml
 
-from laguna.cli.errors import NO_TEST_MATCHES, CommandError, described
+from laguna.cli.errors import NO_TEST_MATCHES, CommandError
 from laguna.cli.testprogress import TestProgress
 from laguna.cli.shared import workdir_option
 from laguna.cli.sources import catalog_sources, db_url_option, warn_skipped
@@ -22,6 +22,7 @@ from laguna.corelib.services import RecordingServices
 from laguna.errors import LagunaError
 from laguna.lang.functions import Host
 from laguna.lang.functions.host import Decryptor, MappingDecryptor, NoDecryptor
+from laguna.source import Diagnostic, render
 from laguna.testing.runner import PACKAGE_CLASS_CONFIGS, TestRunner, junit_xml
 from laguna.yaql.engine import Limits
 
@@ -114,16 +115,15 @@ def test(package_dir: pathlib.Path, tests: tuple[str, ...], libs: tuple[pathlib.
                             limits=_limits(host, timeout))
         warn_skipped(runner.libraries)
         cases = runner.select(tests)
+    except click.ClickException:
+        raise       # a command-line error (CommandError is a LagunaError too): exit 1
     except LagunaError as error:
-        click.echo(described(error, str(package_dir)), err=True)
-        sys.exit(2)
+        _refuse([p.under(str(package_dir)) for p in error.as_problems()], as_json)
     unmatched = runner.unmatched(tests, cases)
     if unmatched:
-        for name in unmatched:
-            click.echo(f"error[{NO_TEST_MATCHES}]: no test matches {name!r} (name a test "
-                       "CLASS or CLASS.METHOD, the class in full or by its last part)",
-                       err=True)
-        sys.exit(2)
+        _refuse([Diagnostic(None, NO_TEST_MATCHES, f"no test matches {name!r} (name a test "
+                            "CLASS or CLASS.METHOD, the class in full or by its last part)")
+                 for name in unmatched], as_json)
     progress = TestProgress(stdout_console())
     results = []
     for cls, method in cases:
@@ -151,6 +151,7 @@ def test(package_dir: pathlib.Path, tests: tuple[str, ...], libs: tuple[pathlib.
     if as_json:
         click.echo(json.dumps({
             "package": runner.package.package.name, "passed": passed, "failed": failed,
+            "problems": [],
             "tests": [{"name": r.name, "class": r.class_name, "method": r.method,
                        "passed": r.passed, "error": r.error, "seconds": round(r.seconds, 6),
                        "message": r.message or None, "trace": r.trace or None}
@@ -158,6 +159,19 @@ def test(package_dir: pathlib.Path, tests: tuple[str, ...], libs: tuple[pathlib.
     else:
         click.echo(f"{passed} passed, {failed} failed")
     sys.exit(0 if failed == 0 and results else 1)
+
+
+def _refuse(problems: list[Diagnostic], as_json: bool) -> t.NoReturn:
+    """Nothing ran: every problem (with --json the object of a run with no tests and
+    its ``problems``, docs/ERRORS.md); exit status 2."""
+    if as_json:
+        click.echo(json.dumps({"package": None, "passed": 0, "failed": 0, "tests": [],
+                               "problems": [p.to_json() for p in problems]},
+                              indent=2, ensure_ascii=False))
+    else:
+        for problem in problems:
+            click.echo(render(problem), err=True)
+    sys.exit(2)
 
 
 def _limits(host: Host, timeout: float) -> Limits:

@@ -11,8 +11,9 @@ from laguna.cli.sources import catalog_sources, db_url_option
 from laguna.cli.workdirs import (
     Wiring, current_workdir, default_wiring, key_values, print_json,
 )
-from laguna.deploy.errors import MODEL_INVALID, Rejected
+from laguna.deploy.errors import MODEL_INVALID, Rejected, problems_of
 from laguna.deploy.frontend import PrepareOptions, Summarizer
+from laguna.source import render
 
 
 @click.command("validate")
@@ -51,28 +52,22 @@ def validate(path: Path, libs: tuple[Path, ...], inputs: Path | None, settings: 
             blueprint = frontend.prepare(path, options)
     except Rejected as rejected:
         language = frontend.language if frontend is not None else None
+        problems = problems_of(rejected)
         if as_json:
             print_json({"status": "rejected", "language": language, "summary": None,
                         "error": {"kind": rejected.kind, "message": rejected.message,
-                                  **rejected.details}})
+                                  **rejected.details},
+                        "problems": [p.to_json() for p in problems]})
         else:
-            problems = rejected.details.get("problems")
-            if problems:
-                for problem in problems:
-                    # the entity is named unless it is the file itself (a YAML error)
-                    entity = "" if problem["entity"] == problem["file"] \
-                        else f"{problem['entity']}: "
-                    click.echo(f"{problem['file']}:{problem['line']}:{problem['column']}: "
-                               f"error[{problem['kind']}]: {entity}{problem['message']}",
-                               err=True)
+            for problem in problems:
+                click.echo(render(problem), err=True)
+            if rejected.details.get("problems"):
                 click.echo(f"{len(problems)} problem(s)", err=True)
-            else:
-                click.echo(f"error[{rejected.kind}]: {rejected.message}", err=True)
         raise SystemExit(2) from None
     summary = dict(blueprint.model)
     if as_json:
         print_json({"status": "ok", "language": blueprint.language, "name": blueprint.name,
-                    "summary": summary, "error": None})
+                    "summary": summary, "error": None, "problems": []})
     else:
         click.echo(f"{path}: a valid {blueprint.language} blueprint"
                    + (f" ({blueprint.name})" if blueprint.name else ""))

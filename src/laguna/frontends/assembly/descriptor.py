@@ -15,7 +15,7 @@ from pathlib import Path
 
 from laguna.frontends.assembly import errors as e
 from laguna.frontends.assembly.names import descriptor_name_problem, given_name_problem
-from laguna.source import Span
+from laguna.source import Problems, Span
 from laguna.yamlio import YamlError, load_all, plain, span_of
 
 SCALAR_TYPES = ("string", "boolean", "integer", "float", "timestamp", "key", "certificate")
@@ -150,10 +150,10 @@ class _Loader:
     def __init__(self, path: Path, source: str) -> None:
         self.path = path
         self.source = source
-        self.problems: list[e.Problem] = []
+        self.problems = Problems()
 
     def problem(self, kind: str, message: str, span: Span | None) -> None:
-        self.problems.append(e.Problem(kind, message, span))
+        self.problems.append(e.problem(kind, message, span))
 
     def mapping(self, value: t.Any, what: str, span: Span) -> dict[str, t.Any]:
         if value is None:
@@ -559,7 +559,7 @@ def load_descriptor(path: Path, text: str | None = None,
     if text is None:
         text = path.read_text(encoding="utf-8")
     descriptor = loader.load(text)
-    return descriptor, loader.problems
+    return descriptor, loader.problems.items
 
 
 def plain_value(value: t.Any) -> t.Any:

@@ -20,7 +20,7 @@ from pathlib import Path
 import yaml
 
 from laguna.deploy.context import RunContext
-from laguna.deploy.errors import SETTING_UNKNOWN, Rejected
+from laguna.deploy.errors import SETTING_UNKNOWN, Rejected, error_lines, rejection
 from laguna.deploy.inputs import InputsFileError, read_inputs_file
 from laguna.deploy.frontend import Blueprint, Outcome, PrepareOptions, listed
 from laguna.deploy.result import Component, ErrorInfo, destroyed_lines, shown
@@ -52,14 +52,14 @@ MODEL_INVALID = "model_invalid"
 
 
 def _rejected(error: e.DescriptorError) -> Rejected:
-    return Rejected(error.kind, error.message)
+    return rejection(error.problems)
 
 
 def _placed(error: e.DescriptorError, label: str) -> e.DescriptorError:
     """``error`` with the places inside a descriptor given as data (lines of a text
     the caller never wrote) replaced by the descriptor's name."""
     return e.DescriptorError([
-        e.Problem(p.kind, f"{label}: {p.message}") if p.span is not None
+        e.problem(p.kind, f"{label}: {p.message}") if p.span is not None
         and p.span.source == DATA_SOURCE else p for p in error.problems])
 
 
@@ -535,6 +535,8 @@ class AssemblyView:
             yield from destroyed_lines(self.destroyed)
         error = data.get("error")
         if error is not None:
-            yield Text(f"error[{error['kind']}]: {error['message']}")
+            for line in error_lines(ErrorInfo.from_json(error), Rejected.code
+                                    if data["status"] == "rejected" else None):
+                yield Text(line)
             if error.get("output"):
                 yield Text(str(error["output"]))

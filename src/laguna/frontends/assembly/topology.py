@@ -36,7 +36,7 @@ from laguna.frontends.assembly.values import (
     resolve,
     walk,
 )
-from laguna.source import Span
+from laguna.source import Problems, Span
 
 SPECIAL = ("instance", "item")
 
@@ -118,10 +118,10 @@ class Topology:
     def __init__(self, catalog: Catalog, existing: Existing) -> None:
         self.catalog = catalog
         self.existing = existing
-        self.problems: list[e.Problem] = []
+        self.problems = Problems()
 
     def problem(self, kind: str, message: str, span: Span | None) -> None:
-        self.problems.append(e.Problem(kind, message, span))
+        self.problems.append(e.problem(kind, message, span))
 
     # -- the top ---------------------------------------------------------------------
     def build(self, descriptor: Descriptor, name: str, inputs: t.Mapping[str, t.Any]) -> Node:
@@ -135,10 +135,9 @@ class Topology:
             self.assembly(root, inputs, top=True)
         except e.DescriptorError as error:
             self.problems.extend(error.problems)
-        if self.problems:
-            # a mapping checked for the type it renders and again for its values
-            # reports its problem once
-            raise e.DescriptorError(list(dict.fromkeys(self.problems)))
+        # a mapping checked for the type it renders and again for its values
+        # reports its problem once
+        self.problems.raise_errors(e.DescriptorError)
         return root
 
     def assembly_properties(self, node: Node, given: t.Mapping[str, t.Any],
@@ -606,8 +605,7 @@ class Topology:
         d = node.descriptor
         mapping = self.mapped(node.parent, node.entry, node.name, node.index, node.item,
                               for_template=False)
-        if self.problems:
-            raise e.DescriptorError(self.problems)
+        self.problems.raise_errors(e.DescriptorError)
         values: dict[str, t.Any] = {}
         for prop in d.all_properties().values():
             if prop.has_value:

@@ -7,6 +7,8 @@ key and lists by index: ``${a.b[1].c}``.
 
 from __future__ import annotations
 
+from laguna.errors import LagunaError
+
 import datetime
 import json
 import re
@@ -22,8 +24,10 @@ _STEP = re.compile(r"\.\s*([A-Za-z0-9_-]+)|\[\s*(-?\d+)\s*\]|\[\s*'([^']*)'\s*\]
 _HEAD = re.compile(r"^\s*([A-Za-z0-9_-]+)")
 
 
-class Unresolved(Exception):
+class Unresolved(LagunaError):
     """``${path}`` names nothing."""
+
+    code = "LAG-E1641"
 
     def __init__(self, path: str) -> None:
         super().__init__(path)
@@ -94,8 +98,10 @@ def is_mapped(value: t.Any) -> bool:
     return isinstance(value, str) and "${" in value
 
 
-class BadValue(Exception):
-    pass
+class BadValue(LagunaError):
+    """A value that is not of its property's type."""
+
+    code = "LAG-E1642"
 
 
 def convert(value: t.Any, prop: PropertyDef, types: t.Mapping[str, DataType],

@@ -14,7 +14,9 @@ kind                          message names
 ``muranopl_error``            the exception's names and text
 ============================  ===================================================
 
-``details`` adds ``object`` and ``method`` (the failing application and the
+A load error with a place (a class file, the manifest) adds ``problems``: each
+in the one JSON shape of a problem (docs/ERRORS.md), as every language's
+validation gives them. ``details`` adds ``object`` and ``method`` (the failing application and the
 innermost MuranoPL method), ``trace`` (the MuranoPL stack trace) and, for a
 script, ``output`` (its stdout and stderr).
 """
@@ -26,11 +28,12 @@ import typing as t
 from laguna.corelib.agent import AgentException
 from laguna.deploy import errors as kinds
 from laguna.deploy.result import ErrorInfo
-from laguna.errors import LagunaError
+from laguna.errors import LagunaError, SourceError, SourceErrors
 from laguna.frontends.muranopl.services import AgentTimeoutError, AgentUnavailable, CloudFailure
 from laguna.lang.errors import (
     ClassLoadError, ContractViolationException, MuranoPlError, NoClassFound,
 )
+from laguna.source import Diagnostic
 
 
 def _originals(error: BaseException) -> t.Iterator[BaseException]:
@@ -53,6 +56,16 @@ def _find(error: BaseException, kind: type[BaseException]) -> t.Any:
         if isinstance(item, kind):
             return item
     return None
+
+
+def problems_of(error: BaseException, base: str | None = None) -> list[Diagnostic]:
+    """The problems with a place that ``error`` (or what it wraps) holds: every
+    problem of a validation, or the one of an error in a file; their files under
+    ``base`` (a package's folder) when given."""
+    found = _find(error, SourceErrors) or _find(error, SourceError)
+    if found is None:
+        return []
+    return [p.under(base) for p in found.as_problems() if p.span is not None]
 
 
 def kind_and_message(error: BaseException, agent_hosts: t.Mapping[str, str] | None = None
@@ -89,6 +102,9 @@ def kind_and_message(error: BaseException, agent_hosts: t.Mapping[str, str] | No
         return kinds.MURANOPL_ERROR, str(unavailable), details
     load = _find(error, ClassLoadError)
     if load is not None:
+        found = problems_of(load)
+        if found:
+            details["problems"] = [p.to_json() for p in found]
         return kinds.MODEL_INVALID, str(load), details
     if isinstance(error, MuranoPlError):
         name = error.names[0] if len(error.names) == 1 else ", ".join(error.names)

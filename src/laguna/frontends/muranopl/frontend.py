@@ -27,7 +27,7 @@ from laguna.errors import LagunaError
 from laguna.frontends.muranopl import model as models
 from laguna.frontends.muranopl import redeploy
 from laguna.frontends.muranopl.actions import object_name, stored_actions
-from laguna.frontends.muranopl.errors import error_info, kind_and_message
+from laguna.frontends.muranopl.errors import error_info, kind_and_message, problems_of
 from laguna.frontends.muranopl.packages import registry_for, used_packages
 from laguna.frontends.muranopl.services import CloudServices
 from laguna.lang.actions import invoke_action
@@ -137,7 +137,10 @@ class MuranoPlFrontend:
         try:
             package = load_package(path)
         except LagunaError as error:
-            raise Rejected(MODEL_INVALID, f"{path}: {error}") from None
+            found = problems_of(error, str(path))
+            raise Rejected(MODEL_INVALID, f"{path}: {error}",
+                           {"problems": [p.to_json() for p in found]} if found else None
+                           ) from None
         class_name = package.name
         if class_name not in package.class_names():
             raise Rejected(MODEL_INVALID, f"{path}: the package has no class {class_name} "
@@ -162,10 +165,10 @@ class MuranoPlFrontend:
             root = executor.load_model(
                 models.settle_wrapped(dict(model), environment_id, name))
         except Exception as error:  # noqa: BLE001 - an engine error that escaped its conversion
-            kind, message, _ = kind_and_message(error)
+            kind, message, details = kind_and_message(error)
             if kind == CLASS_NOT_FOUND and not complete:
                 return None
-            raise Rejected(kind, message) from None
+            raise Rejected(kind, message, details) from None
         finally:
             executor.lifecycle.roots.clear()
         if root is None:
@@ -314,9 +317,9 @@ class Run:
         try:
             root = self.executor.load_model(data)
         except Exception as error:  # noqa: BLE001 - an engine error that escaped its conversion
-            kind, message, _ = kind_and_message(error)
+            kind, message, details = kind_and_message(error)
             self.services.close()
-            raise Rejected(kind, message) from None
+            raise Rejected(kind, message, details) from None
         if root is not None:
             for object_id in redeploy.removed_ids(data):
                 self.context.reporter.report(

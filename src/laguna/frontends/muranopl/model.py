@@ -25,6 +25,7 @@ from pathlib import Path
 import yaml
 
 from laguna.deploy.errors import MODEL_INVALID, SETTING_UNKNOWN, Rejected
+from laguna.source import Diagnostic, Span
 
 ENVIRONMENT_CLASS = "io.murano.Environment"
 NETWORK_CLASS = "io.murano.resources.NeutronNetwork"
@@ -76,9 +77,16 @@ def _parse(path: Path) -> t.Any:
             return json.loads(text)
         return yaml.safe_load(text)
     except (ValueError, yaml.YAMLError) as error:
+        mark = getattr(error, "problem_mark", None)
+        line, column = (mark.line + 1, mark.column + 1) if mark is not None else (
+            getattr(error, "lineno", None), getattr(error, "colno", None))
+        problems = [Diagnostic(Span(str(path), line, column), "LAG-E0101",
+                               str(getattr(error, "problem", None) or getattr(error, "msg", error)))
+                    ] if line is not None and column is not None else []
         raise Rejected(MODEL_INVALID, f"{path}: not valid "
                        f"{'JSON' if path.suffix.lower() == '.json' else 'YAML'}: "
-                       f"{error}") from None
+                       f"{error}", {"problems": [p.to_json() for p in problems]}
+                       if problems else None) from None
 
 
 _KINDS = {int: "a number", float: "a number", bool: "a boolean", type(None): "empty",

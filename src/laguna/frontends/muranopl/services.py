@@ -35,7 +35,7 @@ DEFAULT_AGENT_TIMEOUT = 600.0
 class CloudFailure(DslError):
     """The cloud refused or failed a stack operation."""
 
-    code = "LAG-E1301"
+    code = "LAG-E1021"
     murano_name = "heatclient.exc.HTTPException"
 
     def __init__(self, error: CloudError) -> None:
@@ -48,7 +48,7 @@ class CloudFailure(DslError):
 class AgentTimeoutError(DslError):
     """An agent did not answer a plan within its timeout."""
 
-    code = "LAG-E1302"
+    code = "LAG-E1022"
     murano_name = "murano.common.exceptions.TimeoutException"
 
     def __init__(self, message: str, host: str) -> None:
@@ -59,7 +59,7 @@ class AgentTimeoutError(DslError):
 class AgentUnavailable(DslError):
     """No agent can take a plan (no such server, or it cannot be reached)."""
 
-    code = "LAG-E1303"
+    code = "LAG-E1023"
     murano_name = "murano.engine.system.agent.AgentException"
 
 

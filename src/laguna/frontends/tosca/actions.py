@@ -16,6 +16,8 @@ or ``error`` and sets it to ``started`` when running, else ``error``.
 
 from __future__ import annotations
 
+from laguna.errors import LagunaError
+
 import concurrent.futures
 import dataclasses
 import typing as t
@@ -39,8 +41,10 @@ STANDARD = "tosca.interfaces.node.lifecycle.Standard"
 EXPECTED_RUNNING = ("started", "error")
 
 
-class ActionRefused(Exception):
+class ActionRefused(LagunaError):
     """Nothing ran: the action names something the topology does not have."""
+
+    code = "LAG-E1541"
 
     def __init__(self, kind: str, message: str) -> None:
         super().__init__(message)
@@ -49,8 +53,10 @@ class ActionRefused(Exception):
 
 
 @dataclasses.dataclass
-class ActionFailed(Exception):
+class ActionFailed(LagunaError):
     """The action ran and failed (on one or more instances)."""
+
+    code = "LAG-E1542"
 
     kind: str
     message: str

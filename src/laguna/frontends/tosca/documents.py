@@ -4,6 +4,8 @@ folder or a zip), and every file it imports (relative, nested, prefixed).
 
 from __future__ import annotations
 
+from laguna.errors import LagunaError
+
 import dataclasses
 import tempfile
 import urllib.parse
@@ -23,8 +25,10 @@ from laguna.yamlio import YamlError, YMap, load_all
 META = TOSCA_META
 
 
-class CsarError(Exception):
+class CsarError(LagunaError):
     """The CSAR has no usable entry."""
+
+    code = "LAG-E1540"
 
 
 @dataclasses.dataclass(frozen=True)

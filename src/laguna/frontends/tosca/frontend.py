@@ -21,7 +21,7 @@ from pathlib import Path
 import yaml
 
 from laguna.deploy.context import RunContext, StoredState
-from laguna.deploy.errors import NOT_DEPLOYED, Rejected
+from laguna.deploy.errors import NOT_DEPLOYED, Rejected, rejection as problems_rejection
 from laguna.deploy.frontend import Blueprint, Outcome, PrepareOptions, listed
 from laguna.deploy.inputs import InputsFileError, read_inputs_file
 from laguna.deploy.result import Action, ActionArgument, Component, ErrorInfo
@@ -126,12 +126,19 @@ def _data_entry(data: t.Mapping[str, t.Any], options: PrepareOptions) -> Path:
     return entry
 
 
-def rejection(problems: Problems) -> Rejected:
+def rejection(problems: Problems, base: Path | None = None) -> Rejected:
     """One Rejected for every problem: the first one's kind, every one in the message
     (one a line) and under ``problems``."""
-    found = problems.sorted()
-    return Rejected(found[0].kind, "\n".join(p.line() for p in found),
-                    {"problems": [p.to_json() for p in found]})
+    return problems_rejection([p.under(str(base)) if base is not None else p
+                               for p in problems.sorted()])
+
+
+def _shown_under(path: Path) -> Path | None:
+    """Where the files of the blueprint at ``path`` are, as the user wrote it: its
+    problems name their files (relative to the template's folder or the CSAR's
+    root) under it, as the other languages do."""
+    base = path if path.is_dir() or path.suffix.lower() in (".csar", ".zip") else path.parent
+    return None if str(base) in ("", ".") else base
 
 
 class ToscaFrontend:
@@ -155,7 +162,7 @@ class ToscaFrontend:
         settings = wait_settings(options)
         topology, problems = load_topology(path, inputs, fetcher=fetcher, confined=confined)
         if problems or topology is None:
-            raise rejection(problems)
+            raise rejection(problems, None if confined else _shown_under(path))
         if options.cloud not in (None, "here", "local"):
             raise Rejected(INVALID_TEMPLATE, f"--cloud {options.cloud}: expected here (this "
                            "machine) or local (the local cloud)")

@@ -1,16 +1,20 @@
 """What a TOSCA validation finds: every problem, with its kind, place and entity.
 
-Validation never stops at the first problem: each check adds a
-:class:`Problem` to a :class:`Problems` collector, and the front end refuses
-the template when the collector holds any (nothing runs then).
+Validation never stops at the first problem: each check adds a problem (a
+:class:`laguna.source.Diagnostic`, the one shape of every language's problems)
+to a :class:`Problems` collector, and the front end refuses the template when
+the collector holds any (nothing runs then). Each kind below has its code
+(:data:`CODES`, docs/ERRORS.md).
 """
 
 from __future__ import annotations
 
-import dataclasses
-import typing as t
+from laguna.errors import register_kinds
+from laguna.source import Diagnostic, Span
+from laguna.source import Problems as _Problems
 
-from laguna.source import Span
+#: a TOSCA problem is the one problem shape
+Problem = Diagnostic
 
 #: the YAML does not parse (or repeats a key)
 YAML_ERROR = "yaml_error"
@@ -59,50 +63,31 @@ KINDS = (YAML_ERROR, INVALID_TEMPLATE, UNKNOWN_TYPE, MISSING_REQUIRED, CONSTRAIN
          CHECKSUM_MISMATCH, CSAR_INVALID, OPERATION_FAILED, UNKNOWN_NODE, UNKNOWN_OPERATION, UNKNOWN_WORKFLOW,
          UNSUPPORTED_WORKFLOW, UNKNOWN_INPUT, PRECONDITION_FAILED, NOT_RUNNING)
 
-
-@dataclasses.dataclass(frozen=True)
-class Problem:
-    """One static problem: ``entity`` is the template, type or input it concerns."""
-
-    kind: str
-    message: str
-    span: Span | None
-    entity: str
-
-    def line(self) -> str:
-        where = f"{self.span.source}:{self.span.line}:{self.span.col}" if self.span \
-            else "?"
-        if self.span is not None and self.entity == self.span.source:
-            return f"{where}: {self.message}"     # the file is the entity: say it once
-        return f"{where}: {self.entity}: {self.message}"
-
-    def to_json(self) -> dict[str, t.Any]:
-        return {"kind": self.kind, "message": self.message,
-                "file": self.span.source if self.span else None,
-                "line": self.span.line if self.span else None,
-                "column": self.span.col if self.span else None,
-                "entity": self.entity}
+#: the code of each kind (docs/ERRORS.md): ``yaml_error`` is every language's
+#: (LAG-E0101) and ``unknown_operation`` the descriptors' kind as well, with
+#: this one code
+CODES: dict[str, str] = {
+    YAML_ERROR: "LAG-E0101", INVALID_TEMPLATE: "LAG-E1502", UNKNOWN_TYPE: "LAG-E1503",
+    MISSING_REQUIRED: "LAG-E1504", CONSTRAINT_VIOLATION: "LAG-E1505",
+    TYPE_MISMATCH: "LAG-E1506", BAD_FUNCTION: "LAG-E1507",
+    UNRESOLVED_REQUIREMENT: "LAG-E1508", CYCLE: "LAG-E1509", MISSING_ARTIFACT: "LAG-E1510",
+    CHECKSUM_MISMATCH: "LAG-E1511", CSAR_INVALID: "LAG-E1512", OPERATION_FAILED: "LAG-E1513",
+    UNKNOWN_NODE: "LAG-E1520", UNKNOWN_OPERATION: "LAG-E1521", UNKNOWN_WORKFLOW: "LAG-E1522",
+    UNSUPPORTED_WORKFLOW: "LAG-E1523", UNKNOWN_INPUT: "LAG-E1524",
+    PRECONDITION_FAILED: "LAG-E1525", NOT_RUNNING: "LAG-E1526",
+}
 
 
-class Problems:
-    """The problems found so far, in the order they were found; reported sorted."""
+register_kinds(CODES)
 
-    def __init__(self) -> None:
-        self.items: list[Problem] = []
+
+def problem(kind: str, message: str, span: Span | None, entity: str) -> Diagnostic:
+    """A TOSCA problem: ``entity`` is the template, type or input it concerns."""
+    return Diagnostic(span, CODES[kind], message, "error", kind, entity)
+
+
+class Problems(_Problems):
+    """The collector, with TOSCA's way of adding a problem (by kind)."""
 
     def add(self, kind: str, message: str, span: Span | None, entity: str) -> None:
-        self.items.append(Problem(kind, message, span, entity))
-
-    def __bool__(self) -> bool:
-        return bool(self.items)
-
-    def __len__(self) -> int:
-        return len(self.items)
-
-    def sorted(self) -> list[Problem]:
-        def key(p: Problem) -> tuple[str, int, int, str]:
-            if p.span is None:
-                return ("", 0, 0, p.message)
-            return (p.span.source, p.span.line, p.span.col, p.message)
-        unique = list(dict.fromkeys(self.items))
-        return sorted(unique, key=key)
+        self.append(problem(kind, message, span, entity))

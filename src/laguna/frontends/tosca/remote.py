@@ -11,6 +11,8 @@ in size and time, and a :class:`Fetcher` without a cache fetches nothing.
 
 from __future__ import annotations
 
+from laguna.errors import LagunaError
+
 import hashlib
 import os
 import shutil
@@ -32,8 +34,10 @@ TIMEOUT = 20.0
 SCHEMES = ("http", "https", "file")
 
 
-class FetchError(Exception):
+class FetchError(LagunaError):
     """A URL could not be fetched; the message says why."""
+
+    code = "LAG-E1546"
 
 
 def is_url(file: str) -> bool:

@@ -16,6 +16,8 @@ Cloudsoft AMP runs TOSCA).
 
 from __future__ import annotations
 
+from laguna.errors import LagunaError
+
 import dataclasses
 import os
 import shutil
@@ -51,8 +53,10 @@ class Reporter(t.Protocol):
     def component(self, object_id: str, type: str, name: str, state: str) -> None: ...
 
 
-class DeployFailed(Exception):
+class DeployFailed(LagunaError):
     """An operation failed (or the deploy was stopped by another failure)."""
+
+    code = "LAG-E1544"
 
     def __init__(self, message: str, details: t.Mapping[str, t.Any] | None = None) -> None:
         super().__init__(message)
@@ -60,8 +64,10 @@ class DeployFailed(Exception):
         self.details = dict(details or {})
 
 
-class Stopped(Exception):
+class Stopped(LagunaError):
     """Another instance failed; this one gives up."""
+
+    code = "LAG-E1545"
 
 
 @dataclasses.dataclass

@@ -35,6 +35,8 @@
 
 from __future__ import annotations
 
+from laguna.errors import LagunaError
+
 import concurrent.futures
 import dataclasses
 import threading
@@ -72,8 +74,10 @@ SUCCEEDED, FAILED, SKIPPED = "succeeded", "failed", "skipped"
 
 
 @dataclasses.dataclass
-class StepFailed(Exception):
+class StepFailed(LagunaError):
     """A step's activity failed: what the error says, and where."""
+
+    code = "LAG-E1543"
 
     message: str
     details: dict[str, t.Any] = dataclasses.field(default_factory=dict)

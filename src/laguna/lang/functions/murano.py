@@ -25,6 +25,7 @@ import jsonpatch
 import jsonpointer
 from yaql.language import specs, utils, yaqltypes
 
+from laguna.errors import LagunaError
 from laguna.lang.dispatch import freeze, thaw
 
 #: at most this many threads evaluate one ``pselect`` (the original engine
@@ -144,7 +145,7 @@ def patch_(obj: t.Any, patch: t.Any) -> t.Any:
         raise PatchError.of(exc) from exc
 
 
-class PatchError(Exception):
+class PatchError(LagunaError):
     """A JSON patch that cannot apply, under the name MuranoPL code catches.
 
     Packages catch ``py:jsonpatch.JsonPatchConflict`` and its siblings by the
@@ -153,6 +154,7 @@ class PatchError(Exception):
     no ``Catch`` matches. The names MuranoPL sees are laguna's, fixed here.
     """
 
+    code = "LAG-E0326"
     murano_name = "jsonpatch.JsonPatchException"
 
     @staticmethod

@@ -94,7 +94,7 @@ operations:
   P: {source-operation: nodot, multiple-instances: some}
 """
     _, problems = load_descriptor(tmp_path / "b.yaml", text, "b.yaml")
-    assert [(p.kind, str(p)) for p in problems] == [
+    assert [(p.kind, p.brief()) for p in problems] == [
         (e.INVALID_DESCRIPTOR, "b.yaml:4:3: volatile property 'v' cannot be read-only"),
         (e.INVALID_DESCRIPTOR, "b.yaml:5:6: property 's' must be a map"),
         (e.INVALID_DESCRIPTOR, "b.yaml:7:3: component 'x' has no type"),
@@ -121,7 +121,7 @@ def test_yaml_errors_and_names_stop_loading(tmp_path: Path) -> None:
     assert [p.kind for p in problems] == [e.INVALID_DESCRIPTOR]
     descriptor, problems = load_descriptor(tmp_path / "d.yaml", "description: x\n", "d.yaml")
     assert descriptor is None
-    assert [(p.kind, str(p)) for p in problems] == [
+    assert [(p.kind, p.brief()) for p in problems] == [
         (e.INVALID_DESCRIPTOR_NAME, "d.yaml:1:1: the descriptor has no name (only one in a "
                                     "package, Definitions/lm/, may leave it out)")]
 
@@ -162,6 +162,6 @@ def test_a_nameless_descriptor_in_a_folder_without_a_version_has_no_name(
     path = _package_file(tmp_path / "web", "resource", "description: x\n")
     descriptor, problems = load_descriptor(path, source="resource.yaml")
     assert descriptor is None
-    assert [(p.kind, str(p)) for p in problems] == [
+    assert [(p.kind, p.brief()) for p in problems] == [
         (e.INVALID_DESCRIPTOR_NAME, "resource.yaml:1:1: the descriptor has no name (only one "
                                     "in a package, Definitions/lm/, may leave it out)")]

@@ -35,8 +35,8 @@ def test_a_broken_descriptor_package_is_refused_with_its_line(tmp_path: Path) ->
                                       "--db-url", str(tmp_path / "c.db")])
     assert result.exit_code == 1
     assert result.stderr.splitlines() == [
-        f"{tmp_path / 'bad'}: error[invalid_data_type]: Definitions/lm/resource.yaml:3:3: "
-        "property 'p' has unknown type 'widget'", "package refused"]
+        f"{tmp_path / 'bad'}/Definitions/lm/resource.yaml:3:3: error[LAG-E1610]: "
+        "property 'p' has unknown type 'widget' [invalid_data_type]", "package refused"]
 
 
 def test_a_package_whose_descriptor_has_no_name_is_imported_by_lmctls_name(

@@ -51,7 +51,7 @@ def write(folder: Path, topology: str, scripts: t.Mapping[str, str]) -> Path:
 def deployed(folder: Path, topology: str, scripts: t.Mapping[str, str]) -> Runtime:
     """The runtime of a finished deploy of the blueprint (operations run in ``folder``)."""
     loaded, problems = load_topology(write(folder, topology, scripts))
-    assert loaded is not None and not problems, [p.line() for p in problems.sorted()]
+    assert loaded is not None and not problems, [p.brief() for p in problems.sorted()]
     runtime = Runtime(loaded, folder, folder / "logs", Recorder(), timeout=10,
                       environ={"PATH": os.environ["PATH"]})
     runtime.deploy()

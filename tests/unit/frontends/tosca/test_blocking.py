@@ -43,13 +43,13 @@ def problems_of(tmp_path: Path, body: str, scripts: t.Mapping[str, str] | None =
                 ) -> list[str]:
     topology, problems = load_topology(write(tmp_path, body, scripts))
     assert topology is None
-    return [f"{p.kind}: {p.line()}" for p in problems.sorted()]
+    return [f"{p.kind}: {p.brief()}" for p in problems.sorted()]
 
 
 def runtime(tmp_path: Path, body: str, scripts: t.Mapping[str, str] | None = None,
             settings: t.Mapping[str, str] | None = None, timeout: float = 20.0) -> Runtime:
     topology, problems = load_topology(write(tmp_path, body, scripts))
-    assert topology is not None, [p.line() for p in problems.sorted()]
+    assert topology is not None, [p.brief() for p in problems.sorted()]
     return Runtime(topology, tmp_path, tmp_path / "logs", Recorder(), timeout=timeout,
                    settings=settings)
 
@@ -105,7 +105,7 @@ topology_template:
 
 def test_every_way_of_naming_a_built_in_implementation(tmp_path: Path) -> None:
     topology, problems = load_topology(write(tmp_path, FORMS))
-    assert topology is not None, [p.line() for p in problems.sorted()]
+    assert topology is not None, [p.brief() for p in problems.sorted()]
     standard = topology.nodes["b"].interfaces["Standard"]
     assert {name: (op.builtin, op.primary) for name, op in standard.items()} == {
         "create": (blocking.NOOP, None),

@@ -116,7 +116,7 @@ def test_imports_and_artifacts_from_urls_and_repositories(server: Served,
                       primary: {{file: lib.sh, repository: scripts}}
         """))
     topology, problems = load_topology(path, fetcher=fetcher(tmp_path))
-    assert [p.line() for p in problems.sorted()] == []
+    assert [p.brief() for p in problems.sorted()] == []
     assert topology is not None
     app = topology.nodes["app"]
     create = app.interfaces["Standard"]["create"]
@@ -154,7 +154,7 @@ def test_every_unfetchable_file_is_a_problem_with_its_place(server: Served,
         """))
     topology, problems = load_topology(path, fetcher=fetcher(tmp_path))
     assert topology is None
-    assert [f"{p.kind}: {p.line()}" for p in problems.sorted()] == [
+    assert [f"{p.kind}: {p.brief()}" for p in problems.sorted()] == [
         f"invalid_template: s.yaml:6:5: import types/none.yaml: cannot fetch "
         f"{server.url}/types/none.yaml: HTTP 404",
         "invalid_template: s.yaml:7:5: import x.yaml: repository 'nowhere' is not declared "
@@ -222,7 +222,7 @@ def test_a_template_given_as_data_reads_no_file_outside_its_folder(tmp_path: Pat
               artifacts: {{it: {{file: "{secret}"}}}}
         """))
     topology, problems = load_topology(path)
-    assert [p.line() for p in problems.sorted()] == []
+    assert [p.brief() for p in problems.sorted()] == []
     assert topology is not None and topology.nodes["app"].artifacts == {"it": secret}
 
 

@@ -71,7 +71,7 @@ def test_undeploy_goes_from_dependents_to_hosts(tmp_path: Path) -> None:
             y: {type: tosca.nodes.SoftwareComponent, requirements: [{dependency: x}]}
         """))
     topology, problems = load_topology(path)
-    assert topology is not None, [p.line() for p in problems.sorted()]
+    assert topology is not None, [p.brief() for p in problems.sorted()]
     order = undeploy_order(topology)
     assert sorted(order) == ["db", "dbms", "vm", "web", "x", "y"]
     assert order.index("web") < order.index("db") < order.index("dbms") < order.index("vm")

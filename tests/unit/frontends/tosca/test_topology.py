@@ -29,12 +29,12 @@ def write(folder: Path, name: str, text: str) -> Path:
 def problems(path: Path, inputs: dict[str, object] | None = None) -> list[str]:
     topology, found = load_topology(path, inputs)
     assert topology is None
-    return [f"{p.kind}: {p.line()}" for p in found.sorted()]
+    return [f"{p.kind}: {p.brief()}" for p in found.sorted()]
 
 
 def valid(path: Path, inputs: dict[str, object] | None = None) -> Topology:
     topology, found = load_topology(path, inputs)
-    assert [p.line() for p in found.sorted()] == []
+    assert [p.brief() for p in found.sorted()] == []
     assert topology is not None
     return topology
 

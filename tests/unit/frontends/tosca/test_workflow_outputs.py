@@ -164,7 +164,7 @@ topology_template:
 """, SCRIPTS)
     topology, problems = load_topology(path)
     assert topology is None
-    assert [f"{p.kind}: {p.line()}" for p in problems.sorted()] == [
+    assert [f"{p.kind}: {p.brief()}" for p in problems.sorted()] == [
         "invalid_template: service.yaml:21:7: workflow both: a workflow has steps or an "
         "implementation, not both",
         "missing_artifact: service.yaml:25:24: workflow gone: operation implementation: "

@@ -244,7 +244,7 @@ def test_validation_of_workflows(tmp_path: Path) -> None:
 """, SCRIPTS)
     topology, problems = load_topology(path)
     assert topology is None
-    assert [p.line() for p in problems.sorted()] == [
+    assert [p.brief() for p in problems.sorted()] == [
         "service.yaml:34:3: workflows: workflows inline form a cycle: bad -> loop -> bad",
         "service.yaml:39:11: workflow bad: precondition: unknown target 'ghost'",
         "service.yaml:40:11: workflow bad: precondition: attribute nonsense: a list of "
@@ -307,13 +307,13 @@ def test_a_relationship_step_is_validated(tmp_path: Path) -> None:
         "call_operation: Configure.post_configure_source",
         "call_operation: Standard.start"), {"link.sh": ""})
     _, problems = load_topology(path)
-    assert [p.line() for p in problems.sorted()] == [
+    assert [p.brief() for p in problems.sorted()] == [
         "service.yaml:33:11: workflow relink: step link: target_relationship: app has no "
         "requirement 'host'"]
     path = write(tmp_path, RELATED.replace("call_operation: Configure.post_configure_source",
                                            "call_operation: Configure.add_target"),
                  {"link.sh": ""})
     _, problems = load_topology(path)
-    assert [p.line() for p in problems.sorted()] == [
+    assert [p.brief() for p in problems.sorted()] == [
         "service.yaml:34:11: workflow relink: step link: call_operation: relationship "
         "dependency of app has no operation Configure.add_target"]
