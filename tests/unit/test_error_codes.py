@@ -21,7 +21,9 @@ DOC = ROOT / "docs" / "ERRORS.md"
 #: exceptions that are no errors: control flow no error handler may catch
 SIGNALS = {"laguna.lang.errors.FlowSignal", "laguna.lang.errors.ReturnSignal",
            "laguna.lang.errors.BreakSignal", "laguna.lang.errors.ContinueSignal",
-           "laguna.agent.body._Return", "laguna.lang.codegen._Unsupported"}
+           "laguna.agent.body._Return", "laguna.lang.codegen._Unsupported",
+           # the fast read path hands over to the service: never reaches a user
+           "laguna.deploy.readonly._Unreadable"}
 
 _CODE = re.compile(r"LAG-[EW]\d{4}")
 

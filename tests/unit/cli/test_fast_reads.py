@@ -170,7 +170,7 @@ def test_no_store_is_read_without_making_one(wiring: Wiring, tmp_path: Path) -> 
     assert run(wiring, tmp_path, "environments", "--json") == (
         0, '{\n  "environments": []\n}\n', "")
     assert run(wiring, tmp_path, "status", "x") == (
-        2, "", "error[environment_not_found]: no environment named 'x'\n")
+        2, "", "error[LAG-E1002]: no environment named 'x' [environment_not_found]\n")
     assert list(tmp_path.iterdir()) == []
 
 
