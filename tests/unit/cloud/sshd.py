@@ -6,6 +6,7 @@ fixture creates and removes, with everything else it made."""
 from __future__ import annotations
 
 import dataclasses
+import fcntl
 import ipaddress
 import os
 import pwd
@@ -109,12 +110,17 @@ class Machines:
         return sorted(os.listdir(self.home))
 
     def agent_processes(self) -> list[str]:
-        """Processes of an agent copied by the ssh cloud (its zipapp): "pid cmdline"."""
-        return [f"{pid} {line}" for pid, line in processes().items()
-                if AGENT.match(line)]
+        """Processes of an agent the ssh cloud copied to these machines (its
+        zipapp in this user's home): "pid cmdline". Only these machines': the
+        machines of another test process (pytest -n) run theirs on this host too,
+        as another user (or as root, with sudo), in the same process table."""
+        agent = re.compile(rf"[^ ]*python3 {re.escape(str(self.home))}/\.laguna-[0-9a-f]+/"
+                           r"agent\.pyz ")
+        return [f"{pid} {line}" for pid, line in processes().items() if agent.match(line)]
 
-
-AGENT = re.compile(r"[^ ]*python3 [^ ]*/\.laguna-[0-9a-f]+/agent\.pyz ")
+    def user_processes(self) -> dict[int, str]:
+        """The processes running as the test user: "pid cmdline"."""
+        return processes(pwd.getpwnam(self.user).pw_uid)
 
 
 def processes(uid: int | None = None) -> dict[int, str]:
@@ -136,7 +142,14 @@ def processes(uid: int | None = None) -> dict[int, str]:
     return found
 
 
+#: held while a subnet is chosen and its bridge given its first address: two
+#: test processes (pytest -n) choosing at once would otherwise both see it free
+SUBNET_LOCK = Path("/run/lock/laguna-test-sshd-subnets.lock")
+
+
 def _free_subnet() -> ipaddress.IPv4Network:
+    """A /24 no bridge has (the machines' addresses are in their namespaces:
+    a bridge's, the first of its subnet, is what the host shows)."""
     taken = _run("ip", "-o", "addr")
     for _ in range(50):
         network = ipaddress.ip_network(f"198.19.{secrets.randbelow(150) + 100}.0/24")
@@ -161,7 +174,6 @@ def machines(directory: Path) -> t.Iterator[Machines]:
     user = f"lgssh{tag}"
     bridge = f"lgsb{tag}"
     sudoers = Path(f"/etc/sudoers.d/lgssh-{tag}")
-    network = _free_subnet()
     servers: list[Sshd] = []
     namespaces: list[str] = []
     made_user = made_bridge = False
@@ -181,10 +193,15 @@ def machines(directory: Path) -> t.Iterator[Machines]:
             sudoers.write_text(f"{user} ALL=(ALL) NOPASSWD: ALL\n")
             sudoers.chmod(0o440)
         Path("/run/sshd").mkdir(mode=0o755, exist_ok=True)   # sshd's privilege separation
+        SUBNET_LOCK.parent.mkdir(parents=True, exist_ok=True)
+        with open(SUBNET_LOCK, "a") as lock:
+            fcntl.flock(lock, fcntl.LOCK_EX)
+            network = _free_subnet()
+            _run("ip", "link", "add", bridge, "type", "bridge")
+            made_bridge = True
+            _run("ip", "addr", "add", f"{network.network_address + 1}/{network.prefixlen}",
+                 "dev", bridge)
         prefix = network.prefixlen
-        _run("ip", "link", "add", bridge, "type", "bridge")
-        made_bridge = True
-        _run("ip", "addr", "add", f"{network.network_address + 1}/{prefix}", "dev", bridge)
         _run("ip", "link", "set", bridge, "up")
         for i in range(COUNT):
             namespace = f"lgssh-{tag}-{i}"

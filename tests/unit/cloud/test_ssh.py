@@ -31,8 +31,9 @@ SRC = str(Path(__file__).resolve().parents[3] / "src")
 DAEMON = 987_654        # seconds a test's daemon sleeps: its name in ps
 
 
-def daemons() -> list[int]:
-    return [pid for pid, line in sshd.processes().items() if line == f"sleep {DAEMON}"]
+def daemons(machines: Machines) -> list[int]:
+    """The test's daemons on ``machines`` (another test process's run as its own user)."""
+    return [pid for pid, line in machines.user_processes().items() if line == f"sleep {DAEMON}"]
 
 
 @pytest.fixture(scope="module")
@@ -130,10 +131,10 @@ def test_two_servers_take_two_machines_and_run_plans(machines: Machines, make_cl
     # a push of the same template changes nothing and keeps the agents
     again = cloud.push_stack("env", TWO)
     assert again.hosts == result.hosts and not again.diff.added
-    assert len(daemons()) == 2
+    assert len(daemons(machines)) == 2
     cloud.delete_stack("env")
     assert machines.listing() == before
-    assert machines.agent_processes() == [] and daemons() == []
+    assert machines.agent_processes() == [] and daemons(machines) == []
     assert cloud.machines.all() == {} and cloud.stacks() == []
     # known hosts stay: the next connection checks against them, silently
     cloud.push_stack("env", TWO)

@@ -175,11 +175,17 @@ class Session:
         # only the simple command in the background, its output nowhere: the
         # channel ends when this shell does, whoever stays behind
         pidfile = q(folder + "/agent.pid")
-        self.run(f"cd {q(folder)} || exit 1\n"
-                 f"{self.sudo()}env {MARKER}={q(marker)} setsid sh -c {q(inner)} "
-                 "</dev/null >/dev/null 2>&1 &\n"
-                 f"i=0; while [ ! -s {pidfile} ] && [ $i -lt 100 ]; do "
-                 "i=$((i+1)); sleep 0.05; done")
+        script = (f"cd {q(folder)} || exit 1\n"
+                  f"{self.sudo()}env {MARKER}={q(marker)} setsid sh -c {q(inner)} "
+                  "</dev/null >/dev/null 2>&1 &\n"
+                  f"i=0; while [ ! -s {pidfile} ] && [ $i -lt 100 ]; do "
+                  "i=$((i+1)); sleep 0.05; done")
+        # the login shell becomes a shell carrying the marker, so every process
+        # forked from here on carries it from its first instant (a child forked
+        # for the background command, before it execs env, too): however slow
+        # the machine, ready() never takes a starting agent for a dead one and
+        # stop() finds it. sudo drops the variable: the inner env sets it again.
+        self.run(f"exec env {MARKER}={q(marker)} sh -c {q(script)}")
 
     def ready(self, folder: str, marker: str) -> dict[str, t.Any] | None:
         """The agent's ready file; None while it is not written; HostError if
