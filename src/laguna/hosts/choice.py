@@ -118,8 +118,8 @@ def choose(state_dir: Path, environment_id: str, request: CloudRequest | None, *
     if kind != current.kind and current.stacks:
         raise CloudSwitchRefused(
             f"the environment's servers are on the {current.kind} cloud (stacks "
-            f"{', '.join(current.stacks)}); undeploy it before deploying it on the "
-            f"{kind} cloud")
+            f"{', '.join(current.stacks)}): it cannot use the {kind} cloud until it "
+            f"is undeployed there")
     wanted = CloudChoice(kind, inventory, current.stacks)
     if keep and wanted != kept:
         keep_choice(state_dir, environment_id, wanted)
@@ -184,4 +184,6 @@ class TrackedCloud:
 
     def __getattr__(self, name: str) -> t.Any:
         # the driver's own extras (a local cloud's settings, its close...)
+        if name.startswith("__") or name == "cloud":
+            raise AttributeError(name)
         return getattr(self.cloud, name)

@@ -43,8 +43,8 @@ def test_a_dry_choice_keeps_nothing(tmp_path: Path) -> None:
 def test_another_cloud_is_refused_while_the_environment_holds_stacks(tmp_path: Path) -> None:
     keep_choice(tmp_path, "env1", CloudChoice("containers", stacks=("tosca-env1",)))
     with pytest.raises(CloudSwitchRefused, match=r"on the containers cloud \(stacks "
-                                                 r"tosca-env1\); undeploy it before "
-                                                 r"deploying it on the local cloud"):
+                                                 r"tosca-env1\): it cannot use the local "
+                                                 r"cloud until it is undeployed there"):
         choose(tmp_path, "env1", CloudRequest("local"))
     # the same kind is no switch
     assert choose(tmp_path, "env1", CloudRequest("containers")).kind == "containers"
