@@ -60,7 +60,7 @@ from laguna.deploy.frontend import PrepareOptions
 from laguna.deploy.result import Result
 from laguna.deploy.service import Service
 from laguna.deploy.workdir import Workdir
-from laguna.frontends.muranopl import muranopl_resources
+from laguna.hosts.factory import host_resources
 
 HERE = Path(__file__).parent
 PACKAGE = HERE / "packages" / "echo"
@@ -131,7 +131,7 @@ def model(instances: int) -> list[dict[str, t.Any]]:
 
 def service(root: Path, scripts: Clock) -> Service:
     def resources(state_dir: Path, environment_id: str, dry_run: bool) -> Resources:
-        made = muranopl_resources(state_dir, environment_id, dry_run)
+        made = host_resources(state_dir, environment_id, dry_run)
         agents = t.cast(t.Callable[[t.Any], t.Any], made.agents)
         return Resources(cloud=made.cloud,
                          agents=lambda host: TimedAgent(agents(host), scripts))

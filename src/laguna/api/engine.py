@@ -51,12 +51,13 @@ class EngineWiring:
 
 
 def default_wiring() -> EngineWiring:
-    """The built-in front ends over the local cloud, as the CLI has them."""
+    """The built-in front ends over each environment's cloud (the local one unless
+    the CLI chose another), as the CLI has them."""
     from laguna.frontends import builtin_frontends
-    from laguna.frontends.muranopl import muranopl_resources
+    from laguna.hosts.factory import host_resources
     registry = FrontendRegistry(builtin_frontends())
     registry.load_entry_points()
-    return EngineWiring(registry, muranopl_resources)
+    return EngineWiring(registry, host_resources)
 
 
 class _Work:

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import dataclasses
 import typing as t
+from pathlib import Path
 
 import click
 
@@ -26,7 +27,10 @@ from laguna.cli.shared import workdir_option as workdir_option
 from laguna.deploy.context import ResourcesFactory, no_resources
 from laguna.deploy.frontend import FrontendRegistry
 from laguna.deploy.service import Clock, Service, utcnow
+from laguna.hosts.choice import HERE, KINDS, CloudRequest
 from laguna.packages.source import PackageSource
+
+F = t.TypeVar("F", bound=t.Callable[..., t.Any])
 
 @dataclasses.dataclass
 class Wiring:
@@ -39,13 +43,40 @@ class Wiring:
 
 def default_wiring() -> Wiring:
     """The built-in front ends (registered here, where the CLI wires them; the
-    deployment layer knows none), then the installed ones, over the local
-    cloud (recording fakes for dry runs)."""
+    deployment layer knows none), then the installed ones, over each
+    environment's cloud (the local one unless ``--cloud`` chose another;
+    recording fakes for dry runs)."""
     from laguna.frontends import builtin_frontends
-    from laguna.frontends.muranopl import muranopl_resources
+    from laguna.hosts.factory import host_resources
     registry = FrontendRegistry(builtin_frontends())
     registry.load_entry_points()
-    return Wiring(registry, resources=muranopl_resources)
+    return Wiring(registry, resources=host_resources)
+
+
+def cloud_options(*, here: bool = False) -> t.Callable[[F], F]:
+    """``--cloud KIND`` and ``--inventory FILE``; ``here``: ``--cloud here`` too (TOSCA's
+    and descriptors' operations on this machine)."""
+    def decorate(function: F) -> F:
+        choices = ([HERE] if here else []) + list(KINDS)
+        where = ("Where servers are: here (TOSCA: operations on this machine, its "
+                 "default), or a cloud: " if here else "The cloud the environment's "
+                 "servers are on (default: the one it was deployed on): ")
+        function = click.option(
+            "--inventory", type=click.Path(path_type=Path), metavar="FILE",
+            help="The ssh cloud's servers (an inventory YAML file); kept like "
+                 "--cloud.")(function)
+        return click.option(
+            "--cloud", type=click.Choice(choices),
+            help=where + "local (hosts on this machine, the default), containers (a "
+                 "podman container each), ssh (the servers of --inventory). Kept by the "
+                 "environment: later commands need no --cloud; another cloud is refused "
+                 "while the environment holds servers.")(function)
+    return decorate
+
+
+def cloud_request(cloud: str | None, inventory: Path | None) -> CloudRequest | None:
+    """What ``--cloud`` and ``--inventory`` ask for (None: nothing)."""
+    return CloudRequest.of(cloud, inventory)
 
 
 def make_service(catalog: PackageSource | None = None) -> Service:

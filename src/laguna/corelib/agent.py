@@ -9,28 +9,15 @@ plan. A result is read as the original read it
 (:func:`laguna.agent.reading.result_value`): the v2 ``Body``, the last v1
 command's result, or an ``AgentException`` carrying the agent's error.
 
-Plan building (``buildExecutionPlan``):
-
-- v1 (no ``FormatVersion`` or 1.x): ``Scripts`` names files under
-  ``Resources/scripts/``; each becomes its base64 text; a ``Stamp`` is added;
-- v2: ``ID`` (32 hex digits), ``Stamp``, ``Action`` (default ``Execute``) and
-  ``Files`` (default {}) are set. Each script needs an ``EntryPoint``; for
-  ``Type: Application`` the entry point file is placed in ``Files`` unless a
-  file of that name is there already. Each item of a script's ``Files`` is
-  placed too: ``<name>`` as base64 (``BodyType: Base64``), ``name`` as text
-  (``BodyType: Text``), a URL or ``{name: URL}`` as a ``Downloadable`` file;
-  the script then refers to the file by its id.
+Plan building (``buildExecutionPlan``) is the host layer's, by the original
+engine's rules (:class:`laguna.hosts.plans.PlanBuilder`, the one builder of
+plans), with the files of the Resources object's package
+(``Resources/scripts/``).
 """
 
 from __future__ import annotations
 
-import base64
-import copy
-import os
-import posixpath
-import time
 import typing as t
-import urllib.parse
 
 from laguna.agent.errors import AgentResultError
 from laguna.agent.reading import result_value
@@ -38,6 +25,7 @@ from laguna.corelib.binding import prop, state
 from laguna.corelib.declare import REQUIRED, native
 from laguna.corelib.resources import PackageFiles, package_files
 from laguna.corelib.services import host_key, services_of
+from laguna.hosts.plans import PlanBuilder
 from laguna.lang import dispatch
 from laguna.lang.errors import DslError
 from laguna.lang.objects import MuranoObject
@@ -46,7 +34,6 @@ from laguna.lang.types import MuranoClass
 AGENT_CLASS = "io.murano.system.Agent"
 LISTENER_CLASS = "io.murano.system.AgentListener"
 ENVIRONMENT_CLASS = "io.murano.Environment"
-SCRIPTS_FOLDER = "scripts"
 DEFAULT_TIMEOUT = 3600   # the original engine's agent_timeout
 
 
@@ -67,101 +54,6 @@ class AgentException(DslError):
         self.agent = agent
         self.plan_name = plan_name
         super().__init__(str(info.get("message") or "the agent reported an error"))
-
-
-class PlanBuilder:
-    """Builds execution plans from templates; ids and stamps are injectable."""
-
-    def __init__(self, new_id: t.Callable[[], str] = lambda: os.urandom(16).hex(),
-                 clock: t.Callable[[], float] = time.time) -> None:
-        self.new_id = new_id
-        self.clock = clock
-        self._last_stamp = 0
-
-    def stamp(self) -> int:
-        """Ten-thousandths of a second since the epoch, strictly increasing."""
-        value = int(self.clock() * 10000)
-        if value <= self._last_stamp:
-            value = self._last_stamp + 1
-        self._last_stamp = value
-        return value
-
-    def build(self, template: t.Any, files: PackageFiles) -> dict[str, t.Any]:
-        plan = copy.deepcopy(template)
-        if not isinstance(plan, dict):
-            raise ValueError("Incorrect execution plan")
-        version = plan.get("FormatVersion")
-        if not version or str(version).startswith("1."):
-            return self._v1(plan, files)
-        return self._v2(plan, files)
-
-    def _v1(self, plan: dict[str, t.Any], files: PackageFiles) -> dict[str, t.Any]:
-        plan["Scripts"] = [
-            base64.b64encode(files.read(posixpath.join(SCRIPTS_FOLDER, name))).decode("ascii")
-            for name in plan.get("Scripts", [])]
-        plan["Stamp"] = self.stamp()
-        return plan
-
-    def _v2(self, plan: dict[str, t.Any], files: PackageFiles) -> dict[str, t.Any]:
-        plan["ID"] = self.new_id()
-        plan["Stamp"] = self.stamp()
-        plan.setdefault("Action", "Execute")
-        plan.setdefault("Files", {})
-        placed = {description["Name"]: file_id
-                  for file_id, description in plan["Files"].items()}
-        for name, script in (plan.get("Scripts") or {}).items():
-            if "EntryPoint" not in script:
-                raise ValueError(f"No entry point in script {name}")
-            if script.get("Type") == "Application":
-                entry = script["EntryPoint"]
-                script["EntryPoint"] = (placed[entry] if entry in placed
-                                        else self._place(entry, plan, files, placed))
-            for index, item in enumerate(script.get("Files") or []):
-                if _file_name(item) in placed:
-                    script["Files"][index] = placed[_file_name(item)]
-                else:
-                    script["Files"][index] = self._place(item, plan, files, placed)
-        return plan
-
-    def _place(self, item: t.Any, plan: dict[str, t.Any], files: PackageFiles,
-               placed: dict[str, str]) -> str:
-        file_id = self.new_id()
-        name = _file_name(item)
-        value = _file_value(item)
-        if _is_url(value):
-            plan["Files"][file_id] = {"Name": name, "URL": value, "Type": "Downloadable"}
-        elif _is_base64(value):
-            body = files.read(posixpath.join(SCRIPTS_FOLDER, value[1:-1]))
-            plan["Files"][file_id] = {"Name": name, "BodyType": "Base64",
-                                      "Body": base64.b64encode(body).decode("ascii") + "\n"}
-        else:
-            plan["Files"][file_id] = {
-                "Name": name, "BodyType": "Text",
-                "Body": files.string(posixpath.join(SCRIPTS_FOLDER, value))}
-        placed[name] = file_id
-        return file_id
-
-
-def _file_value(item: t.Any) -> str:
-    return str(next(iter(item.values()))) if isinstance(item, dict) else str(item)
-
-
-def _is_url(value: str) -> bool:
-    parts = urllib.parse.urlsplit(value)
-    return bool(parts.scheme and parts.netloc)
-
-
-def _is_base64(value: str) -> bool:
-    return value.startswith("<") and value.endswith(">")
-
-
-def _file_name(item: t.Any) -> str:
-    name = str(next(iter(item))) if isinstance(item, dict) else str(item)
-    if _is_url(name):
-        return name[name.rindex("/") + 1:]
-    if _is_base64(name):
-        return name[1:-1]
-    return name
 
 
 def find_owner(obj: MuranoObject | None, class_name: str) -> MuranoObject | None:

@@ -1,10 +1,11 @@
 """What a front end gets to run an operation: the environment's stored state,
 the cloud and agents, a reporter, the dry-run flag and the timeouts.
 
-The cloud and the agent factory are passed through untyped here (``object``):
-the deployment layer does not use them, it only hands them from the
-:class:`ResourcesFactory` (the local cloud for real runs, a recording cloud
-for dry runs) to the front end, which knows their protocols.
+The cloud and the agent factory are the host layer's
+:class:`~laguna.hosts.Resources`: the deployment layer does not use them, it
+only hands them from the :class:`ResourcesFactory` (the environment's cloud
+for real runs, a recording cloud for dry runs:
+:func:`laguna.hosts.factory.host_resources`) to the front end.
 """
 
 from __future__ import annotations
@@ -14,7 +15,15 @@ import typing as t
 from pathlib import Path
 
 from laguna.deploy.result import Component
+from laguna.hosts.choice import CloudRequest
+from laguna.hosts.resources import AgentFactory, Resources
 from laguna.packages.source import PackageSource
+
+if t.TYPE_CHECKING:
+    from laguna.cloud.base import Cloud
+
+__all__ = ["CloudRequest", "Reporter", "Resources", "ResourcesFactory", "RunContext",
+           "StoredPackage", "StoredState", "Timeouts", "no_resources"]
 
 
 @dataclasses.dataclass(frozen=True)
@@ -70,24 +79,20 @@ class Timeouts:
     agent: float = 600.0
 
 
-@dataclasses.dataclass(frozen=True)
-class Resources:
-    """The cloud and agents one operation uses (protocol objects of laguna.cloud
-    and laguna.agent; None where nothing is wired in)."""
-
-    cloud: object = None
-    agents: object = None
-
-
 class ResourcesFactory(t.Protocol):
     """Builds the cloud and agents for an environment: real ones under
-    ``state_dir`` or, for a dry run, recording ones that keep nothing."""
+    ``state_dir`` or, for a dry run, recording ones that keep nothing.
+    ``cloud`` is what the command asked for (``--cloud``, ``--inventory``); it is
+    passed only when it asks for something, so factories that serve one cloud
+    may leave it out."""
 
-    def __call__(self, state_dir: Path, environment_id: str, dry_run: bool) -> Resources:
+    def __call__(self, state_dir: Path, environment_id: str, dry_run: bool,
+                 cloud: CloudRequest | None = None) -> Resources:
         ...
 
 
-def no_resources(state_dir: Path, environment_id: str, dry_run: bool) -> Resources:
+def no_resources(state_dir: Path, environment_id: str, dry_run: bool,
+                 cloud: CloudRequest | None = None) -> Resources:
     """No cloud and no agents: for front ends that need none, and tests."""
     return Resources()
 
@@ -108,9 +113,9 @@ class RunContext:
     catalog: PackageSource | None = None
 
     @property
-    def cloud(self) -> object:
+    def cloud(self) -> Cloud | None:
         return self.resources.cloud
 
     @property
-    def agents(self) -> object:
+    def agents(self) -> AgentFactory | None:
         return self.resources.agents

@@ -53,9 +53,12 @@ class PrepareOptions:
     #: ``--inputs FILE``: input values (TOSCA: a YAML map; assembly descriptors: a
     #: JSON object); None when not given
     inputs: Path | None = None
-    #: ``--cloud``: where machines come from (TOSCA: None for this machine, ``local``
-    #: for the local cloud's hosts)
+    #: ``--cloud``: where servers come from: ``local``, ``containers``, ``ssh`` (the
+    #: environment's cloud, kept for later commands: laguna.hosts.choice), or
+    #: ``here`` (TOSCA: operations on this machine, no server; its default, None)
     cloud: str | None = None
+    #: ``--inventory FILE``: the ssh cloud's servers
+    inventory: Path | None = None
     #: the blueprint must stand on its own (``laguna validate``): what a deploy would
     #: still look for in the environment's stored packages is refused now
     complete: bool = False

@@ -81,6 +81,8 @@ from laguna.deploy.states import (
     finished,
 )
 from laguna.deploy.workdir import Workdir
+from laguna.errors import LagunaError
+from laguna.hosts.choice import CloudRequest, choose
 from laguna.packages.source import PackageSource
 from laguna.store import environments as repo
 from laguna.store.db import Database
@@ -155,10 +157,11 @@ class Service:
             return self._rejected(fallback, frontend.language,
                                   ErrorInfo(rejected.kind, rejected.message, rejected.details))
         name = options.name or blueprint.name or path.stem
+        cloud = CloudRequest.of(options.cloud, options.inventory)
         if dry_run:
-            return self._dry_run(frontend, blueprint, name, sink)
+            return self._dry_run(frontend, blueprint, name, sink, cloud)
         return self._operate(name, Operation.DEPLOY, sink, blueprint=blueprint,
-                             frontend=frontend)
+                             frontend=frontend, cloud=cloud)
 
     def deploy_data(self, name: str, language: str, data: t.Mapping[str, t.Any],
                     options: PrepareOptions = PrepareOptions(), *,
@@ -177,11 +180,12 @@ class Service:
         except errors.Rejected as rejected:
             return self._rejected(name, language, ErrorInfo(rejected.kind, rejected.message, rejected.details))
         return self._operate(name, Operation.DEPLOY, sink, blueprint=blueprint,
-                             frontend=frontend)
+                             frontend=frontend,
+                             cloud=CloudRequest.of(options.cloud, options.inventory))
 
     def action(self, name: str, object_id: str, method: str,
                arguments: t.Mapping[str, str] | None = None, *,
-               sink: EventSink = discard) -> Result:
+               sink: EventSink = discard, cloud: CloudRequest | None = None) -> Result:
         """Run ``method`` of object ``object_id`` (an id, or a unique name where the
         front end lists actions) of the environment's deployed model."""
         args = dict(arguments or {})
@@ -192,7 +196,7 @@ class Service:
             return Result(name=name, language=read[1] if read else None, status=REJECTED,
                           state=read[2] if read else None,
                           error=ErrorInfo(rejected.kind, rejected.message, rejected.details))
-        return self._operate(name, Operation.ACTION, sink,
+        return self._operate(name, Operation.ACTION, sink, cloud=cloud,
                              action={"object": object_id, "method": method, "arguments": args})
 
     def _check_action(self, name: str, target: str, method: str,
@@ -225,9 +229,12 @@ class Service:
             return None
         return frontend, stored
 
-    def undeploy(self, name: str, *, sink: EventSink = discard) -> Result:
-        """Destroy what the environment deployed; its history stays."""
-        return self._operate(name, Operation.UNDEPLOY, sink)
+    def undeploy(self, name: str, *, sink: EventSink = discard,
+                 cloud: CloudRequest | None = None) -> Result:
+        """Destroy what the environment deployed; its history stays. ``cloud``:
+        where its servers are, when not where they were deployed (another
+        ``--inventory``)."""
+        return self._operate(name, Operation.UNDEPLOY, sink, cloud=cloud)
 
     def forget(self, name: str) -> Result:
         """Delete an environment with nothing deployed, and its history: what a
@@ -318,7 +325,8 @@ class Service:
 
     def _operate(self, name: str, operation: Operation, sink: EventSink, *,
                  blueprint: Blueprint | None = None, frontend: Frontend | None = None,
-                 action: dict[str, t.Any] | None = None) -> Result:
+                 action: dict[str, t.Any] | None = None,
+                 cloud: CloudRequest | None = None) -> Result:
         try:
             database = self._open(None if operation is Operation.DEPLOY else name)
         except errors.DeployError as error:
@@ -334,11 +342,18 @@ class Service:
             reporter = StoreReporter(database, started.stored.environment_id,
                                      started.stored.project, started.deployment_id, name,
                                      sink, self.clock, known=started.stored.components)
-            context = self._context(started.stored, reporter, self.workdir.cloud_dir,
-                                    dry_run=False)
-            outcome, rejected = self._run(started.frontend, operation, context,
-                                          blueprint, action)
-            outcome = self._close_reporter(reporter, outcome)
+            try:
+                context = self._context(started.stored, reporter, self.workdir.cloud_dir,
+                                        dry_run=False, cloud=cloud)
+            except LagunaError as error:
+                # the environment's cloud cannot be had (a driver not installed, a
+                # switch of cloud refused): refused before anything ran
+                outcome = Outcome(ok=False, error=ErrorInfo(errors.CLOUD_ERROR, str(error)))
+                outcome, rejected = self._close_reporter(reporter, outcome), True
+            else:
+                outcome, rejected = self._run(started.frontend, operation, context,
+                                              blueprint, action)
+                outcome = self._close_reporter(reporter, outcome)
             if rejected:
                 return self._undo(database, name, started, outcome)
             with database.session() as session:
@@ -542,12 +557,21 @@ class Service:
                             [(p.name, p.version, p.archive) for p in stored.packages])
 
     def _dry_run(self, frontend: Frontend, blueprint: Blueprint, name: str,
-                 sink: EventSink) -> Result:
+                 sink: EventSink, cloud: CloudRequest | None = None) -> Result:
         stored = self._read_stored(name) or StoredState(environment_id="dry-run", name=name,
                                                         project=self.project)
         reporter = MemoryReporter(name, sink, self.clock, known=stored.components)
         with tempfile.TemporaryDirectory(prefix="laguna-dry-run-") as scratch:
-            context = self._context(stored, reporter, Path(scratch), dry_run=True)
+            try:
+                if cloud is not None and stored.environment_id != "dry-run":
+                    # what the real deploy would refuse (a switch of cloud), checked
+                    # against the environment's kept choice; nothing is kept
+                    choose(self.workdir.cloud_dir, stored.environment_id, cloud, keep=False)
+                context = self._context(stored, reporter, Path(scratch), dry_run=True,
+                                        cloud=cloud)
+            except LagunaError as error:
+                return self._rejected(name, frontend.language,
+                                      ErrorInfo(errors.CLOUD_ERROR, str(error)))
             outcome, rejected = self._run(frontend, Operation.DEPLOY, context, blueprint, None)
         status = REJECTED if rejected else OK if outcome.ok else FAILED
         components = dict(outcome.components if outcome.components is not None
@@ -564,8 +588,11 @@ class Service:
     # -- helpers --------------------------------------------------------------------
 
     def _context(self, stored: StoredState, reporter: MemoryReporter, state_dir: Path,
-                 dry_run: bool) -> RunContext:
-        resources: Resources = self.resources(state_dir, stored.environment_id, dry_run)
+                 dry_run: bool, cloud: CloudRequest | None = None) -> RunContext:
+        # the request only when there is one: factories of one cloud take none
+        resources: Resources = (
+            self.resources(state_dir, stored.environment_id, dry_run) if cloud is None
+            else self.resources(state_dir, stored.environment_id, dry_run, cloud))
         return RunContext(stored=stored, reporter=reporter, resources=resources,
                           state_dir=state_dir, dry_run=dry_run, timeouts=self.timeouts,
                           catalog=self.catalog)

@@ -16,7 +16,8 @@ from laguna.cli.main import cli
 from laguna.cli.workdirs import Wiring
 from laguna.deploy.context import Resources
 from laguna.deploy.frontend import FrontendRegistry
-from laguna.frontends.muranopl import MuranoPlFrontend, muranopl_resources
+from laguna.frontends.muranopl import MuranoPlFrontend
+from laguna.hosts.factory import host_resources
 
 from unit.deploy.fakes import Ticker
 
@@ -88,7 +89,7 @@ def write_model(folder: Path, names: tuple[str, ...] = ("greeter",)) -> Path:
 def recording(state_dir: Path, environment_id: str, dry_run: bool) -> Resources:
     """Recording cloud and agents for real runs too: loading a stored model asks
     the cloud for its stack's template."""
-    return muranopl_resources(state_dir, environment_id, True)
+    return host_resources(state_dir, environment_id, True)
 
 
 @pytest.fixture()

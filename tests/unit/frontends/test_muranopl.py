@@ -19,7 +19,8 @@ from laguna.deploy.errors import Rejected
 from laguna.deploy.frontend import FrontendRegistry, PrepareOptions
 from laguna.deploy.service import Service
 from laguna.deploy.workdir import Workdir
-from laguna.frontends.muranopl import MuranoPlFrontend, muranopl_resources
+from laguna.frontends.muranopl import MuranoPlFrontend
+from laguna.hosts.factory import host_resources
 from laguna.frontends.muranopl import model as models
 from laguna.frontends.muranopl.frontend import Prepared, TrialLoad
 from laguna.frontends.muranopl import redeploy
@@ -175,7 +176,7 @@ def test_agent_timeouts_and_cloud_errors_become_muranopl_exceptions() -> None:
 # -- the whole front end, dry ----------------------------------------------------------
 def test_dry_run_of_the_linked_examples_through_the_service(tmp_path: Path) -> None:
     service = Service(Workdir(tmp_path), FrontendRegistry([MuranoPlFrontend()]),
-                      resources=muranopl_resources)
+                      resources=host_resources)
     result = service.deploy(EXAMPLES / "dashboard" / "shop.yaml",
                             PrepareOptions(libs=(EXAMPLES,)), dry_run=True)
     assert result.status == "ok", result.error
@@ -187,7 +188,7 @@ def test_dry_run_of_the_linked_examples_through_the_service(tmp_path: Path) -> N
 
 def test_a_missing_class_is_rejected_naming_it(tmp_path: Path) -> None:
     service = Service(Workdir(tmp_path), FrontendRegistry([MuranoPlFrontend()]),
-                      resources=muranopl_resources)
+                      resources=host_resources)
     path = write(tmp_path / "m.json", [{"?": {"id": "a", "type": "org.nowhere.Missing"}}])
     result = service.deploy(path, PrepareOptions(), dry_run=True)
     assert result.status == "rejected"
@@ -235,7 +236,7 @@ def test_outputs_holding_objects_give_their_ids(tmp_path: Path) -> None:
     (package / "Classes" / "App.yaml").write_text(PARTS_APP)
     path = write(tmp_path / "m.json", [{"?": {"id": "a1", "type": "org.test.parts.App"}}])
     service = Service(Workdir(tmp_path), FrontendRegistry([MuranoPlFrontend()]),
-                      resources=muranopl_resources)
+                      resources=host_resources)
     result = service.deploy(path, PrepareOptions(libs=(package,)), dry_run=True)
     assert result.status == "ok", result.error
     # outputs are named after the application's class when it has no name
@@ -269,7 +270,7 @@ def _parts_package(tmp_path: Path) -> Path:
 
 def _recording_resources(state_dir: Path, environment_id: str, dry_run: bool) -> Resources:
     """A recording cloud for real runs too: what is deployed stays in the store."""
-    return muranopl_resources(state_dir, environment_id, True)
+    return host_resources(state_dir, environment_id, True)
 
 
 def test_a_first_deploy_runs_the_objects_prepare_loaded(
@@ -393,7 +394,7 @@ def test_an_empty_require_takes_the_0x_the_application_was_written_for(tmp_path:
                                                          "type": "org.test.web.Server"},
                                                    "port": 80}}])
     service = Service(Workdir(tmp_path / "work"), FrontendRegistry([MuranoPlFrontend()]),
-                      resources=muranopl_resources)
+                      resources=host_resources)
     result = service.deploy(path, PrepareOptions(libs=libs), dry_run=True)
     assert result.status == "ok", result.error
     assert result.outputs["Site.serverPort"] == 80
@@ -428,7 +429,7 @@ def test_a_dry_run_meets_wait_conditions_at_once(tmp_path: Path) -> None:
     package = _package(tmp_path / "wait", "org.test.wait", None, {"org.test.wait.App": WAITING})
     path = write(tmp_path / "m.json", [{"?": {"id": "a1", "type": "org.test.wait.App"}}])
     service = Service(Workdir(tmp_path / "work"), FrontendRegistry([MuranoPlFrontend()]),
-                      resources=muranopl_resources)
+                      resources=host_resources)
     result = service.deploy(path, PrepareOptions(libs=(package,)), dry_run=True)
     assert result.status == "ok", result.error
     assert result.outputs["App.signalUrl"].startswith("http://signals.dry-run.invalid/signal/")

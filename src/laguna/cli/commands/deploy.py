@@ -9,6 +9,7 @@ import click
 from laguna.cli.progress import progress_view
 from laguna.cli.sources import catalog_sources, db_url_option
 from laguna.cli.workdirs import (
+    cloud_options,
     current_workdir,
     emit_result,
     fail,
@@ -41,9 +42,7 @@ from laguna.packages.source import PackageSource
 @click.option("--inputs", "inputs_file", type=click.Path(path_type=Path), metavar="FILE",
               help="The blueprint's input values: a YAML (or JSON) map of names to values, "
                    "in every language; --set and --input win.")
-@click.option("--cloud", type=click.Choice(["here", "local"]),
-              help="Where TOSCA Compute nodes run: here (this machine, the default) or "
-                   "local (a host of the local cloud each, operations through its agent).")
+@cloud_options(here=True)
 @click.option("--dry-run", is_flag=True,
               help="Run against a recording cloud and agent; print the stack templates "
                    "and execution plans that would be sent, then what would be created, "
@@ -64,8 +63,8 @@ from laguna.packages.source import PackageSource
 @json_option
 @workdir_option
 def deploy(model: Path, libs: tuple[Path, ...], name: str | None, settings: tuple[str, ...],
-           inputs_file: Path | None, cloud: str | None, dry_run: bool, isolation: str | None,
-           address_range: str | None, inputs: tuple[str, ...], intended_state: str | None,
+           inputs_file: Path | None, cloud: str | None, inventory: Path | None,
+           dry_run: bool, isolation: str | None, address_range: str | None, inputs: tuple[str, ...], intended_state: str | None,
            db_url: str | None, as_json: bool) -> None:
     """Deploy MODEL (a MuranoPL object model file or package; a TOSCA service
     template or CSAR; an assembly descriptor, or its assembly::NAME::VERSION in
@@ -92,7 +91,7 @@ def deploy(model: Path, libs: tuple[Path, ...], name: str | None, settings: tupl
             values["laguna.state"] = intended_state
         options = PrepareOptions(libs=libs, settings=values, set_keys=frozenset(given),
                                  name=name, inputs=inputs_file,
-                                 cloud=cloud, catalog=store)
+                                 cloud=cloud, inventory=inventory, catalog=store)
         if as_json:
             result = service.deploy(model, options, dry_run=dry_run)
         else:

@@ -14,6 +14,8 @@ import click
 from laguna.cli.progress import progress_view
 from laguna.cli.sources import catalog_sources, db_url_option
 from laguna.cli.workdirs import (
+    cloud_options,
+    cloud_request,
     emit_result,
     fail,
     json_option,
@@ -26,6 +28,7 @@ from laguna.deploy.errors import Rejected
 from laguna.deploy.inputs import InputsFileError, read_inputs_file
 from laguna.deploy.service import Service
 from laguna.frontends.assembly.errors import INVALID_PROPERTY_VALUE
+from laguna.hosts.choice import CloudRequest
 
 VERBS = ("upgrade", "change-state", "scale-out", "scale-in", "heal", "delete")
 #: the argument each verb takes, by the name the front end reads
@@ -45,23 +48,26 @@ ARGUMENT = {"change-state": "state", "scale-out": "component", "scale-in": "comp
               help="upgrade: a YAML (or JSON) map of property values.")
 @click.option("-l", "--lib", "libs", multiple=True, type=click.Path(path_type=Path),
               help="A catalog folder of descriptors and resource packages; repeatable.")
+@cloud_options()
 @db_url_option
 @json_option
 @workdir_option
 def intent(name: str, verb: str, target: str | None, descriptor: Path | None,
            inputs: tuple[str, ...], inputs_file: Path | None, libs: tuple[Path, ...],
-           db_url: str | None, as_json: bool) -> None:
+           cloud: str | None, inventory: Path | None, db_url: str | None,
+           as_json: bool) -> None:
     """Run intent VERB on assembly NAME (TARGET: a state, a cluster component or an
     instance name, as the verb needs). Descriptors come from the -l folders, then
     the packages the environment keeps, then the catalog store."""
     with catalog_sources(db_url) as stores:
         _run(make_service(stores[0] if stores else None), name, verb, target, descriptor,
-             inputs, inputs_file, libs, as_json)
+             inputs, inputs_file, libs, as_json, cloud_request(cloud, inventory))
 
 
 def _run(service: Service, name: str, verb: str, target: str | None,
          descriptor: Path | None, inputs: tuple[str, ...], inputs_file: Path | None,
-         libs: tuple[Path, ...], as_json: bool) -> None:
+         libs: tuple[Path, ...], as_json: bool,
+         cloud: CloudRequest | None = None) -> None:
     arguments = {f"input.{k}": v for k, v in key_values(inputs, "--input").items()}
     if inputs_file is not None:
         # read here as deploy reads it (a YAML or JSON map); the run takes it as JSON
@@ -78,10 +84,10 @@ def _run(service: Service, name: str, verb: str, target: str | None,
             raise click.UsageError(f"intent {verb} needs a {ARGUMENT[verb]}")
         arguments[ARGUMENT[verb]] = target
     if as_json:
-        result = service.undeploy(name) if verb == "delete" else \
-            service.action(name, name, verb, arguments)
+        result = service.undeploy(name, cloud=cloud) if verb == "delete" else \
+            service.action(name, name, verb, arguments, cloud=cloud)
     else:
         with progress_view(stdout_console(), f"{verb} {name}") as view:
-            result = service.undeploy(name, sink=view) if verb == "delete" else \
-                service.action(name, name, verb, arguments, sink=view)
+            result = service.undeploy(name, sink=view, cloud=cloud) if verb == "delete" \
+                else service.action(name, name, verb, arguments, sink=view, cloud=cloud)
     emit_result(result, as_json)

@@ -295,7 +295,7 @@ class AssemblyFrontend:
 
     def driver_for(self, context: RunContext) -> Driver:
         """The given driver, else the shell driver, placing instances whose
-        deploymentLocation is local-cloud on hosts of the run's cloud; a dry run
+        deploymentLocation is local-cloud on servers of the run's cloud; a dry run
         records the scripts it would run and runs none."""
         if self.driver is not None:
             return self.driver
@@ -304,12 +304,13 @@ class AssemblyFrontend:
             return RecordingDriver()
         from laguna.frontends.assembly.drivers import ShellDriver
         from laguna.frontends.assembly.hosts import PlacingDriver
+        from laguna.hosts.resources import Resources
         shell = DRIVERS["shell"]()
         assert isinstance(shell, ShellDriver)
 
-        def cloud() -> t.Any:
-            return context.cloud
-        return PlacingDriver(shell, cloud, context.stored.name, context.timeouts.agent)
+        def resources() -> Resources:
+            return context.resources
+        return PlacingDriver(shell, resources, context.stored.name, context.timeouts.agent)
 
 
 def _rank(state: str) -> int:

@@ -1,19 +1,19 @@
-"""Scripts of instances placed on hosts of the local cloud, through their agents.
+"""Scripts of instances placed on servers of the environment's cloud, through
+their agents (the host layer: :mod:`laguna.hosts`).
 
 An instance whose resolved ``deploymentLocation`` is ``local-cloud`` gets a
-host of its own (an ``OS::Nova::Server`` in the stack ``assembly-<NAME>`` of
-the working directory's local cloud) the first time one of its scripts runs;
-the script then travels in an execution plan to that host's agent, with the
-same variables (plus ``LAGUNA_HOST_ADDRESS``) and the same ``output__`` lines
-as on this machine. The host goes when the instance is deleted. Other
-instances run on this machine (:class:`~.drivers.ShellDriver`).
+server of its own (in the stack ``assembly-<NAME>`` of the environment's
+cloud: the local cloud unless ``--cloud`` chose another) the first time one of
+its scripts runs; the script then runs there
+(:func:`~laguna.hosts.run.run_script`), with the same variables (plus
+``LAGUNA_HOST_ADDRESS``) and the same ``output__`` lines as on this machine.
+The server goes when the instance is deleted. Other instances run on this
+machine (:class:`~.drivers.ShellDriver`).
 """
 
 from __future__ import annotations
 
-import shlex
 import typing as t
-import uuid
 
 from laguna.frontends.assembly.drivers import (
     Reply,
@@ -23,20 +23,22 @@ from laguna.frontends.assembly.drivers import (
     parse_outputs,
 )
 from laguna.frontends.assembly.errors import TransitionFailed
+from laguna.hosts.errors import HostUnavailable, ScriptError
+from laguna.hosts.resources import Resources
+from laguna.hosts.run import Machine, run_script
+from laguna.hosts.servers import ServerStack
 
 LOCATION = "local-cloud"
-TEMPLATE_VERSION = "2013-05-23"
-BODY = ("r = run()\n"
-        "return {'exitCode': r.exitCode, 'stdout': r.stdout or '', 'stderr': r.stderr or ''}")
 
 
 class PlacingDriver:
-    """The shell driver, on this machine or on a local-cloud host as the instance says."""
+    """The shell driver, on this machine or on a server of the environment's cloud
+    as the instance says."""
 
-    def __init__(self, local: ShellDriver, cloud: t.Callable[[], t.Any], assembly: str,
-                 timeout: float = 600.0) -> None:
+    def __init__(self, local: ShellDriver, resources: t.Callable[[], Resources],
+                 assembly: str, timeout: float = 600.0) -> None:
         self.local = local
-        self._cloud = cloud
+        self._resources = resources
         self.stack = f"assembly-{assembly}"
         self.timeout = timeout
 
@@ -46,64 +48,38 @@ class PlacingDriver:
     def run(self, request: Request) -> Reply:
         if request.properties.get("deploymentLocation") != LOCATION:
             return self.local.run(request)
-        host = self.host(str(request.variables["LAGUNA_INSTANCE_NAME"]))
-        if not host.agent_url or not host.agent_secret:
-            raise TransitionFailed(f"{request.variables['LAGUNA_INSTANCE_NAME']}: the agent "
-                                   f"of host {host.server_name} is not running")
-        from laguna.agent.client import AgentClient
+        instance = str(request.variables["LAGUNA_INSTANCE_NAME"])
+        servers = self._servers(instance)
+        host = servers.ensure(instance)
+        try:
+            machine = Machine(host, servers.agents(host))
+        except HostUnavailable as error:
+            raise TransitionFailed(f"{instance}: {error.message}") from None
         variables = dict(request.variables)
-        variables["LAGUNA_HOST_ADDRESS"] = host.addresses[0] if host.addresses else ""
+        variables["LAGUNA_HOST_ADDRESS"] = machine.address
         env = environment(Request(request.package, request.name, request.workdir, variables,
                                   request.properties), {})
-        exports = "".join(f"export {k}={shlex.quote(v)}\n" for k, v in sorted(env.items()))
         script = self.local.script(request.package, request.name).read_text(encoding="utf-8")
-        text = f"{exports}cd \"$LAGUNA_WORKDIR\"\n{script}"
-        plan = {"FormatVersion": "2.1.0", "Version": "1.0.0", "Name": request.name,
-                "ID": uuid.uuid4().hex, "Parameters": {}, "Body": BODY,
-                "Files": {"script": {"Name": f"{request.name}.sh", "BodyType": "Text",
-                                     "Body": text}},
-                "Scripts": {"run": {"Type": "Application", "Version": "1.0.0",
-                                    "EntryPoint": "script", "Files": [],
-                                    "Options": {"captureStdout": True, "captureStderr": True,
-                                                "verifyExitcode": False}}}}
-        with AgentClient(host.agent_url, host.agent_secret) as agent:
-            result = agent.execute(plan, self.timeout)
-        body = result.get("Body")
-        if result.get("ErrorCode") != 0 or not isinstance(body, dict):
-            return Reply(1, {}, "", f"the agent of {host.server_name} failed: {body!r}")
-        stdout = str(body.get("stdout") or "")
-        return Reply(int(body.get("exitCode", 1)), parse_outputs(stdout), stdout,
-                     str(body.get("stderr") or ""))
-
-    def host(self, instance: str) -> t.Any:
-        cloud = self._cloud()
-        if cloud is None:
-            raise TransitionFailed(f"{instance}: deploymentLocation {LOCATION} needs a cloud, "
-                                   "and none is wired in")
-        found = cloud.find_host(self.stack, instance) if self.stack in cloud.stacks() else None
-        if found is not None:
-            return found
-        template = self._template(cloud)
-        template["resources"][instance] = {"type": "OS::Nova::Server",
-                                           "properties": {"name": instance}}
-        cloud.push_stack(self.stack, template)
-        return cloud.find_host(self.stack, instance)
+        try:
+            result = run_script(machine, f"cd \"$LAGUNA_WORKDIR\"\n{script}",
+                                dict(sorted(env.items())), timeout=self.timeout,
+                                name=request.name)
+        except ScriptError as error:
+            return Reply(1, {}, "", error.message)
+        finally:
+            machine.close()
+        return Reply(result.exit_code, parse_outputs(result.stdout), result.stdout,
+                     result.stderr)
 
     def release(self, instance: str) -> None:
-        cloud = self._cloud()
-        if cloud is None or self.stack not in cloud.stacks():
+        resources = self._resources()
+        if resources.cloud is None or resources.agents is None:
             return
-        template = self._template(cloud)
-        if template["resources"].pop(instance, None) is None:
-            return
-        if template["resources"]:
-            cloud.push_stack(self.stack, template)
-        else:
-            cloud.delete_stack(self.stack)
+        ServerStack(resources.cloud, resources.agents, self.stack).release(instance)
 
-    def _template(self, cloud: t.Any) -> dict[str, t.Any]:
-        current = cloud.get_template(self.stack) if self.stack in cloud.stacks() else None
-        template = dict(current or {"heat_template_version": TEMPLATE_VERSION})
-        template["resources"] = dict(template.get("resources") or {})
-        return template
-
+    def _servers(self, instance: str) -> ServerStack:
+        resources = self._resources()
+        if resources.cloud is None or resources.agents is None:
+            raise TransitionFailed(f"{instance}: deploymentLocation {LOCATION} needs a cloud, "
+                                   "and none is wired in")
+        return ServerStack(resources.cloud, resources.agents, self.stack)

@@ -8,16 +8,17 @@ module               concept
 ``services``         DeploymentServices over a Cloud and the hosts' agents
 ``redeploy``         the difference between the stored model and a new one
 ``errors``           error kinds and messages
-``resources``        the cloud and agents of a run (local, or recording for dry runs)
 ``actions``          the actions a stored model offers (status, checking an action)
 ``frontend``         the Frontend: prepare, deploy, action, undeploy, actions
 ``static_actions``   static actions called by class name (the API's ``POST /v1/actions``)
 ===================  ==============================================================
+
+The cloud and agents of a run come from the host layer
+(:func:`laguna.hosts.factory.host_resources`), as they do for every front end.
 """
 
 from __future__ import annotations
 
 from laguna.frontends.muranopl.frontend import LANGUAGE, MuranoPlFrontend
-from laguna.frontends.muranopl.resources import muranopl_resources
 
-__all__ = ["LANGUAGE", "MuranoPlFrontend", "muranopl_resources"]
+__all__ = ["LANGUAGE", "MuranoPlFrontend"]

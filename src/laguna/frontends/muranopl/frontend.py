@@ -41,6 +41,9 @@ from laguna.lang.types import PropertyUsage, TypeRef
 from laguna.packages.package import load_package
 from laguna.packages.source import PackageSource
 
+if t.TYPE_CHECKING:
+    from laguna.cloud.base import Host
+
 LANGUAGE = "muranopl"
 APPLICATION_CLASS = "io.murano.Application"
 
@@ -245,9 +248,8 @@ class Run:
         self.context = context
         self.registry = registry
         self.plan: list[dict[str, t.Any]] | None = [] if context.dry_run else None
-        agents = context.agents if callable(context.agents) else _no_agents
         self.services = CloudServices(
-            context.cloud, agents, context.reporter, context.stored.environment_id,
+            context.cloud, context.agents or _no_agents, context.reporter, context.stored.environment_id,
             context.stored.name, agent_timeout=context.timeouts.agent, plan=self.plan,
             components=context.stored.components, name_of=self._name_of_id)
         self.executor = executor if executor is not None else Executor(registry)
@@ -298,7 +300,7 @@ class Run:
         self.executor.finalize(None)
         error = None
         try:
-            cloud: t.Any = self.context.cloud
+            cloud = self.context.cloud
             for stack in list(cloud.stacks()) if cloud is not None else []:
                 if any(stack == f"murano-{i}" or stack.startswith(f"murano-{i}-")
                        for i in identities):
@@ -514,6 +516,6 @@ def _plain(value: t.Any) -> t.Any:
     return str(value)
 
 
-def _no_agents(host: t.Any) -> t.Any:
+def _no_agents(host: Host) -> t.NoReturn:
     from laguna.frontends.muranopl.services import AgentUnavailable
     raise AgentUnavailable("this run has no agents")

@@ -5,9 +5,10 @@ a :class:`laguna.cloud.Cloud` and the hosts' agents.
   becomes :class:`CloudFailure` (a MuranoPL exception a class may catch);
 - a plan for host key ``e<environment>-h<instance>`` goes to the agent of the
   server whose user data carries that key (LinuxMuranoInstance writes it into
-  the agent configuration), through ``agents(host)`` (an ``AgentTransport``:
-  :class:`~laguna.agent.AgentClient` on the local cloud, a recording agent in
-  dry runs); no answer in time becomes :class:`AgentTimeoutError`;
+  the agent configuration), through the run's agent factory (the host layer's
+  :data:`~laguna.hosts.resources.AgentFactory`: an
+  :class:`~laguna.agent.AgentClient` on a real cloud, a recording agent in dry
+  runs); no answer in time becomes :class:`AgentTimeoutError`;
 - reports go to the deployment's reporter; tracked servers and applications
   become components;
 - with ``plan`` (dry runs) each template pushed and each plan sent is
@@ -26,6 +27,8 @@ from laguna.cloud.stacks import copy_data, share_copy
 from laguna.corelib.services import RecordingServices
 from laguna.deploy.context import Reporter
 from laguna.deploy.result import Component
+from laguna.hosts.errors import HostUnavailable
+from laguna.hosts.resources import AgentFactory
 from laguna.lang.errors import DslError
 
 #: bound on a plan's wait when the MuranoPL code gives none (the original's 3600 s is long)
@@ -66,7 +69,7 @@ class AgentUnavailable(DslError):
 class CloudServices:
     """DeploymentServices of one run over ``cloud`` and ``agents``."""
 
-    def __init__(self, cloud: t.Any, agents: t.Callable[[t.Any], t.Any], reporter: Reporter,
+    def __init__(self, cloud: t.Any, agents: AgentFactory, reporter: Reporter,
                  environment_id: str, environment_name: str, *,
                  agent_timeout: float = DEFAULT_AGENT_TIMEOUT,
                  plan: list[dict[str, t.Any]] | None = None,
@@ -198,7 +201,10 @@ class CloudServices:
             with self._transports_lock:     # applications deploy in several threads
                 transport = self._transports.get(key)
                 if transport is None:
-                    transport = self._transports[key] = self.agents(host)
+                    try:
+                        transport = self._transports[key] = self.agents(host)
+                    except HostUnavailable as error:
+                        raise AgentUnavailable(error.message) from None
         return transport
 
     def close(self) -> None:

@@ -40,6 +40,7 @@ from laguna.frontends.tosca.runtime import DeployFailed, LocalExecutor, Runtime,
 from laguna.frontends.tosca.topology import load_topology
 from laguna.frontends.tosca.types import is_function
 from laguna.frontends.tosca.workflows import WORKFLOW_OBJECT, WorkflowRun
+from laguna.hosts.choice import HERE, KINDS
 
 LANGUAGE = "tosca"
 
@@ -163,9 +164,9 @@ class ToscaFrontend:
         topology, problems = load_topology(path, inputs, fetcher=fetcher, confined=confined)
         if problems or topology is None:
             raise rejection(problems, None if confined else _shown_under(path))
-        if options.cloud not in (None, "here", "local"):
+        if options.cloud not in (None, HERE, *KINDS):
             raise Rejected(INVALID_TEMPLATE, f"--cloud {options.cloud}: expected here (this "
-                           "machine) or local (the local cloud)")
+                           f"machine) or a cloud ({', '.join(KINDS)})")
         model = {"tosca": {"source": str(path.resolve()), "inputs": _json(topology.inputs),
                            "topology": topology.summary(),
                            "cloud": options.cloud or "here"}}
@@ -186,8 +187,12 @@ class ToscaFrontend:
         prepared = t.cast(Prepared, blueprint.payload)
         topology = prepared.topology
         home = _home(context)
+        # a redeploy without --cloud runs where the environment was deployed
+        cloud = prepared.cloud or _stored_cloud(context.stored)
+        model = dict(blueprint.model)
+        model["tosca"] = {**model["tosca"], "cloud": cloud or HERE}
         if context.dry_run:
-            return Outcome(ok=True, model=blueprint.model, plan=plan(topology, prepared.cloud),
+            return Outcome(ok=True, model=model, plan=plan(topology, cloud),
                            components={name: Component(node.type, name, "initial",
                                                        {"instances": node.instances})
                                        for name, node in topology.nodes.items()})
@@ -202,7 +207,7 @@ class ToscaFrontend:
             if reloaded is None:
                 raise rejection(problems)
             topology = reloaded
-        machines = _machines(context) if prepared.cloud == "local" else None
+        machines = _machines(context) if on_cloud(cloud) else None
         runtime = Runtime(topology, _workdir(context), home / "logs", context.reporter,
                           timeout=context.timeouts.agent, machines=machines,
                           settings=prepared.settings)
@@ -213,7 +218,6 @@ class ToscaFrontend:
         except DeployFailed as failure:
             error = ErrorInfo(OPERATION_FAILED, failure.message, failure.details)
             context.reporter.report("error", failure.message, failure.details.get("node"))
-        model = dict(blueprint.model)
         model["tosca"] = {**model["tosca"], "instances": kept_instances(runtime),
                           "order": undeploy_order(topology),
                           "stack": machines.stack if machines is not None else None}
@@ -316,7 +320,7 @@ class ToscaFrontend:
         instances: dict[str, t.Any] = stored.get("instances") or {}
         order: list[str] = stored.get("order") or list(instances)
         workdir = _workdir(context)
-        machines = _machines(context) if stored.get("stack") or stored.get("cloud") == "local" \
+        machines = _machines(context) if stored.get("stack") or on_cloud(stored.get("cloud")) \
             else None
         local = LocalExecutor(workdir, _environ())
         failed: list[str] = []
@@ -394,23 +398,22 @@ def instances_type(instances: t.Mapping[str, t.Any], node: str) -> str:
 
 def plan(topology: Topology, cloud: str | None = None) -> list[dict[str, t.Any]]:
     """What a deploy would run: first each Compute instance that becomes a machine
-    (this machine, or a host of the local cloud with ``cloud="local"``), then each
-    operation with its node, inputs, the order constraints that apply to it and,
-    per instance, the host it runs on."""
-    on_cloud = cloud == "local"
+    (this machine, or a server of the cloud ``cloud``: ``local``, ``containers``,
+    ``ssh``), then each operation with its node, inputs, the order constraints
+    that apply to it and, per instance, the host it runs on."""
+    cloudy = on_cloud(cloud)
     steps: list[dict[str, t.Any]] = []
     for name, node in topology.nodes.items():
         if is_machine(node):
-            for placement in placements(topology, node, on_cloud):
+            for placement in placements(topology, node, cloudy):
                 steps.append({"kind": "host", "node": name, "instance": placement.instance,
-                              "host": placement.host, "cloud": "local" if on_cloud
-                              else "here"})
+                              "host": placement.host, "cloud": cloud if cloudy else HERE})
     for name, node in topology.nodes.items():
         after = [f"{host} started (HostedOn)" for host in node.hosts] + \
             [f"{r.target} started (RequiresRunning, {blocking.hold_text(r.properties)})"
              for r in node.requirements if r.requires_running]
         waits = sorted({_ref(v) for op in _all_ops(node) for v in _attribute_refs(op.inputs)})
-        runs_on = [p.to_json() for p in placements(topology, node, on_cloud)]
+        runs_on = [p.to_json() for p in placements(topology, node, cloudy)]
         for interface, operation in (("Standard", "create"), ("Standard", "configure"),
                                      ("Standard", "start"), ("CheckRunning", "check_running")):
             op = node.interfaces.get(interface, {}).get(operation)
@@ -514,11 +517,25 @@ def components(runtime: Runtime) -> dict[str, Component]:
     return result
 
 
+def on_cloud(cloud: object) -> bool:
+    """Whether ``--cloud`` (as given, or kept in the model) puts Compute instances on
+    servers of a cloud rather than on this machine."""
+    return cloud in KINDS
+
+
+def _stored_cloud(stored: StoredState) -> str | None:
+    """Where the environment's Compute instances were deployed (None: nowhere yet)."""
+    cloud = ((stored.model or {}).get("tosca") or {}).get("cloud")
+    return str(cloud) if cloud is not None else None
+
+
 def _machines(context: RunContext) -> CloudMachines:
-    """The local cloud's hosts for Compute instances (``--cloud local``)."""
+    """The servers of the environment's cloud for Compute instances (``--cloud local``,
+    ``containers``, ``ssh``)."""
     if context.resources.cloud is None or context.resources.agents is None:
-        raise Rejected("cloud_error", "--cloud local: no cloud is wired in here")
-    return CloudMachines(context.resources.cloud, t.cast(t.Any, context.resources.agents),
+        raise Rejected("cloud_error", f"--cloud {context.resources.kind or 'local'}: no "
+                       "cloud is wired in here")
+    return CloudMachines(context.resources.cloud, context.resources.agents,
                          f"tosca-{context.stored.environment_id[:12]}")
 
 

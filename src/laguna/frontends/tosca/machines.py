@@ -1,12 +1,14 @@
 """Where operations run: this machine (the default, AMP's localhost location), or
-with ``--cloud local`` the local cloud's hosts, one per Compute instance, each
-reached through its agent.
+with ``--cloud local`` (``containers``, ``ssh``) the servers of the
+environment's cloud, one per Compute instance, each reached through its agent
+(the host layer: :mod:`laguna.hosts`).
 
-On a host, an operation is a v2 execution plan: the primary and its
-dependencies travel as files beside each other, and a small wrapper runs
-``sh <primary>`` in the host's directory with the inputs exported, then
-hands back the environment before and after (the exported variables are the
-difference) and the script's output.
+On a host, an operation is a script of the host layer
+(:func:`~laguna.hosts.run.run_script`): the primary and its dependencies travel
+as files beside each other, and a small wrapper runs ``sh <primary>`` in the
+host's directory with the inputs exported, then hands back the environment
+before and after (the exported variables are the difference) and the
+script's output.
 """
 
 from __future__ import annotations
@@ -14,11 +16,16 @@ from __future__ import annotations
 import base64
 import shlex
 import typing as t
-import uuid
 from pathlib import Path
 
 from laguna.frontends.tosca import functions
 from laguna.frontends.tosca.placement import host_name
+from laguna.hosts.run import Machine, exports, run_script
+from laguna.hosts.servers import ServerStack
+
+if t.TYPE_CHECKING:
+    from laguna.cloud.base import Cloud
+    from laguna.hosts.resources import AgentFactory
 
 Started = t.Callable[[int], None]
 #: what an operation gives back: exit code and the variables it exported
@@ -28,8 +35,7 @@ _WRAPPER = """\
 dir="$(pwd)"
 cd "$HOME"
 {deliveries}
-{exports}
-env -0 > "$dir/.before"
+{exports}env -0 > "$dir/.before"
 LAGUNA_OUTPUTS="$dir/.after" sh -c 'trap "env -0 > \\"\\$LAGUNA_OUTPUTS\\"" EXIT; . "$0"' \
 "$dir/{primary}" > "$dir/.log" 2>&1
 rc=$?
@@ -55,10 +61,11 @@ class Executor(t.Protocol):
 
 
 class AgentExecutor:
-    """Runs operations on one host of the local cloud, through its agent."""
+    """Runs operations on one host of the environment's cloud, through its agent
+    (the host layer's :func:`~laguna.hosts.run.run_script`)."""
 
-    def __init__(self, agent: t.Any, host_name: str, root: Path | None = None) -> None:
-        self.agent = agent
+    def __init__(self, machine: Machine, host_name: str, root: Path | None = None) -> None:
+        self.machine = machine
         self.host_name = host_name
         #: the host's directory (its HOME), None when it is not on this machine
         self.root = root
@@ -75,41 +82,27 @@ class AgentExecutor:
     def run(self, primary: Path, dependencies: t.Sequence[Path],
             inputs: t.Mapping[str, t.Any], log: Path, timeout: float,
             started: Started | None = None, artifacts: t.Sequence[Delivery] = ()) -> Ran:
-        from laguna.agent.reading import result_value
-        exports = "\n".join(f"export {key}={shlex.quote(functions.text(value))}"
-                            for key, value in inputs.items() if key.isidentifier())
         # the artifacts travel with the plan and are copied where the node expects them
         # before the script runs; a copy that fails fails the operation (exit 97)
         deliveries = "\n".join(
             f"mkdir -p \"$(dirname {shlex.quote(dest)})\" && "
             f"cp \"$dir/{_carried(number, source)}\" {shlex.quote(dest)} || exit 97"
             for number, (source, dest) in enumerate(artifacts))
-        files: dict[str, t.Any] = {
-            "wrapper": {"Name": "laguna-tosca-op.sh", "BodyType": "Text",
-                        "Body": _WRAPPER.format(exports=exports, primary=primary.name,
-                                                deliveries=deliveries)}}
-        for number, path in enumerate([primary, *dependencies]):
-            files[f"f{number}"] = {"Name": path.name, "BodyType": "Base64",
-                                   "Body": base64.b64encode(path.read_bytes()).decode()}
+        files = {path.name: path.read_bytes() for path in [primary, *dependencies]}
         for number, (source, _) in enumerate(artifacts):
-            files[f"a{number}"] = {"Name": _carried(number, source), "BodyType": "Base64",
-                                   "Body": base64.b64encode(source.read_bytes()).decode()}
-        plan = {"FormatVersion": "2.1.0", "Version": "1.0.0", "Name": f"tosca {primary.name}",
-                "ID": uuid.uuid4().hex, "Parameters": {}, "Body": "return op()",
-                "Files": files,
-                "Scripts": {"op": {"Type": "Application", "Version": "1.0.0",
-                                   "EntryPoint": "wrapper",
-                                   "Files": [k for k in files if k != "wrapper"],
-                                   "Options": {"captureStdout": True, "captureStderr": True,
-                                               "verifyExitcode": False}}}}
-        value = result_value(self.agent.execute(plan, timeout)) or {}
-        lines = (value.get("stdout") or "").splitlines()
+            files[_carried(number, source)] = source.read_bytes()
+        # the inputs exported in the host's directory, after the wrapper went there
+        env = exports({key: functions.text(value) for key, value in inputs.items()})
+        result = run_script(self.machine, _WRAPPER.format(primary=primary.name,
+                                                          deliveries=deliveries, exports=env),
+                            files=files, timeout=timeout, name=f"tosca {primary.name}")
+        lines = result.stdout.splitlines()
         decoded = [base64.b64decode(line) if line else b"" for line in (lines + ["", "", ""])[:3]]
         before, after, output = decoded
         log.parent.mkdir(parents=True, exist_ok=True)
         with log.open("ab") as sink:
             sink.write(output)
-        return int(value.get("exitCode") or 0), _difference(before, after)
+        return result.exit_code, _difference(before, after)
 
 
 def _carried(number: int, source: Path) -> str:
@@ -132,11 +125,10 @@ def _difference(before: bytes, after: bytes) -> dict[str, str]:
 
 
 class CloudMachines:
-    """Compute instances as hosts of one stack of the local cloud."""
+    """Compute instances as servers of one stack of the environment's cloud."""
 
-    def __init__(self, cloud: t.Any, agents: t.Callable[[t.Any], t.Any], stack: str) -> None:
-        self.cloud = cloud
-        self.agents = agents
+    def __init__(self, cloud: Cloud, agents: AgentFactory, stack: str) -> None:
+        self.servers = ServerStack(cloud, agents, stack)
         self.stack = stack
         self._executors: dict[str, AgentExecutor] = {}
 
@@ -145,16 +137,8 @@ class CloudMachines:
 
     def provision(self, instance_ids: t.Sequence[str]) -> dict[str, list[str]]:
         """One server per Compute instance (one push); each instance's addresses."""
-        template = {"heat_template_version": "2015-10-15", "resources": {
-            self.resource(i): {"type": "OS::Nova::Server",
-                               "properties": {"name": self.resource(i)}}
-            for i in instance_ids}}
-        self.cloud.push_stack(self.stack, template)
-        addresses: dict[str, list[str]] = {}
-        for instance_id in instance_ids:
-            host = self.cloud.find_host(self.stack, self.resource(instance_id))
-            addresses[instance_id] = list(host.addresses)
-        return addresses
+        hosts = self.servers.provision([self.resource(i) for i in instance_ids])
+        return {i: list(hosts[self.resource(i)].addresses) for i in instance_ids}
 
     def executor(self, instance_id: str) -> AgentExecutor:
         return self.host_executor(self.resource(instance_id))
@@ -162,11 +146,9 @@ class CloudMachines:
     def host_executor(self, name: str) -> AgentExecutor:
         """The executor of the host called ``name`` (a resource of the stack)."""
         if name not in self._executors:
-            host = self.cloud.find_host(self.stack, name)
-            if host is None:
-                raise LookupError(f"no host {name} in stack {self.stack}")
-            self._executors[name] = AgentExecutor(self.agents(host), name, host.root)
+            machine = self.servers.machine(name)
+            self._executors[name] = AgentExecutor(machine, name, machine.host.root)
         return self._executors[name]
 
     def delete(self) -> None:
-        self.cloud.delete_stack(self.stack)
+        self.servers.delete()

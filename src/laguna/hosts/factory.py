@@ -1,0 +1,77 @@
+"""The resources of an operation, for every front end: the environment's cloud
+(the local one unless another was chosen: :mod:`.choice`) and its agents.
+
+Each cloud's driver is imported when it is first used: ``local``
+(:mod:`laguna.cloud.local`, through :func:`laguna.cloud.factory.local_cloud`,
+with the isolation its state keeps), ``containers``
+(``laguna.cloud.containers.open_cloud(state_dir)``) and ``ssh``
+(``laguna.cloud.ssh.open_cloud(state_dir, inventory)``). A driver that is not
+installed is a CloudUnavailable naming the kind. A dry run gets a recording
+cloud and recording agents, which start and keep nothing.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import importlib
+from pathlib import Path
+
+from laguna.cloud.base import Cloud
+from laguna.hosts.choice import (KINDS, CloudRequest, TrackedCloud, choose, keep_choice,
+                                 kept_choice)
+from laguna.hosts.errors import CloudUnavailable
+from laguna.hosts.resources import Resources, agent_client, recording_agent
+
+#: the module of each cloud driver but the local one, which has its own factory
+DRIVERS = {"containers": "laguna.cloud.containers", "ssh": "laguna.cloud.ssh"}
+
+
+def open_cloud(kind: str, state_dir: Path, inventory: Path | None = None) -> Cloud:
+    """The cloud of ``kind`` whose state lives in ``state_dir`` (each driver keeps
+    its files in a folder of its own there)."""
+    if kind == "local":
+        from laguna.cloud.factory import local_cloud
+        return local_cloud(state_dir)
+    module_name = DRIVERS.get(kind)
+    if module_name is None:
+        raise CloudUnavailable(f"unknown cloud {kind!r}: expected one of {', '.join(KINDS)}")
+    try:
+        module = importlib.import_module(module_name)
+    except ModuleNotFoundError as error:
+        if error.name is not None and module_name.startswith(error.name):
+            raise CloudUnavailable(f"the {kind} cloud is not available here: its driver "
+                                   f"{module_name} is not installed") from None
+        raise CloudUnavailable(f"the {kind} cloud cannot be loaded: {error}") from error
+    opener = getattr(module, "open_cloud", None)
+    if opener is None:
+        raise CloudUnavailable(f"the {kind} cloud's driver {module_name} has no open_cloud")
+    cloud: Cloud = opener(state_dir, inventory) if kind == "ssh" else opener(state_dir)
+    return cloud
+
+
+def open_resources(kind: str, state_dir: Path, *, inventory: Path | None = None,
+                   dry_run: bool = False) -> Resources:
+    """The cloud of ``kind`` and an agent client per host; for a dry run, a
+    recording cloud and recording agents."""
+    if dry_run:
+        from laguna.cloud.recording import RecordingCloud
+        return Resources(RecordingCloud(), recording_agent, "recording")
+    return Resources(open_cloud(kind, state_dir, inventory), agent_client, kind)
+
+
+def host_resources(state_dir: Path, environment_id: str, dry_run: bool,
+                   cloud: CloudRequest | None = None) -> Resources:
+    """The deployment layer's ResourcesFactory: the environment's cloud as kept
+    under ``state_dir``, changed by ``cloud`` (a deploy's ``--cloud``), its
+    stacks recorded as they come and go; a dry run checks the request and
+    records."""
+    choice = choose(state_dir, environment_id, cloud, keep=False)
+    resources = open_resources(choice.kind, state_dir, inventory=choice.inventory,
+                               dry_run=dry_run)
+    if dry_run or resources.cloud is None:
+        return resources
+    # kept once its driver opened: a kind that cannot open is not remembered
+    if kept_choice(state_dir, environment_id) != choice:
+        keep_choice(state_dir, environment_id, choice)
+    return dataclasses.replace(
+        resources, cloud=TrackedCloud(resources.cloud, state_dir, environment_id, choice))
