@@ -360,16 +360,38 @@ def test_a_container_signals_a_wait_condition_handle_on_its_gateway(
 
 
 @needs_podman
-def test_an_unknown_image_is_a_clear_error_listing_the_map(
-        cloud: ContainerCloud, tmp_path: Path) -> None:
+def test_an_unknown_image_runs_on_the_default_one_and_says_so(tmp_path: Path) -> None:
+    said: list[str] = []
+    cloud = ContainerCloud(tmp_path / ".laguna" / "cloud", progress=said.append)
+    try:
+        (vm,) = cloud.push_stack("env-1", template(vm=server("vm", image="ubuntu"))).hosts
+        assert run(vm, "cat /etc/debian_version").startswith("12")
+        assert ("image 'ubuntu' of host vm is not in the image map: it runs on debian-12 "
+                "(localhost/laguna/debian:12); `laguna image alias ubuntu REFERENCE` chooses "
+                "another") in said
+    finally:
+        cloud.delete_stack("env-1")
+    assert labelled(cloud) == NOTHING
+
+
+def test_an_unknown_image_is_a_clear_error_listing_the_map_when_refused(
+        tmp_path: Path) -> None:
+    folder = tmp_path / ".laguna" / "cloud"
+    (folder / "containers").mkdir(parents=True)
+    (folder / "containers" / "settings.json").write_text('{"unknown_images": "refuse"}')
+    cloud = ContainerCloud(folder)
     ImageMap(tmp_path / ".laguna" / "images.json").alias("web", "debian-12")
     with pytest.raises(ImageError) as info:
         cloud.push_stack("env-1", template(vm=server("vm", image="ubuntu-14.04")))
     message = str(info.value)
     assert "unknown image 'ubuntu-14.04'" in message
     assert "debian-12 -> localhost/laguna/debian:12" in message and "web -> debian-12" in message
-    (vm,) = cloud.push_stack("env-1", template(vm=server("vm", image="web"))).hosts
-    assert run(vm, "cat /etc/debian_version").startswith("12")
+    try:
+        (vm,) = cloud.push_stack("env-1", template(vm=server("vm", image="web"))).hosts
+        assert run(vm, "cat /etc/debian_version").startswith("12")
+    finally:
+        cloud.delete_stack("env-1")
+    assert labelled(cloud) == NOTHING
 
 
 def group(*ports: int) -> dict[str, t.Any]:

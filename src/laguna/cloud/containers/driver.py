@@ -251,6 +251,13 @@ class ContainerCloud(StoredCloud["_Realm"]):
         """The image map's entry for a server's ``image`` (ImageError if none)."""
         name = record.properties.get("image")
         try:
+            if name and self.settings.unknown_images == "default" \
+                    and str(name) not in self.images.entries():
+                chosen = self.images.resolve(None)
+                self.progress(f"image {name!r} of host {record.name} is not in the image map: "
+                              f"it runs on {chosen[0]} ({chosen[1]}); `laguna image alias "
+                              f"{name} REFERENCE` chooses another")
+                return chosen
             return self.images.resolve(str(name) if name else None)
         except image_map.ImageError as error:
             raise image_map.ImageError(str(error), resource=record.name,

@@ -18,6 +18,9 @@ from laguna.cloud.errors import CloudError
 SETTINGS_FILE = "settings.json"
 
 
+UNKNOWN_IMAGES = ("default", "refuse")
+
+
 @dataclasses.dataclass(frozen=True)
 class ContainerSettings:
     #: the podman program
@@ -44,6 +47,12 @@ class ContainerSettings:
     ready_timeout: float = 60.0
     #: seconds a podman command may take (builds excepted)
     command_timeout: float = 120.0
+    #: a server whose ``image`` the image map does not name: ``default`` runs it
+    #: on the map's default image (said in the progress), ``refuse`` fails the
+    #: push before anything starts. Templates written for a cloud name that
+    #: cloud's images (``ubuntu``, ``debian-8-m-agent``): by default they run as
+    #: they are, on an image with python3
+    unknown_images: str = "default"
 
     @classmethod
     def load(cls, directory: Path) -> ContainerSettings:
@@ -74,5 +83,8 @@ class ContainerSettings:
                 value = float(value)
             elif not isinstance(value, str):
                 raise CloudError(f"{path}: {name} must be a string")
+            if name == "unknown_images" and value not in UNKNOWN_IMAGES:
+                raise CloudError(f"{path}: unknown_images must be one of "
+                                 f"{', '.join(UNKNOWN_IMAGES)}, not {value!r}")
             values[name] = value
         return cls(**values)
