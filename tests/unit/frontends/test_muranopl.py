@@ -434,3 +434,32 @@ def test_a_dry_run_meets_wait_conditions_at_once(tmp_path: Path) -> None:
     assert result.status == "ok", result.error
     assert result.outputs["App.signalUrl"].startswith("http://signals.dry-run.invalid/signal/")
     assert result.outputs["App.received"] == '{"1": null}'
+
+
+# -- what murano-apps on real hosts showed: messages a user can read -------------------
+
+
+def test_a_failed_plan_named_by_its_whole_script_shows_its_first_line() -> None:
+    from laguna.corelib.agent import AgentException
+    from laguna.frontends.muranopl.errors import kind_and_message
+    script = "#!/bin/bash\n#  Licensed under the Apache License\nsudo apt-get -y install x\n"
+    error = AgentException({"message": "Script runCommand returned error code"}, "q1",
+                           "Execute " + script)
+    kind, message, details = kind_and_message(error, {"q1": "host0002"})
+    assert (kind, message) == ("script_failed", "the agent reported a failure on host0002 "
+                               "(plan 'Execute #!/bin/bash…'): Script runCommand returned "
+                               "error code")
+    error = AgentException({"message": "failed"}, "q1", None)
+    assert kind_and_message(error, {"q1": "host0002"})[1] == (
+        "the agent reported a failure on host0002: failed")
+
+
+def test_a_class_load_error_is_located_once_without_its_code_in_the_message() -> None:
+    from laguna.frontends.muranopl.errors import kind_and_message
+    from laguna.lang.errors import ClassLoadError
+    from laguna.source import Span
+    error = ClassLoadError("class a.B is declared in the manifest but Classes/B.yaml does "
+                           "not define it", Span("Classes/B.yaml", 1, 1), code="LAG-E0241")
+    kind, message, _ = kind_and_message(error)
+    assert (kind, message) == ("model_invalid", "Classes/B.yaml:1:1: class a.B is declared "
+                               "in the manifest but Classes/B.yaml does not define it")

@@ -68,6 +68,18 @@ def problems_of(error: BaseException, base: str | None = None) -> list[Diagnosti
     return [p.under(base) for p in found.as_problems() if p.span is not None]
 
 
+#: how much of a plan's name an error shows (Linux.runCommand names its plan
+#: "Execute " and the whole script)
+PLAN_NAME_SHOWN = 60
+
+
+def _short(name: str) -> str:
+    first = name.splitlines()[0] if name else name
+    if len(first) > PLAN_NAME_SHOWN or first != name:
+        return first[:PLAN_NAME_SHOWN].rstrip() + "…"
+    return first
+
+
 def kind_and_message(error: BaseException, agent_hosts: t.Mapping[str, str] | None = None
                      ) -> tuple[str, str, dict[str, t.Any]]:
     """``(kind, message, details)`` for an error raised while loading or running;
@@ -105,7 +117,9 @@ def kind_and_message(error: BaseException, agent_hosts: t.Mapping[str, str] | No
         found = problems_of(load)
         if found:
             details["problems"] = [p.to_json() for p in found]
-        return kinds.MODEL_INVALID, str(load), details
+        # the error's place and message: the rendering adds the code once
+        located = f"{load.span}: " if load.span is not None else ""
+        return kinds.MODEL_INVALID, located + load.message, details
     if isinstance(error, MuranoPlError):
         name = error.names[0] if len(error.names) == 1 else ", ".join(error.names)
         return kinds.MURANOPL_ERROR, f"{name}: {error.message}", details
@@ -120,7 +134,8 @@ def _script_failure(agent: AgentException, agent_hosts: t.Mapping[str, str],
     where = ""
     host = agent_hosts.get(agent.agent) if agent.agent is not None else None
     if host is not None:
-        where = f" on {host} (plan {agent.plan_name!r})"
+        plan = f" (plan {_short(agent.plan_name)!r})" if agent.plan_name else ""
+        where = f" on {host}{plan}"
         details["host"] = host
     text = str(info.get("message") or agent)
     if output:
