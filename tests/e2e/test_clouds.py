@@ -161,6 +161,13 @@ def test_the_web_server_deploys_answers_an_action_and_undeploys(target: Target) 
     assert (code, result["status"], result["state"]) == (0, "ok", "ready"), result["error"]
     url = result["outputs"]["web.url"]
     assert "Hello from laguna" in wait_for_page(url, "Hello from laguna")
+    if target.kind == "containers":
+        # the cloud's own steps are the run's progress, like every other step
+        said = [r["text"] for r in result["reports"]]
+        assert any(text.startswith("starting container of host web-1") for text in said), said
+        assert ("image 'ubuntu' of host web-1 is not in the image map: it runs on debian-12 "
+                "(localhost/laguna/debian:12); `laguna image alias ubuntu REFERENCE` chooses "
+                "another") in said
     code, result = laguna(target.workdir, "action", "web", WEB_ID, "setMessage",
                           "--arg", "message=Set on the " + target.kind + " cloud")
     assert (code, result["status"]) == (0, "ok"), result["error"]

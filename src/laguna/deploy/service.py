@@ -19,6 +19,7 @@ A dry run does step 1 and 3 only, against recording resources, and writes nothin
 from __future__ import annotations
 
 import dataclasses
+import inspect
 import datetime
 import json
 import logging
@@ -589,10 +590,15 @@ class Service:
 
     def _context(self, stored: StoredState, reporter: MemoryReporter, state_dir: Path,
                  dry_run: bool, cloud: CloudRequest | None = None) -> RunContext:
-        # the request only when there is one: factories of one cloud take none
+        # the request only when there is one: factories of one cloud take none;
+        # the run's progress only to factories that take it (the host layer's)
+        extra: dict[str, t.Any] = {}
+        if _takes_progress(self.resources):
+            extra["progress"] = lambda text: reporter.report("info", text)
         resources: Resources = (
-            self.resources(state_dir, stored.environment_id, dry_run) if cloud is None
-            else self.resources(state_dir, stored.environment_id, dry_run, cloud))
+            self.resources(state_dir, stored.environment_id, dry_run, **extra)
+            if cloud is None
+            else self.resources(state_dir, stored.environment_id, dry_run, cloud, **extra))
         return RunContext(stored=stored, reporter=reporter, resources=resources,
                           state_dir=state_dir, dry_run=dry_run, timeouts=self.timeouts,
                           catalog=self.catalog)
@@ -733,3 +739,12 @@ def _environment_view(record: EnvironmentRecord) -> EnvironmentView:
         id=record.id, name=record.name, project=record.project_id, language=record.language,
         state=record.status, version=record.version, created=record.created,
         updated=record.updated, acquired_by=record.acquired_by)
+
+
+def _takes_progress(factory: ResourcesFactory) -> bool:
+    """Whether a resources factory takes ``progress=`` (the host layer's does;
+    a test's factory of one cloud need not)."""
+    try:
+        return "progress" in inspect.signature(factory).parameters
+    except (TypeError, ValueError):
+        return False

@@ -20,15 +20,17 @@ from laguna.cloud.base import Cloud
 from laguna.hosts.choice import (KINDS, CloudRequest, TrackedCloud, choose, keep_choice,
                                  kept_choice)
 from laguna.hosts.errors import CloudUnavailable
-from laguna.hosts.resources import Resources, agent_client, recording_agent
+from laguna.hosts.resources import Progress, Resources, agent_client, recording_agent
 
 #: the module of each cloud driver but the local one, which has its own factory
 DRIVERS = {"containers": "laguna.cloud.containers", "ssh": "laguna.cloud.ssh"}
 
 
-def open_cloud(kind: str, state_dir: Path, inventory: Path | None = None) -> Cloud:
+def open_cloud(kind: str, state_dir: Path, inventory: Path | None = None,
+               progress: Progress | None = None) -> Cloud:
     """The cloud of ``kind`` whose state lives in ``state_dir`` (each driver keeps
-    its files in a folder of its own there)."""
+    its files in a folder of its own there); ``progress`` hears its steps (the
+    container and ssh clouds': image builds, container starts, host keys)."""
     if kind == "local":
         from laguna.cloud.factory import local_cloud
         return local_cloud(state_dir)
@@ -45,29 +47,32 @@ def open_cloud(kind: str, state_dir: Path, inventory: Path | None = None) -> Clo
     opener = getattr(module, "open_cloud", None)
     if opener is None:
         raise CloudUnavailable(f"the {kind} cloud's driver {module_name} has no open_cloud")
-    cloud: Cloud = opener(state_dir, inventory) if kind == "ssh" else opener(state_dir)
+    told = {"progress": progress} if progress is not None else {}
+    cloud: Cloud = (opener(state_dir, inventory, **told) if kind == "ssh"
+                    else opener(state_dir, **told))
     return cloud
 
 
 def open_resources(kind: str, state_dir: Path, *, inventory: Path | None = None,
-                   dry_run: bool = False) -> Resources:
+                   dry_run: bool = False, progress: Progress | None = None) -> Resources:
     """The cloud of ``kind`` and an agent client per host; for a dry run, a
     recording cloud and recording agents."""
     if dry_run:
         from laguna.cloud.recording import RecordingCloud
         return Resources(RecordingCloud(), recording_agent, "recording")
-    return Resources(open_cloud(kind, state_dir, inventory), agent_client, kind)
+    return Resources(open_cloud(kind, state_dir, inventory, progress), agent_client, kind)
 
 
 def host_resources(state_dir: Path, environment_id: str, dry_run: bool,
-                   cloud: CloudRequest | None = None) -> Resources:
+                   cloud: CloudRequest | None = None,
+                   progress: Progress | None = None) -> Resources:
     """The deployment layer's ResourcesFactory: the environment's cloud as kept
     under ``state_dir``, changed by ``cloud`` (a deploy's ``--cloud``), its
     stacks recorded as they come and go; a dry run checks the request and
     records."""
     choice = choose(state_dir, environment_id, cloud, keep=False)
     resources = open_resources(choice.kind, state_dir, inventory=choice.inventory,
-                               dry_run=dry_run)
+                               dry_run=dry_run, progress=progress)
     if dry_run or resources.cloud is None:
         return resources
     # kept once its driver opened: a kind that cannot open is not remembered

@@ -47,3 +47,8 @@ def recording_agent(host: Host) -> AgentTransport:
     """A :class:`~laguna.agent.RecordingAgent` standing for ``host``'s agent (dry runs)."""
     from laguna.agent.transport import RecordingAgent
     return RecordingAgent(host.server_name)
+
+
+#: a step of a cloud told as it happens (an image built, a container started):
+#: the run's progress, like every other step
+Progress = t.Callable[[str], None]

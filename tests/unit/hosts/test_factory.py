@@ -35,12 +35,16 @@ class FakeDriver:
     name: str
     clouds: dict[Path, RecordingCloud] = dataclasses.field(default_factory=dict)
     calls: list[tuple[t.Any, ...]] = dataclasses.field(default_factory=list)
+    #: what the last open was given to tell the run's progress
+    progress: t.Callable[[str], None] | None = None
 
     def module(self) -> types.ModuleType:
         module = types.ModuleType(self.name)
 
-        def opener(state_dir: Path, *inventory: Path | None) -> Cloud:
+        def opener(state_dir: Path, *inventory: Path | None,
+                   progress: t.Callable[[str], None] | None = None) -> Cloud:
             self.calls.append((state_dir, *inventory))
+            self.progress = progress
             return self.clouds.setdefault(state_dir, RecordingCloud())
         module.open_cloud = opener  # type: ignore[attr-defined]
         return module

@@ -9,6 +9,7 @@ docs/CLOUD.md, "ssh: existing servers".
 
 from __future__ import annotations
 
+import typing as t
 from pathlib import Path
 
 from laguna.cloud.base import Cloud
@@ -16,10 +17,14 @@ from laguna.cloud.base import Cloud
 __all__ = ["open_cloud"]
 
 
-def open_cloud(state_dir: Path, inventory: Path | None) -> Cloud:
+def open_cloud(state_dir: Path, inventory: Path | None, *,
+               progress: t.Callable[[str], None] | None = None) -> Cloud:
     """The ssh cloud whose state lives in ``state_dir/ssh`` (``state_dir`` is a
     working directory's ``.laguna/cloud``), on the machines of ``inventory``;
-    None: the inventory this state folder remembers (a CloudError if none)."""
+    None: the inventory this state folder remembers (a CloudError if none).
+    ``progress`` hears what it records (host keys) and cleans; stderr without it."""
     # paramiko only when this cloud is used
     from laguna.cloud.ssh.driver import SshCloud
-    return SshCloud(state_dir, inventory)
+    if progress is None:
+        return SshCloud(state_dir, inventory)
+    return SshCloud(state_dir, inventory, notify=progress)
