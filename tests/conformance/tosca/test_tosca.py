@@ -89,8 +89,13 @@ def contains(actual: t.Any, expected: t.Any, where: str = "") -> None:
         assert actual == expected, f"{where}: {actual!r} != {expected!r}"
 
 
-def problem_lines(error: t.Mapping[str, t.Any]) -> list[str]:
-    return [f"{p['file']}:{p['line']}:{p['column']}: {p['kind']}: {p['entity']}: "
+def problem_lines(error: t.Mapping[str, t.Any], folder: pathlib.Path) -> list[str]:
+    """Each problem as a line, its file relative to ``folder`` (problems name
+    their files as the command was given them: here, absolute)."""
+    def shown(file: str | None) -> str | None:
+        prefix = f"{folder}/"
+        return file[len(prefix):] if file and file.startswith(prefix) else file
+    return [f"{shown(p['file'])}:{p['line']}:{p['column']}: {p['kind']}: {p['entity']}: "
             f"{p['message']}" for p in error.get("problems", [])]
 
 
@@ -174,7 +179,7 @@ def run_case(case: pathlib.Path, tmp_path: pathlib.Path,
     assert code == {"ok": 0, "failed": 1}.get(status, 2)
     if "problems" in spec:
         assert result["error"]["kind"] == spec["problems"][0].split(": ")[1]
-        assert problem_lines(result["error"]) == spec["problems"]
+        assert problem_lines(result["error"], path.parent) == spec["problems"]
     contains(result, spec.get("expect", {}))
     for step in spec.get("actions", []):
         act(step, result["name"], case, workdir)

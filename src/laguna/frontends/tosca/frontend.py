@@ -34,12 +34,14 @@ from laguna.frontends.tosca.grammar import RUNNING_STATES
 from laguna.frontends.tosca.model import Operation, Topology
 from laguna.frontends.tosca.placement import is_machine, placements
 from laguna.frontends.tosca.remote import Fetcher
-from laguna.frontends.tosca.problems import INVALID_TEMPLATE, OPERATION_FAILED, Problems
+from laguna.frontends.tosca.problems import (CSAR_INVALID, INVALID_TEMPLATE, OPERATION_FAILED,
+                                            Problems)
 from laguna.frontends.tosca.machines import CloudMachines, Executor
 from laguna.frontends.tosca.runtime import DeployFailed, LocalExecutor, Runtime, end_sessions
 from laguna.frontends.tosca.topology import load_topology
 from laguna.frontends.tosca.types import is_function
 from laguna.frontends.tosca.workflows import WORKFLOW_OBJECT, WorkflowRun
+from laguna.source import Diagnostic
 from laguna.hosts.choice import HERE, KINDS
 
 LANGUAGE = "tosca"
@@ -130,8 +132,19 @@ def _data_entry(data: t.Mapping[str, t.Any], options: PrepareOptions) -> Path:
 def rejection(problems: Problems, base: Path | None = None) -> Rejected:
     """One Rejected for every problem: the first one's kind, every one in the message
     (one a line) and under ``problems``."""
-    return problems_rejection([p.under(str(base)) if base is not None else p
-                               for p in problems.sorted()])
+    return problems_rejection([_under(p, base) for p in problems.sorted()])
+
+
+def _under(problem: Diagnostic, base: Path | None) -> Diagnostic:
+    """``problem`` with its file under ``base``; a problem of the CSAR as a whole
+    (its file is the archive's own name) names the archive as the user gave it."""
+    if base is None:
+        return problem
+    if problem.span is not None and problem.kind == CSAR_INVALID \
+            and problem.span.source == base.name:
+        return dataclasses.replace(problem, span=dataclasses.replace(problem.span,
+                                                                     source=str(base)))
+    return problem.under(str(base))
 
 
 def _shown_under(path: Path) -> Path | None:
