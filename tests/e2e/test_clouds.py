@@ -179,6 +179,20 @@ def test_the_web_server_deploys_answers_an_action_and_undeploys(target: Target) 
     target.nothing_left()
 
 
+def test_two_linked_applications_deploy_and_undeploy(target: Target) -> None:
+    # the dashboard (examples/dashboard) reads the key-value store (examples/keyvalue)
+    # at the address the store's host got on this cloud
+    code, result = laguna(target.workdir, "deploy", str(EXAMPLES / "dashboard" / "shop.yaml"),
+                          "-l", str(EXAMPLES), *target.args)
+    assert (code, result["status"]) == (0, "ok"), result["error"]
+    page = result["outputs"]["dashboard.url"]
+    assert result["outputs"]["store.endpoint"] in wait_for_page(page, "hello from the store")
+    code, result = laguna(target.workdir, "undeploy", "shop")
+    assert (code, result["state"]) == (0, "undeployed"), result
+    assert unreachable(page)
+    target.nothing_left()
+
+
 def test_a_tosca_template_deploys_and_undeploys(target: Target) -> None:
     code, result = laguna(target.workdir, "deploy", str(EXAMPLES / "tosca" / "service.yaml"),
                           "--name", "hello-tosca", *target.args)
