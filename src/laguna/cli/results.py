@@ -15,7 +15,7 @@ from pathlib import Path
 import click
 
 from laguna.cli.shared import WORKDIR_KEY, stdout_console
-from laguna.deploy.errors import DeployError, Rejected, error_lines
+from laguna.deploy.errors import DeployError, Rejected, error_lines, problems_of
 from laguna.deploy.result import REJECTED, Action, Result, actions_table
 from laguna.deploy.workdir import Workdir, resolve_workdir
 
@@ -59,7 +59,8 @@ def show(renderable: object, err: bool = False) -> None:
 def fail(error: DeployError, as_json: bool) -> t.NoReturn:
     """One clear line (or the error object with --json), exit status 2."""
     if as_json:
-        print_json({"error": {"kind": error.kind, "message": error.message}})
+        print_json({"error": {"kind": error.kind, "code": problems_of(error)[0].code,
+                              "message": error.message}})
     else:
         for line in error_lines(error):
             click.echo(line, err=True)

@@ -20,7 +20,7 @@ if t.TYPE_CHECKING:
 # rich is imported where something is rendered: the JSON outputs (laguna status
 # --json, laguna environments -o json) do not load it
 
-from laguna.deploy.errors import DeployError, Rejected, error_lines
+from laguna.deploy.errors import DeployError, Rejected, error_lines, problems_of
 
 #: ``status`` values of a result
 OK = "ok"
@@ -108,13 +108,15 @@ class ErrorInfo:
     details: t.Mapping[str, t.Any] = dataclasses.field(default_factory=dict)
 
     def to_json(self) -> Json:
-        data: Json = {"kind": self.kind, "message": self.message}
+        # the code its human line shows (docs/ERRORS.md): one vocabulary in both
+        data: Json = {"kind": self.kind, "code": problems_of(self)[0].code,
+                      "message": self.message}
         data.update(self.details)
         return data
 
     @classmethod
     def from_json(cls, data: t.Mapping[str, t.Any]) -> ErrorInfo:
-        details = {k: v for k, v in data.items() if k not in ("kind", "message")}
+        details = {k: v for k, v in data.items() if k not in ("kind", "code", "message")}
         return cls(kind=str(data["kind"]), message=str(data["message"]), details=details)
 
 

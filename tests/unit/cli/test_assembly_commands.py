@@ -68,7 +68,8 @@ def test_intents_exit_codes_and_errors(wiring: Wiring, tmp_path: Path) -> None:
     unknown = run(wiring, tmp_path, "intent", "nope", "heal", "nope__s", "--json")
     assert unknown.exit_code == 2
     assert json.loads(unknown.stdout)["error"] == {
-        "kind": "assembly_not_found", "message": "no environment named 'nope'"}
+        "kind": "assembly_not_found", "code": "LAG-E1002",
+        "message": "no environment named 'nope'"}
     usage = run(wiring, tmp_path, "intent", "demo", "heal", "--json")
     assert usage.exit_code == 2
     assert "intent heal needs a instance" in usage.stderr

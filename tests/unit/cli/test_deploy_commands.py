@@ -268,7 +268,7 @@ def test_deploy_refuses_a_loopback_range_off_loopback(wiring: Wiring, tmp_path: 
                  "--address-range", "10.1.0.0/16")
     assert result.exit_code == 2
     assert json.loads(result.stdout) == {"error": {
-        "kind": "cloud_error",
+        "kind": "cloud_error", "code": "LAG-E1200",
         "message": "address range '10.1.0.0/16' of isolation 'loopback' must lie in "
                    "127.0.0.0/8"}}
     assert not (tmp_path / ".laguna" / "laguna.sqlite").exists()

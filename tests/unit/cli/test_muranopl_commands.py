@@ -142,7 +142,7 @@ def test_a_method_that_is_no_action_is_refused(wiring: Wiring, deployed: Path) -
     data = json.loads(result.stdout)
     assert (result.exit_code, data["status"], data["state"]) == (2, "rejected", "ready")
     assert data["error"] == {
-        "kind": "action_not_found",
+        "kind": "action_not_found", "code": "LAG-E1014",
         "message": "greeter (com.example.Greeter) has no action 'helper'; its actions: greet",
         "actions": [{"object": GREETER_ID, "object_name": "greeter",
                      "object_type": "com.example.Greeter", "name": "greet",

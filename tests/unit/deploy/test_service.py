@@ -95,7 +95,7 @@ def test_rejected_in_prepare_creates_no_environment(service: Service, tmp_path: 
     assert result.to_json() == {
         "name": "shop", "language": "fake", "status": "rejected", "state": None,
         "outputs": {}, "components": {}, "reports": [], "model": None,
-        "error": {"kind": "class_not_found", "message": "no class Web"}}
+        "error": {"kind": "class_not_found", "code": "LAG-E0302", "message": "no class Web"}}
     assert service.environments().to_json() == []
 
 
@@ -105,7 +105,8 @@ def test_failed_deploy_is_recorded_and_retryable(service: Service, tmp_path: Pat
     result = service.deploy(failing)
     assert (result.status, result.state, result.exit_code) == ("failed", "deploy failure", 1)
     assert result.error is not None and result.error.to_json() == {
-        "kind": "script_failed", "message": "install.sh exited with 1", "object": "db1",
+        "kind": "script_failed", "code": "LAG-E1011", "message": "install.sh exited with 1",
+        "object": "db1",
         "method": "deploy", "trace": "Db::deploy @ fake:1", "output": "exit 1"}
     assert result.model == {"components": [WEB]}
     assert {k: c.state for k, c in result.components.items()} == {
@@ -144,7 +145,8 @@ def test_status_of_an_unknown_environment(service: Service) -> None:
     assert result.to_json() == {
         "name": "nope", "language": None, "status": "rejected", "state": None,
         "outputs": {}, "components": {}, "reports": [], "model": None,
-        "error": {"kind": "environment_not_found", "message": "no environment named 'nope'"}}
+        "error": {"kind": "environment_not_found", "code": "LAG-E1002",
+                  "message": "no environment named 'nope'"}}
     assert not service.workdir.state_dir.exists()
 
 
