@@ -154,6 +154,50 @@ def test_two_servers_are_containers_with_their_own_hostname_files_and_address(
     assert cloud.find_host("env-1", "Web Server") == web
 
 
+FLOATING = {
+    "net": {"type": "OS::Neutron::Net", "properties": {"name": "env-net"}},
+    "subnet": {"type": "OS::Neutron::Subnet",
+               "properties": {"network": {"get_resource": "net"}, "cidr": "10.0.0.0/24"}},
+    "port": {"type": "OS::Neutron::Port", "properties": {"network": {"get_resource": "net"}}},
+    "fip": {"type": "OS::Neutron::FloatingIP",
+            "properties": {"port_id": {"get_resource": "port"}}},
+    "web": {"type": "OS::Nova::Server",
+            "properties": {"name": "web", "networks": [{"port": {"get_resource": "port"}}]}}}
+FLOATING_OUTPUTS = {"fixed": {"value": {"get_attr": ["port", "fixed_ips", 0, "ip_address"]}},
+                    "fip": {"value": {"get_attr": ["fip", "floating_ip_address"]}},
+                    "nets": {"value": {"get_attr": ["web", "networks"]}}}
+
+
+@needs_podman
+def test_a_floating_ip_is_an_address_of_its_own_that_reaches_its_server(
+        cloud: ContainerCloud) -> None:
+    # murano-apps (BIND, Clearwater) look for a server's address other than its
+    # floating one: as on OpenStack, they differ, and both reach the server
+    result = cloud.push_stack("env-1", {"resources": FLOATING, "outputs": FLOATING_OUTPUTS})
+    [web] = result.hosts
+    fixed, floating = result.outputs["fixed"], result.outputs["fip"]
+    assert fixed == web.address and floating != fixed
+    assert result.outputs["nets"] == {"env-net": [fixed, floating]}
+    run(web, f"nohup python3 -m http.server 8123 --bind {floating} >/dev/null 2>&1 &\n"
+             "sleep 0.5")
+    deadline = time.monotonic() + 10
+    while True:
+        try:
+            connection = http.client.HTTPConnection(floating, 8123, timeout=2)
+            connection.request("GET", "/")
+            assert connection.getresponse().status == 200
+            break
+        except OSError:
+            assert time.monotonic() < deadline, f"nothing answers at {floating}:8123"
+            time.sleep(0.2)
+    # the floating IP goes: its address leaves the server's interface
+    del_fip = {k: v for k, v in FLOATING.items() if k != "fip"}
+    outputs = {k: v for k, v in FLOATING_OUTPUTS.items() if k != "fip"}
+    result = cloud.push_stack("env-1", {"resources": del_fip, "outputs": outputs})
+    assert result.outputs["nets"] == {"env-net": [fixed]}
+    assert floating not in run(web, "cat /proc/net/fib_trie")
+
+
 @needs_podman
 def test_the_agent_refuses_an_unsigned_request(cloud: ContainerCloud) -> None:
     (host,) = cloud.push_stack("env-1", template(vm=server("vm"))).hosts

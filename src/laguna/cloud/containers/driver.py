@@ -29,6 +29,7 @@ import logging
 import re
 import secrets
 import shutil
+import subprocess
 import time
 import typing as t
 import uuid
@@ -45,7 +46,7 @@ from laguna.cloud.containers.settings import ContainerSettings
 from laguna.cloud.errors import CloudError, HostError
 from laguna.cloud.local.processes import read_ready
 from laguna.cloud.local.signals import SignalServer
-from laguna.cloud.resources import Server, VolumeAttachment
+from laguna.cloud.resources import FloatingIP, Server, VolumeAttachment
 from laguna.cloud.state import COMPLETE, ResourceRecord, StackState
 from laguna.cloud.stored import SECRET_FILE, StoredCloud, WaitingRealm
 from laguna.privacy import private_directory, write_private
@@ -288,6 +289,8 @@ class _Realm(WaitingRealm):
         self.killed = False           # every container of the stack is gone
         self._network: tuple[str, ipaddress.IPv4Network, str] | None = None
         self._taken: set[str] = set()
+        #: floating addresses released in this push, to take off their containers
+        self._released: set[str] = set()
 
     def save(self) -> None:
         self.cloud.files.save(self.state)
@@ -326,10 +329,51 @@ class _Realm(WaitingRealm):
                          stack=self.state.stack, resource=record.name)
 
     def floating_address(self, record: ResourceRecord) -> str | None:
-        return None
+        # an address of its own on the stack network, added to the interface of
+        # the server its port is on once that server's container runs (settle):
+        # murano-apps (BIND, Clearwater) tell a server's floating address from its
+        # fixed one, as on OpenStack
+        return self.allocate_address(record)
 
     def release_address(self, address: str) -> None:
         self._taken.discard(address)
+        self._released.add(address)
+
+    def _floating_addresses(self) -> None:
+        """Each floating IP's address on the interface of its server's running
+        container; released ones taken off (``ip addr`` in the container's network
+        namespace, with this machine's ``ip``: images need no iproute2)."""
+        wanted: dict[str, list[str]] = {}
+        for fip in self.state.of_type(FloatingIP.name):
+            port, address = fip.properties.get("port_id"), fip.data.get("address")
+            if not fip.data.get("own") or not port or not address:
+                continue
+            for server in self.state.of_type(Server.name):
+                if any(entry.get("port") == port for entry in server.data.get("addresses", [])):
+                    wanted.setdefault(server.data["container"], []).append(str(address))
+        if not wanted and not self._released:
+            return
+        for record in self.state.of_type(Server.name):
+            container = record.data.get("container")
+            if not container:
+                continue
+            changes = [("replace", a) for a in wanted.get(container, [])] + \
+                      [("del", a) for a in sorted(self._released)]
+            if not changes:
+                continue
+            pid = self.cloud.podman.run("inspect", "--type", "container", "--format",
+                                        "{{.State.Pid}}", container, check=False).stdout.strip()
+            if not pid.isdigit() or pid == "0":
+                continue        # not running: its next start comes through here again
+            for verb, address in changes:
+                done = subprocess.run(["nsenter", "-t", pid, "-n", "ip", "addr", verb,
+                                       f"{address}/32", "dev", "eth0"],
+                                      capture_output=True, text=True, timeout=30)
+                if done.returncode != 0 and verb == "replace":
+                    raise CloudError(f"the floating address {address} could not be added to "
+                                     f"host {record.name}: {done.stderr.strip()}",
+                                     stack=self.state.stack, resource=record.name)
+        self._released.clear()
 
     # -- hosts ---------------------------------------------------------------------
 
@@ -425,6 +469,7 @@ class _Realm(WaitingRealm):
         ready, then wait for the wait conditions of the push."""
         if self.pending:
             self._start_pending()
+        self._floating_addresses()
         # the groups as they are now, before anyone waits for a signal
         self.cloud.firewall.apply(self.state)
         self.await_conditions()
