@@ -62,9 +62,24 @@ def to_murano_error(exc: BaseException, frame: Frame | None) -> errors.MuranoPlE
                     "dots is written ns:Name or in quotes)",)
     if isinstance(exc, errors.LimitExceededError) and frame is not None and frame.span:
         exc = exc.located(f"{frame.span.source}:{frame.span.line}")
-    error = errors.MuranoPlError(errors.murano_names(exc), str(exc), stack_frames(frame))
+    error = errors.MuranoPlError(errors.murano_names(exc), _message(exc), stack_frames(frame))
     error.original = exc
     return error
+
+
+def _message(exc: BaseException) -> str:
+    """The exception's text; a yaql WrappedException without one says what it
+    wraps (``list().first()`` raises a bare StopIteration: the user saw an empty
+    message where the cause was an empty sequence)."""
+    text = str(exc)
+    wrapped = getattr(exc, "wrapped", None)
+    if text or not isinstance(exc, yaql_exceptions.WrappedException) or wrapped is None:
+        return text
+    inner = str(wrapped)
+    if isinstance(wrapped, StopIteration):
+        return "StopIteration: no item in an empty sequence (first(), single() or next() " \
+               "of nothing)" + (f": {inner}" if inner else "")
+    return f"{type(wrapped).__name__}" + (f": {inner}" if inner else "")
 
 
 __all__ = ["MEMORY_ERROR_DETAIL", "stack_frames", "to_murano_error"]

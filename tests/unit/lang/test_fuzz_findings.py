@@ -96,3 +96,15 @@ def test_a_loop_of_yaql_calls_ends_at_the_deadline(fuzzer, text):
     assert outcome(fuzzer, {"Return": Expr(text)}) == (
         "error", "['LimitExceededError']: execution_seconds limit of 0.2 s exceeded")
     assert time.monotonic() - started < 1.0
+
+
+# -- what murano-apps on real hosts showed: an empty message --------------------------------
+# yaql wraps the bare StopIteration of `first()` on nothing; its message was empty, and
+# io.murano.applications reported "Unable to install X due to " with nothing after it
+
+
+@pytest.mark.parametrize("text", ["list().first()", "list().where($ > 5).first()"])
+def test_first_of_nothing_says_why(fuzzer, text):
+    assert outcome(fuzzer, {"Return": Expr(text)}) == (
+        "error", "['yaql.language.exceptions.WrappedException']: StopIteration: no item in "
+                 "an empty sequence (first(), single() or next() of nothing)")
