@@ -247,6 +247,26 @@ def test_outputs_holding_objects_give_their_ids(tmp_path: Path) -> None:
     assert json.loads(json.dumps(result.to_json()))["outputs"]["App.parts"] == parts
 
 
+def test_an_application_without_a_name_property_is_called_by_its_header_name(
+        tmp_path: Path) -> None:
+    # Murano's dashboard names applications in the object header (`?: {name: ...}`);
+    # murano-apps' classes mostly declare no `name` property
+    package = tmp_path / "parts"
+    (package / "Classes").mkdir(parents=True)
+    (package / "manifest.yaml").write_text(
+        "Format: 1.4\nType: Application\nFullName: org.test.parts.App\nName: Parts\n"
+        "Classes:\n  org.test.parts.App: App.yaml\n  org.test.parts.Part: App.yaml\n")
+    (package / "Classes" / "App.yaml").write_text(PARTS_APP)
+    path = write(tmp_path / "m.json", [{"?": {"id": "a1", "type": "org.test.parts.App",
+                                              "name": "my-parts"}}])
+    service = Service(Workdir(tmp_path), FrontendRegistry([MuranoPlFrontend()]),
+                      resources=host_resources)
+    result = service.deploy(path, PrepareOptions(libs=(package,)), dry_run=True)
+    assert result.status == "ok", result.error
+    assert result.components["a1"].name == "my-parts"
+    assert result.outputs["my-parts.kind"] == "org.test.parts.App"
+
+
 def test_a_model_file_that_does_not_parse_is_rejected_at_its_line(tmp_path: Path) -> None:
     broken = tmp_path / "bad.yaml"
     broken.write_text("applications:\n  - ?: {type: x\n")

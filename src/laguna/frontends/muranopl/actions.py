@@ -23,9 +23,13 @@ from laguna.lang.types import Argument, ArgumentUsage, Method
 
 
 def object_name(data: t.Mapping[str, t.Any], type_name: str) -> str:
-    """What users call an object of a model: its ``name``, else its class's short name."""
-    name = data.get("name")
-    return name if isinstance(name, str) and name else type_name.rsplit(".", 1)[-1]
+    """What users call an object of a model: its ``name``, else its header's, else its
+    class's short name."""
+    header = data.get("?")
+    for name in (data.get("name"), header.get("name") if isinstance(header, dict) else None):
+        if isinstance(name, str) and name:
+            return name
+    return type_name.rsplit(".", 1)[-1]
 
 
 def stored_actions(stored: StoredState) -> list[Action] | None:

@@ -496,8 +496,12 @@ def _settable(registry: ClassRegistry, app: t.Mapping[str, t.Any]) -> set[str] |
 
 
 def _name_of(obj: MuranoObject) -> str:
-    name = obj.real_this.values.get("name")
-    return str(name) if isinstance(name, str) and name else obj.type.name.rsplit(".", 1)[-1]
+    """Its ``name`` property, else the name its model header gives (``?: {name: ...}``,
+    as Murano's dashboard wrote it for applications without one), else its class's."""
+    for name in (obj.real_this.values.get("name"), obj.real_this.name):
+        if isinstance(name, str) and name:
+            return name
+    return obj.type.name.rsplit(".", 1)[-1]
 
 
 def _plain(value: t.Any) -> t.Any:
