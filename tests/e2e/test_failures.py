@@ -89,7 +89,7 @@ def test_an_unknown_class_is_rejected_naming_it_and_nothing_runs(workdir: Path) 
                           "-l", str(PACKAGES))
     assert (code, result["status"]) == (2, "rejected")
     assert result["error"] == {
-        "kind": "class_not_found",
+        "kind": "class_not_found", "code": "LAG-E0302",
         "message": "class org.nowhere.Missing is not found in the core library, the -l "
                    "packages or the environment's packages"}
     assert not (workdir / ".laguna" / "cloud" / "stacks").is_dir() or not any(

@@ -61,5 +61,5 @@ def test_check_running_actions_and_a_workflow(workdir: Path) -> None:
     assert not _alive(third)
     code, data = laguna(workdir, "action", "web-day2", "web", "Standard.start")
     assert (code, data["status"], data["error"]) == (2, "rejected", {
-        "kind": "not_deployed",
+        "kind": "not_deployed", "code": "LAG-E1018",
         "message": "environment 'web-day2' has nothing deployed to run an action on"})

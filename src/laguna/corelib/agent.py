@@ -53,7 +53,28 @@ class AgentException(DslError):
         self.extra = info
         self.agent = agent
         self.plan_name = plan_name
-        super().__init__(str(info.get("message") or "the agent reported an error"))
+        super().__init__(_message(info))
+
+
+#: how much of a failed script's stderr its exception's message carries (the end)
+STDERR_SHOWN = 2000
+
+
+def _message(info: dict[str, t.Any]) -> str:
+    """What MuranoPL code reads as ``$e.message``: the agent's message, with the
+    script's exit code and the end of its stderr when the agent gave them. The
+    original engine's message was its whole exception data (a dict's text, stderr
+    included); io.murano.applications reports it ("Unable to install X on Y due
+    to ..."), and without the stderr the cause was lost."""
+    text = str(info.get("message") or "the agent reported an error")
+    details = info.get("details")
+    if isinstance(details, dict) and details.get("exitCode") is not None:
+        text += f" (exit code {details['exitCode']})"
+        stderr = str(details.get("stderr") or "").strip()
+        if stderr:
+            text += ": " + (stderr if len(stderr) <= STDERR_SHOWN
+                            else "…" + stderr[-STDERR_SHOWN:])
+    return text
 
 
 def find_owner(obj: MuranoObject | None, class_name: str) -> MuranoObject | None:

@@ -483,3 +483,15 @@ def test_a_class_load_error_is_located_once_without_its_code_in_the_message() ->
     kind, message, _ = kind_and_message(error)
     assert (kind, message) == ("model_invalid", "Classes/B.yaml:1:1: class a.B is declared "
                                "in the manifest but Classes/B.yaml does not define it")
+
+
+def test_an_agent_failure_tells_muranopl_code_the_scripts_exit_code_and_stderr() -> None:
+    # io.murano.applications reports `$e.message`: "Unable to install X on Y due to ..."
+    from laguna.corelib.agent import AgentException
+    failed = AgentException({"message": "Script runCommand returned error code",
+                             "details": {"exitCode": 100, "stdout": "Reading package lists",
+                                         "stderr": "E: Package 'php5' has no installation "
+                                                   "candidate\n"}}, "q1", "Execute x")
+    assert str(failed) == ("Script runCommand returned error code (exit code 100): "
+                           "E: Package 'php5' has no installation candidate")
+    assert str(AgentException({"message": "refused"})) == "refused"
