@@ -148,7 +148,11 @@ def check_running(runtime: Runtime, instance: Instance,
                                 f"{instance.state}, not expected to run: not checked",
                                 instance.node.name)
         return {}
-    code, exported = runtime.run_operation(instance, operation, check=False)
+    try:
+        code, exported = runtime.run_operation(instance, operation, check=False)
+    except DeployFailed as failure:     # the check did not run: an artifact not written
+        runtime.set_state(instance, "error")
+        raise ActionFailed(OPERATION_FAILED, failure.message, failure.details) from None
     flag = exported.get("IS_RUNNING", "true").strip().lower()
     if code == 0 and flag != "false":
         runtime.set_state(instance, "started")

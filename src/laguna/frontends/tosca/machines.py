@@ -3,24 +3,26 @@ with ``--cloud local`` (``containers``, ``ssh``) the servers of the
 environment's cloud, one per Compute instance, each reached through its agent
 (the host layer: :mod:`laguna.hosts`).
 
-On a host, an operation is a script of the host layer
-(:func:`~laguna.hosts.run.run_script`): the primary and its dependencies travel
-as files beside each other, and a small wrapper runs ``sh <primary>`` in the
-host's directory with the inputs exported, then hands back the environment
-before and after (the exported variables are the difference) and the
-script's output.
+On a host, the node's artifacts are first written where it expects them, one
+:func:`~laguna.hosts.run.put_file` each (an artifact that cannot be written
+fails the operation, naming the artifact and the host); the operation is then
+a script of the host layer (:func:`~laguna.hosts.run.run_script`): the primary
+and its dependencies travel as files beside each other, and a small wrapper
+runs ``sh <primary>`` in the host's directory with the inputs exported, then
+hands back the environment before and after (the exported variables are the
+difference) and the script's output.
 """
 
 from __future__ import annotations
 
 import base64
-import shlex
 import typing as t
 from pathlib import Path
 
 from laguna.frontends.tosca import functions
 from laguna.frontends.tosca.placement import host_name
-from laguna.hosts.run import Machine, exports, run_script
+from laguna.hosts.errors import ScriptError
+from laguna.hosts.run import Machine, exports, put_file, run_script
 from laguna.hosts.servers import ServerStack
 
 if t.TYPE_CHECKING:
@@ -34,7 +36,6 @@ Ran = tuple[int, dict[str, str]]
 _WRAPPER = """\
 dir="$(pwd)"
 cd "$HOME"
-{deliveries}
 {exports}env -0 > "$dir/.before"
 LAGUNA_OUTPUTS="$dir/.after" sh -c 'trap "env -0 > \\"\\$LAGUNA_OUTPUTS\\"" EXIT; . "$0"' \
 "$dir/{primary}" > "$dir/.log" 2>&1
@@ -46,6 +47,17 @@ exit $rc
 
 #: an artifact an operation's host must hold: its file here, and its path there
 Delivery = tuple[Path, str]
+
+
+class NotDelivered(Exception):
+    """An artifact could not be written on the host of an operation."""
+
+    def __init__(self, source: Path, dest: str, host: str, reason: str) -> None:
+        super().__init__(f"{source} could not be written at {dest} on {host}: {reason}")
+        self.source = source
+        self.dest = dest
+        self.host = host
+        self.reason = reason
 
 
 class Executor(t.Protocol):
@@ -82,19 +94,19 @@ class AgentExecutor:
     def run(self, primary: Path, dependencies: t.Sequence[Path],
             inputs: t.Mapping[str, t.Any], log: Path, timeout: float,
             started: Started | None = None, artifacts: t.Sequence[Delivery] = ()) -> Ran:
-        # the artifacts travel with the plan and are copied where the node expects them
-        # before the script runs; a copy that fails fails the operation (exit 97)
-        deliveries = "\n".join(
-            f"mkdir -p \"$(dirname {shlex.quote(dest)})\" && "
-            f"cp \"$dir/{_carried(number, source)}\" {shlex.quote(dest)} || exit 97"
-            for number, (source, dest) in enumerate(artifacts))
+        # the artifacts are written where the node expects them before the script
+        # runs, one put_file each; one that cannot be written fails the operation
+        for source, dest in artifacts:
+            mode = 0o755 if source.stat().st_mode & 0o111 else None
+            try:
+                put_file(self.machine, dest, source.read_bytes(), mode=mode, timeout=timeout)
+            except ScriptError as error:
+                raise NotDelivered(source, dest, self.machine.name,
+                                   _reason(error.message, dest, self.machine.name)) from None
         files = {path.name: path.read_bytes() for path in [primary, *dependencies]}
-        for number, (source, _) in enumerate(artifacts):
-            files[_carried(number, source)] = source.read_bytes()
         # the inputs exported in the host's directory, after the wrapper went there
         env = exports({key: functions.text(value) for key, value in inputs.items()})
-        result = run_script(self.machine, _WRAPPER.format(primary=primary.name,
-                                                          deliveries=deliveries, exports=env),
+        result = run_script(self.machine, _WRAPPER.format(primary=primary.name, exports=env),
                             files=files, timeout=timeout, name=f"tosca {primary.name}")
         lines = result.stdout.splitlines()
         decoded = [base64.b64decode(line) if line else b"" for line in (lines + ["", "", ""])[:3]]
@@ -105,9 +117,10 @@ class AgentExecutor:
         return result.exit_code, _difference(before, after)
 
 
-def _carried(number: int, source: Path) -> str:
-    """The name an artifact travels under (apart from the scripts' own files)."""
-    return f".artifact-{number}-{source.name}"
+def _reason(message: str, dest: str, host: str) -> str:
+    """Why put_file could not write ``dest`` (its message without the path and host)."""
+    prefix = f"{dest} could not be written on {host}: "
+    return (message[len(prefix):] if message.startswith(prefix) else message) or "unknown"
 
 
 def _difference(before: bytes, after: bytes) -> dict[str, str]:

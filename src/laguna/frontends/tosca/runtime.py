@@ -31,7 +31,7 @@ import uuid
 from pathlib import Path
 
 from laguna.frontends.tosca import blocking, functions, values
-from laguna.frontends.tosca.machines import CloudMachines, Executor
+from laguna.frontends.tosca.machines import CloudMachines, Executor, NotDelivered
 from laguna.frontends.tosca.placement import is_machine
 from laguna.frontends.tosca.model import Node, Operation, Requirement, Topology
 
@@ -371,9 +371,19 @@ class Runtime:
                 self.on_session(session)
 
         executor = on or self.executor(instance)
-        code, exported = executor.run(
-            operation.primary, operation.dependencies, inputs, log, self.timeout, started,
-            artifacts=deliveries(instance.node, executor))
+        artifacts = deliveries(instance.node, executor)
+        try:
+            code, exported = executor.run(
+                operation.primary, operation.dependencies, inputs, log, self.timeout,
+                started, artifacts=artifacts)
+        except NotDelivered as failed:
+            name = next((name for name, delivery in zip(instance.node.artifacts, artifacts)
+                         if delivery == (failed.source, failed.dest)), failed.source.name)
+            raise DeployFailed(
+                f"node {instance.id}: {what} failed: artifact {name} could not be written "
+                f"at {failed.dest} on host {failed.host}: {failed.reason}",
+                {"node": instance.node.name, "operation": what, "artifact": name,
+                 "host": failed.host, "path": failed.dest, "output": failed.reason}) from None
         if code != 0 and check:
             output = tail(log, before)
             raise DeployFailed(
