@@ -199,6 +199,11 @@ def test_a_tosca_template_deploys_and_undeploys(target: Target) -> None:
     assert (code, result["status"]) == (0, "ok"), result["error"]
     url = result["outputs"]["url"]
     assert wait_for_page(url, "Hello from TOSCA")
+    if target.kind == "containers":
+        # the Compute's os capability named the image: debian-12, no fallback
+        said = [r["text"] for r in result["reports"]]
+        assert any(text.startswith("starting container of host tosca_vm") for text in said), said
+        assert not any("not in the image map" in text for text in said), said
     code, result = laguna(target.workdir, "undeploy", "hello-tosca")
     assert (code, result["state"]) == (0, "undeployed"), result
     assert unreachable(url)

@@ -29,21 +29,26 @@ class ServerStack:
         self.agents = agents
         self.stack = stack
 
-    def provision(self, names: t.Sequence[str]) -> dict[str, Host]:
-        """The stack is servers ``names``, made in one push (others go); each host."""
+    def provision(self, names: t.Sequence[str],
+                  properties: t.Mapping[str, t.Mapping[str, t.Any]] | None = None
+                  ) -> dict[str, Host]:
+        """The stack is servers ``names``, made in one push (others go); each host.
+        ``properties`` by name: a server's own (``image``, ``flavor``)."""
+        given = properties or {}
         template = {"heat_template_version": TEMPLATE_VERSION,
-                    "resources": {name: server(name) for name in names}}
+                    "resources": {name: server(name, **given.get(name, {}))
+                                  for name in names}}
         self.cloud.push_stack(self.stack, template)
         return {name: self.host(name) for name in names}
 
-    def ensure(self, name: str) -> Host:
+    def ensure(self, name: str, **properties: t.Any) -> Host:
         """Server ``name``: the one there is, else a new one beside the stack's
-        others (one push)."""
+        others (one push), with ``properties`` (``image``, ``flavor``)."""
         found = self.find(name)
         if found is not None:
             return found
         template = self.template()
-        template["resources"][name] = server(name)
+        template["resources"][name] = server(name, **properties)
         self.cloud.push_stack(self.stack, template)
         return self.host(name)
 
@@ -89,6 +94,8 @@ class ServerStack:
         return template
 
 
-def server(name: str) -> dict[str, t.Any]:
-    """The resource of a plain server called ``name``."""
-    return {"type": SERVER_TYPE, "properties": {"name": name}}
+def server(name: str, **properties: t.Any) -> dict[str, t.Any]:
+    """The resource of a plain server called ``name``; ``properties`` that are
+    None are left out (the cloud's defaults)."""
+    given = {k: v for k, v in properties.items() if v is not None}
+    return {"type": SERVER_TYPE, "properties": {"name": name, **given}}

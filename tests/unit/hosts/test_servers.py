@@ -39,3 +39,27 @@ def test_a_machine_is_a_host_with_its_agent() -> None:
     machine = servers.machine("web")
     assert machine.name == "web" and isinstance(machine.agent, RecordingAgent)
     assert servers.find("nothing") is None
+
+
+def test_a_servers_image_and_flavor_reach_its_template() -> None:
+    # the cloud's image map picks the image (the container cloud's); None: its default
+    cloud = RecordingCloud()
+    servers = ServerStack(cloud, recording_agent, "tosca-1")
+    servers.provision(["a", "b"], {"a": {"image": "debian-12"}, "b": {"image": None}})
+    resources = cloud.get_template("tosca-1")["resources"]
+    assert resources["a"]["properties"] == {"name": "a", "image": "debian-12"}
+    assert resources["b"]["properties"] == {"name": "b"}
+    servers = ServerStack(cloud, recording_agent, "assembly-x")
+    servers.ensure("one", image="ubuntu", flavor=None)
+    assert cloud.get_template("assembly-x")["resources"]["one"]["properties"] == {
+        "name": "one", "image": "ubuntu"}
+
+
+def test_a_tosca_compute_asks_for_its_image_property_else_its_os() -> None:
+    from laguna.frontends.tosca.machines import compute_image
+    debian = {"os": {"properties": {"distribution": "Debian", "version": 12}}}
+    assert compute_image({"image": "my-image"}, debian) == "my-image"
+    assert compute_image({}, debian) == "debian-12"
+    assert compute_image({}, {"os": {"properties": {"distribution": "ubuntu"}}}) == "ubuntu"
+    assert compute_image({}, {"os": {"properties": {"type": "linux"}}}) is None
+    assert compute_image({}, {}) is None

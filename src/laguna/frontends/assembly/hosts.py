@@ -50,7 +50,10 @@ class PlacingDriver:
             return self.local.run(request)
         instance = str(request.variables["LAGUNA_INSTANCE_NAME"])
         servers = self._servers(instance)
-        host = servers.ensure(instance)
+        # a resource's `image` (and `flavor`) property picks its server's, through the
+        # cloud's image map (the container cloud's); the cloud's default without one
+        host = servers.ensure(instance, image=_text(request.properties.get("image")),
+                              flavor=_text(request.properties.get("flavor")))
         try:
             machine = Machine(host, servers.agents(host))
         except HostUnavailable as error:
@@ -83,3 +86,7 @@ class PlacingDriver:
             raise TransitionFailed(f"{instance}: deploymentLocation {LOCATION} needs a cloud, "
                                    "and none is wired in")
         return ServerStack(resources.cloud, resources.agents, self.stack)
+
+
+def _text(value: t.Any) -> str | None:
+    return value if isinstance(value, str) and value else None

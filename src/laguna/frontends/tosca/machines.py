@@ -148,9 +148,14 @@ class CloudMachines:
     #: the host a Compute instance becomes
     resource = staticmethod(host_name)
 
-    def provision(self, instance_ids: t.Sequence[str]) -> dict[str, list[str]]:
-        """One server per Compute instance (one push); each instance's addresses."""
-        hosts = self.servers.provision([self.resource(i) for i in instance_ids])
+    def provision(self, instance_ids: t.Sequence[str],
+                  images: t.Mapping[str, str | None] | None = None) -> dict[str, list[str]]:
+        """One server per Compute instance (one push), each with its ``images``
+        entry (by instance id) as its image; each instance's addresses."""
+        chosen = images or {}
+        hosts = self.servers.provision(
+            [self.resource(i) for i in instance_ids],
+            {self.resource(i): {"image": chosen.get(i)} for i in instance_ids})
         return {i: list(hosts[self.resource(i)].addresses) for i in instance_ids}
 
     def executor(self, instance_id: str) -> AgentExecutor:
@@ -165,3 +170,22 @@ class CloudMachines:
 
     def delete(self) -> None:
         self.servers.delete()
+
+
+def compute_image(properties: t.Mapping[str, t.Any],
+                  capabilities: t.Mapping[str, t.Mapping[str, t.Any]]) -> str | None:
+    """The image a Compute asks for: its ``image`` property, else its ``os``
+    capability's ``distribution`` and ``version`` (``debian``, ``12``: ``debian-12``,
+    the container cloud's default image), else its distribution; None: the cloud's
+    default. The cloud's image map picks the image itself."""
+    image = properties.get("image")
+    if isinstance(image, str) and image:
+        return image
+    os_properties = (capabilities.get("os") or {}).get("properties") or {}
+    distribution = os_properties.get("distribution")
+    if not isinstance(distribution, str) or not distribution:
+        return None
+    version = os_properties.get("version")
+    if version is None or version == "":
+        return distribution.lower()
+    return f"{distribution.lower()}-{version}"

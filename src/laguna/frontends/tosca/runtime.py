@@ -31,7 +31,8 @@ import uuid
 from pathlib import Path
 
 from laguna.frontends.tosca import blocking, functions, values
-from laguna.frontends.tosca.machines import CloudMachines, Executor, NotDelivered
+from laguna.frontends.tosca.machines import (CloudMachines, Executor, NotDelivered,
+                                            compute_image)
 from laguna.frontends.tosca.placement import is_machine
 from laguna.frontends.tosca.model import Node, Operation, Requirement, Topology
 
@@ -153,7 +154,10 @@ class Runtime:
         if not computes:
             return
         try:
-            addresses = machines.provision([i.id for i in computes])
+            addresses = machines.provision(
+                [i.id for i in computes],
+                {i.id: compute_image(i.node.properties, i.node.capabilities)
+                 for i in computes})
         except Exception as exc:
             raise DeployFailed(f"the local cloud could not start the Compute hosts: {exc}")
         for instance in computes:
