@@ -19,6 +19,7 @@ import base64
 import typing as t
 from pathlib import Path
 
+from laguna.errors import LagunaError
 from laguna.frontends.tosca import functions
 from laguna.frontends.tosca.placement import host_name
 from laguna.hosts.errors import ScriptError
@@ -49,8 +50,11 @@ exit $rc
 Delivery = tuple[Path, str]
 
 
-class NotDelivered(Exception):
-    """An artifact could not be written on the host of an operation."""
+class NotDelivered(LagunaError):
+    """An artifact could not be written on the host of an operation (the run
+    turns it into its operation's DeployFailed, naming the artifact)."""
+
+    code = "LAG-E1547"
 
     def __init__(self, source: Path, dest: str, host: str, reason: str) -> None:
         super().__init__(f"{source} could not be written at {dest} on {host}: {reason}")
