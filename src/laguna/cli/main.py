@@ -84,7 +84,8 @@ class LazyGroup(click.Group):
 @click.version_option(__version__, prog_name="laguna")
 @workdir_option
 def cli() -> None:
-    """laguna: application catalog and deployment engine (MuranoPL, packages)."""
+    """laguna: application catalog and deployment engine (MuranoPL, TOSCA and assembly
+    descriptors; hosts on this machine, in containers or over SSH)."""
     # the command is an entry point: it prepares the interpreter once for
     # every subcommand (the engine itself changes no process-wide state)
     process.prepare()
