@@ -13,6 +13,7 @@ the frame of a push: the stack's lock, recovery after a crash, then
 
 from __future__ import annotations
 
+import abc
 import contextlib
 import typing as t
 from pathlib import Path
@@ -42,7 +43,7 @@ R = t.TypeVar("R", bound=DriverRealm)
 SECRET_FILE = "agent.key"
 
 
-class StoredCloud(t.Generic[R]):
+class StoredCloud(abc.ABC, t.Generic[R]):
     """The state-file half of a driver; subclasses make realms and hosts."""
 
     files: StateFiles
@@ -67,8 +68,9 @@ class StoredCloud(t.Generic[R]):
 
     # -- what a driver provides ----------------------------------------------------
 
+    @abc.abstractmethod
     def _realm(self, state: StackState) -> R:
-        raise NotImplementedError
+        """The driver's realm for one operation on the stack in ``state``."""
 
     def _operation(self, state: StackState) -> t.ContextManager[R]:
         """The realm of one push, open while it runs: a driver whose realm holds
@@ -79,8 +81,9 @@ class StoredCloud(t.Generic[R]):
         """Make what the records say runs run again; ``unfinished``: the last
         operation on the stack did not end (a crash)."""
 
+    @abc.abstractmethod
     def _hosts(self, state: StackState) -> list[Host]:
-        raise NotImplementedError
+        """The stack's servers as hosts, in creation order."""
 
     def _load(self, stack: str) -> StackState:
         """The stack's state for an operation (under its lock)."""
@@ -130,7 +133,7 @@ class StoredCloud(t.Generic[R]):
                     None)
 
 
-class WaitingRealm:
+class WaitingRealm(abc.ABC):
     """Wait conditions for a realm: handles registered on the driver's
     :class:`SignalServer`, conditions waited for in :meth:`await_conditions`
     once the hosts that will signal run."""
@@ -141,12 +144,13 @@ class WaitingRealm:
         # wait conditions of this push: (condition, handle, count, timeout)
         self.waits: list[tuple[ResourceRecord, ResourceRecord, int, float]] = []
 
+    @abc.abstractmethod
     def signal_server(self) -> SignalServer:
-        raise NotImplementedError
+        """The driver's signal server, started with the first handle."""
 
+    @abc.abstractmethod
     def existing_signal_server(self) -> SignalServer | None:
         """The signal server if one was started (forgetting starts none)."""
-        raise NotImplementedError
 
     def signal_url(self, handle: ResourceRecord) -> tuple[str, str]:
         return self.signal_server().register(handle.id, handle.data.get("token"))

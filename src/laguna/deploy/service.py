@@ -129,6 +129,8 @@ class Service:
         self.database = database
         self.frontends = frontends
         self.resources = resources
+        # asked once: whether the factory hears the run's progress (the host layer's)
+        self._resources_take_progress = _takes_progress(resources)
         self.project = project
         self.clock = clock
         self.owner = owner or current_owner()
@@ -593,7 +595,7 @@ class Service:
         # the request only when there is one: factories of one cloud take none;
         # the run's progress only to factories that take it (the host layer's)
         extra: dict[str, t.Any] = {}
-        if _takes_progress(self.resources):
+        if self._resources_take_progress:
             extra["progress"] = lambda text: reporter.report("info", text)
         resources: Resources = (
             self.resources(state_dir, stored.environment_id, dry_run, **extra)
