@@ -16,7 +16,7 @@ from laguna.api.routes import V1, root
 from laguna.api.settings import ApiSettings
 from laguna.api.state import ApiState
 from laguna.api.stats import RequestStats
-from laguna.api.tasks import TaskQueue
+from laguna.engine.tasks import TaskQueue
 from laguna.deploy.workdir import Workdir, open_store
 from laguna.store.db import Database
 
@@ -74,8 +74,10 @@ def create_app(settings: ApiSettings, *, database: Database | None = None,
     if settings.anonymous is not None:
         identity = LocalAnonymous(identity, *settings.anonymous)
     if queue is None:
-        from laguna.api.engine import engine_queue
-        queue = engine_queue
+        from laguna.engine.handlers import engine_queue
+
+        def queue(settings: ApiSettings, database: Database) -> TaskQueue:
+            return engine_queue(settings.workdir, settings.workers, database)
     state = ApiState(settings=settings, database=database, identity=identity,
                      queue=queue(settings, database), stats=RequestStats())
 

@@ -15,7 +15,7 @@ from pathlib import Path
 def document() -> dict[str, t.Any]:
     from laguna.api.app import create_app
     from laguna.api.settings import ApiSettings
-    from laguna.api.tasks import StoreTaskQueue
+    from laguna.engine.tasks import StoreTaskQueue
     from laguna.store.db import Database
 
     def idle(_settings: ApiSettings, database: Database) -> StoreTaskQueue:

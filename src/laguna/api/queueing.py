@@ -8,10 +8,10 @@ import typing as t
 from fastapi import BackgroundTasks
 from sqlalchemy.orm import Session
 
-from laguna.api.engine import ACTION, DEPLOY
+from laguna.engine.handlers import ACTION, DEPLOY
 from laguna.api.identity import RequestContext
 from laguna.api.state import ApiState
-from laguna.api.tasks import QUEUED
+from laguna.engine.tasks import QUEUED
 from laguna.store.models import ConfigurationSession, EnvironmentRecord, TaskRecord
 
 
@@ -22,7 +22,7 @@ def _queue(session: Session, state: ApiState, background: BackgroundTasks, kind:
                       payload=payload, state=QUEUED)
     session.add(task)
     session.flush()
-    background.add_task(state.queue.notify)
+    background.add_task(state.queue.notify, task.id)
     return task
 
 

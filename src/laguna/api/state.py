@@ -8,7 +8,7 @@ import dataclasses
 from laguna.api.identity import Identity
 from laguna.api.settings import ApiSettings
 from laguna.api.stats import RequestStats
-from laguna.api.tasks import TaskQueue
+from laguna.engine.tasks import TaskQueue
 from laguna.store.db import Database
 
 

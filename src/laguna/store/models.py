@@ -13,6 +13,7 @@ import uuid
 
 from sqlalchemy import (
     JSON,
+    BigInteger,
     Boolean,
     DateTime,
     ForeignKey,
@@ -354,6 +355,19 @@ class TaskRecord(Base):
     created: Mapped[datetime.datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
     started: Mapped[datetime.datetime | None] = mapped_column(DateTime(timezone=True))
     finished: Mapped[datetime.datetime | None] = mapped_column(DateTime(timezone=True))
+
+
+class PeriodicRun(Base):
+    """A period of a periodic job, claimed by the worker that runs it: the
+    primary key lets one worker of all those sharing the store have it."""
+
+    __tablename__ = "periodic_runs"
+
+    job: Mapped[str] = mapped_column(String(64), primary_key=True)
+    #: the period's number: seconds since the epoch divided by the job's period
+    slot: Mapped[int] = mapped_column(BigInteger, primary_key=True)
+    claimed_by: Mapped[str] = mapped_column(String(255))
+    claimed: Mapped[datetime.datetime] = mapped_column(DateTime(timezone=True))
 
 
 class InstanceStatRecord(Base):

@@ -16,7 +16,7 @@ from fastapi.testclient import TestClient
 
 from laguna.api.app import create_app
 from laguna.agent.transport import RecordingAgent
-from laguna.api.engine import EngineWiring, engine_handlers
+from laguna.engine.handlers import EngineWiring, engine_handlers
 from laguna.cloud.recording import RecordingCloud
 from laguna.deploy.context import Resources
 from laguna.frontends import builtin_frontends
@@ -24,7 +24,7 @@ from laguna.deploy.frontend import FrontendRegistry
 from laguna.packages.package import load_package
 from laguna.store.packages import import_package
 from laguna.api.settings import ApiSettings
-from laguna.api.tasks import StoreTaskQueue
+from laguna.engine.tasks import StoreTaskQueue
 from laguna.deploy.workdir import open_store
 from laguna.store.db import Database
 from laguna.store.identity import issue_token
@@ -86,7 +86,7 @@ def api(database_url: str, tmp_path: Path) -> t.Iterator[Api]:  # noqa: F811
 
     def queue(settings: ApiSettings, database: Database) -> StoreTaskQueue:
         wiring = EngineWiring(FrontendRegistry(builtin_frontends()), RecordingResources())
-        made = StoreTaskQueue(database, engine_handlers(settings, database, wiring),
+        made = StoreTaskQueue(database, engine_handlers(settings.workdir, database, wiring),
                               workers=0)
         queues.append(made)
         return made

@@ -9,7 +9,7 @@ from fastapi import FastAPI
 
 from laguna.api.app import create_app
 from laguna.api.settings import ApiSettings
-from laguna.api.tasks import StoreTaskQueue
+from laguna.engine.tasks import StoreTaskQueue
 from laguna.store.db import Database
 from laguna.store.identity import issue_token
 

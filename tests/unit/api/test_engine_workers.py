@@ -8,7 +8,7 @@ import socket
 
 import sqlalchemy as sa
 
-from laguna.api.tasks import FAILED, RUNNING
+from laguna.engine.tasks import FAILED, RUNNING
 from laguna.store.models import ConfigurationSession, TaskRecord
 from tests.unit.api.conftest import EXAMPLES, Api
 from tests.unit.api.test_environments import APP, configure, create

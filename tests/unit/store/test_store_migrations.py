@@ -15,6 +15,7 @@ from laguna.store.models import Base
 TABLES = ["alembic_version", "categories", "configuration_sessions", "deployments",
           "environment_packages", "environment_templates", "environments", "instance_stats",
           "memberships", "package_categories", "package_classes", "package_tags", "packages",
+          "periodic_runs",
           "projects", "status_reports", "tasks", "tokens", "users"]
 
 

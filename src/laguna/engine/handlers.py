@@ -20,15 +20,14 @@ import dataclasses
 import json
 import logging
 import typing as t
+from pathlib import Path
 
 from laguna.api import descriptions
-from laguna.api.environments import utcnow
-from laguna.api.settings import ApiSettings
-from laguna.api.tasks import Handler, StoreTaskQueue, TaskQueue
+from laguna.engine.tasks import Handler, StoreTaskQueue, TaskQueue
 from laguna.deploy.context import ResourcesFactory
 from laguna.deploy.frontend import FrontendRegistry, PrepareOptions
 from laguna.deploy.result import OK, Result
-from laguna.deploy.service import Service
+from laguna.deploy.service import Service, utcnow
 from laguna.deploy.workdir import Workdir
 from laguna.store import environments as environment_store
 from laguna.store import sessions as session_store
@@ -63,15 +62,14 @@ def default_wiring() -> EngineWiring:
 class _Work:
     """What the handlers share: the store, the working directory and the wiring."""
 
-    def __init__(self, settings: ApiSettings, database: Database,
-                 wiring: EngineWiring) -> None:
-        self.settings = settings
+    def __init__(self, workdir: Path, database: Database, wiring: EngineWiring) -> None:
+        self.workdir = workdir
         self.database = database
         self.wiring = wiring
         self.catalog = StoreSource(database)
 
     def service(self, project: str) -> Service:
-        return Service(Workdir(self.settings.workdir), self.wiring.frontends,
+        return Service(Workdir(self.workdir), self.wiring.frontends,
                        resources=self.wiring.resources, project=project,
                        database=self.database)
 
@@ -187,13 +185,14 @@ def _summary(result: Result) -> dict[str, t.Any]:
             "error": result.error.to_json() if result.error is not None else None}
 
 
-def engine_handlers(settings: ApiSettings, database: Database,
+def engine_handlers(workdir: Path, database: Database,
                     wiring: EngineWiring | None = None) -> t.Mapping[str, Handler]:
-    """The handler of each kind of task."""
-    work = _Work(settings, database, wiring or default_wiring())
+    """The handler of each kind of task; ``workdir`` holds the local cloud's
+    state and each environment's choice of cloud."""
+    work = _Work(workdir, database, wiring or default_wiring())
     return {DEPLOY: DeployHandler(work), ACTION: ActionHandler(work)}
 
 
-def engine_queue(settings: ApiSettings, database: Database) -> TaskQueue:
-    return StoreTaskQueue(database, engine_handlers(settings, database),
-                          workers=settings.workers)
+def engine_queue(workdir: Path, workers: int, database: Database) -> TaskQueue:
+    """The embedded engine: ``workers`` threads of this process."""
+    return StoreTaskQueue(database, engine_handlers(workdir, database), workers=workers)

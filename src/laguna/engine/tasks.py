@@ -47,8 +47,8 @@ class Handler(t.Protocol):
 
 
 class TaskQueue(t.Protocol):
-    def notify(self) -> None:
-        """Tasks were queued: wake a worker."""
+    def notify(self, task_id: str) -> None:
+        """Task ``task_id`` was queued (its record committed): have it run."""
         ...
 
     def start(self) -> None:
@@ -87,7 +87,7 @@ class StoreTaskQueue:
         self._threads: list[threading.Thread] = []
 
     # -- the queue's interface ------------------------------------------------------
-    def notify(self) -> None:
+    def notify(self, task_id: str) -> None:
         with self._wake:
             self._pending += 1
             self._wake.notify()
