@@ -63,6 +63,15 @@ class _CountRequests:
             self.stats.record(project, time.perf_counter() - began, status[0] >= 500)
 
 
+def default_queue(settings: ApiSettings, database: Database) -> TaskQueue:
+    """RabbitMQ's workers with ``--broker``, else engine threads of this process."""
+    if settings.broker_url is not None:
+        from laguna.engine.broker import BrokerQueue
+        return BrokerQueue(settings.broker_url)
+    from laguna.engine.handlers import engine_queue
+    return engine_queue(settings.workdir, settings.workers, database)
+
+
 def create_app(settings: ApiSettings, *, database: Database | None = None,
                identity: Identity | None = None,
                queue: QueueFactory | None = None) -> FastAPI:
@@ -74,10 +83,7 @@ def create_app(settings: ApiSettings, *, database: Database | None = None,
     if settings.anonymous is not None:
         identity = LocalAnonymous(identity, *settings.anonymous)
     if queue is None:
-        from laguna.engine.handlers import engine_queue
-
-        def queue(settings: ApiSettings, database: Database) -> TaskQueue:
-            return engine_queue(settings.workdir, settings.workers, database)
+        queue = default_queue
     state = ApiState(settings=settings, database=database, identity=identity,
                      queue=queue(settings, database), stats=RequestStats())
 

@@ -27,6 +27,9 @@ class ApiSettings:
     keystone_url: str | None = None
     #: engine workers running deployments and actions in this process
     workers: int = 2
+    #: RabbitMQ's URL (``--broker``): the work goes to ``laguna worker`` processes
+    #: and none runs here; None: the engine runs in this process's threads
+    broker_url: str | None = None
     token_lifetime: datetime.timedelta = TOKEN_LIFETIME
     #: bytes of a request's body (every request but a package upload): 413 above
     max_body_size: int = MAX_BODY_SIZE

@@ -41,6 +41,8 @@ COMMANDS: dict[str, str] = {
     "token": "Tokens of the API's embedded identity (`laguna serve` without --keystone-url).",
     "undeploy": "Run the destruction of ENVIRONMENT's objects and delete its stack; list "
                 "what was destroyed.",
+    "worker": "Run deployments, actions and static actions that `laguna serve --broker` "
+              "queues, until interrupted (SIGTERM or Ctrl-C: the running ones finish first).",
     "validate": "Check PATH (a blueprint in any language laguna reads) and report every "
                 "problem, or a summary of what it would deploy (its parts with counts, its "
                 "inputs; --json: the blueprint's model).",

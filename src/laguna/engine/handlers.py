@@ -25,6 +25,7 @@ from pathlib import Path
 from laguna.api import descriptions
 from laguna.engine.tasks import Handler, StoreTaskQueue, TaskQueue
 from laguna.deploy.context import ResourcesFactory
+from laguna.deploy.owner import Liveness
 from laguna.deploy.frontend import FrontendRegistry, PrepareOptions
 from laguna.deploy.result import OK, Result
 from laguna.deploy.service import Service, utcnow
@@ -39,6 +40,10 @@ log = logging.getLogger(__name__)
 
 DEPLOY = "deploy"
 ACTION = "action"
+STATIC_ACTION = "static-action"
+REFRESH = "refresh"
+#: the refresh action a ``refresh`` task runs, whichever language offers it
+CHECK_RUNNING = "CheckRunning.check_running"
 #: the language of what the API deploys: Murano's object models
 LANGUAGE = "muranopl"
 
@@ -62,8 +67,10 @@ def default_wiring() -> EngineWiring:
 class _Work:
     """What the handlers share: the store, the working directory and the wiring."""
 
-    def __init__(self, workdir: Path, database: Database, wiring: EngineWiring) -> None:
+    def __init__(self, workdir: Path, database: Database, wiring: EngineWiring,
+                 liveness: Liveness | None) -> None:
         self.workdir = workdir
+        self.liveness = liveness
         self.database = database
         self.wiring = wiring
         self.catalog = StoreSource(database)
@@ -71,7 +78,7 @@ class _Work:
     def service(self, project: str) -> Service:
         return Service(Workdir(self.workdir), self.wiring.frontends,
                        resources=self.wiring.resources, project=project,
-                       database=self.database)
+                       database=self.database, liveness=self.liveness)
 
     def load(self, payload: t.Mapping[str, t.Any]
              ) -> tuple[EnvironmentRecord, ConfigurationSession] | None:
@@ -111,6 +118,10 @@ class _Work:
 
 
 class DeployHandler:
+    #: a deploy (or deletion) whose worker died runs again, as a redeploy after
+    #: an interruption does: the environment's run is recovered first
+    resumable = True
+
     def __init__(self, work: _Work) -> None:
         self.work = work
 
@@ -148,6 +159,9 @@ class DeployHandler:
 
 
 class ActionHandler:
+    #: an action may not be safe to run twice: one whose worker died fails
+    resumable = False
+
     def __init__(self, work: _Work) -> None:
         self.work = work
 
@@ -186,13 +200,81 @@ def _summary(result: Result) -> dict[str, t.Any]:
 
 
 def engine_handlers(workdir: Path, database: Database,
-                    wiring: EngineWiring | None = None) -> t.Mapping[str, Handler]:
+                    wiring: EngineWiring | None = None,
+                    liveness: Liveness | None = None) -> t.Mapping[str, Handler]:
     """The handler of each kind of task; ``workdir`` holds the local cloud's
-    state and each environment's choice of cloud."""
-    work = _Work(workdir, database, wiring or default_wiring())
-    return {DEPLOY: DeployHandler(work), ACTION: ActionHandler(work)}
+    state and each environment's choice of cloud; ``liveness`` tells the
+    deployment layer whether another process's run of an environment still
+    lives (a distributed worker, holding the environment's lock, knows it
+    does not: :class:`~laguna.engine.locks.HeldLock`)."""
+    work = _Work(workdir, database, wiring or default_wiring(), liveness)
+    handlers: dict[str, Handler] = {DEPLOY: DeployHandler(work), ACTION: ActionHandler(work),
+                                    STATIC_ACTION: StaticActionHandler(database),
+                                    REFRESH: RefreshHandler(work)}
+    return handlers
 
 
 def engine_queue(workdir: Path, workers: int, database: Database) -> TaskQueue:
     """The embedded engine: ``workers`` threads of this process."""
     return StoreTaskQueue(database, engine_handlers(workdir, database), workers=workers)
+
+
+class StaticActionHandler:
+    """A static action called through ``POST /v1/actions`` when the API runs no
+    engine of its own: the route waits for this task's result, as the
+    original's API waited on its engine over RPC."""
+
+    #: a static action touches no environment: running it again is harmless
+    resumable = True
+
+    def __init__(self, database: Database) -> None:
+        self.database = database
+
+    def run(self, task_id: str, payload: t.Mapping[str, t.Any]) -> dict[str, t.Any] | None:
+        from laguna.frontends.muranopl.static_actions import (
+            StaticActionError,
+            call_static_action,
+        )
+        from laguna.store.source import ProjectSource
+        from laguna.yaql.engine import DEFAULT_LIMITS
+        try:
+            value = call_static_action(
+                [ProjectSource(self.database, payload["project_id"])], payload["class_name"],
+                payload["method"], payload.get("parameters"), payload.get("package_name"),
+                payload.get("class_version"), DEFAULT_LIMITS)
+        except StaticActionError as error:
+            return {"error": {"kind": error.kind, "message": error.message}}
+        return {"result": value}
+
+    def lost(self, task_id: str, payload: t.Mapping[str, t.Any]) -> None:
+        pass
+
+
+class RefreshHandler:
+    """The periodic refresh of a ready environment: its every
+    ``CheckRunning.check_running`` action (TOSCA's, seed 003), each a run of
+    the deployment layer's ``action`` (its reports and states recorded as an
+    action's are)."""
+
+    resumable = False
+
+    def __init__(self, work: _Work) -> None:
+        self.work = work
+
+    def run(self, task_id: str, payload: t.Mapping[str, t.Any]) -> dict[str, t.Any] | None:
+        with self.work.database.session() as session:
+            record = session.get(EnvironmentRecord, payload["environment_id"])
+            if record is None:
+                return {"error": "the environment is gone"}
+            project, name = record.project_id, record.name
+            listed = (record.actions or {}).get("actions") or []
+        objects = sorted({str(action["object"]) for action in listed
+                          if isinstance(action, dict) and action.get("name") == CHECK_RUNNING})
+        service = self.work.service(project)
+        ran = {}
+        for object_id in objects:
+            ran[object_id] = service.action(name, object_id, CHECK_RUNNING).status
+        return {"checked": ran}
+
+    def lost(self, task_id: str, payload: t.Mapping[str, t.Any]) -> None:
+        self.work.lost(payload)

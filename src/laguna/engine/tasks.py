@@ -1,14 +1,17 @@
-"""The engine's task queue: a table of the store, worked by threads of this process.
+"""The engine's tasks: records of what was asked and how it ended, and who runs them.
 
 Routes add a ``queued`` :class:`~laguna.store.models.TaskRecord` in their own
 transaction (so the work is never lost between the answer and the engine),
-then :meth:`TaskQueue.notify` wakes a worker. A worker claims a task with a
-conditional UPDATE, so two workers (or two processes on one store) never run
-one task, and runs the handler of its kind.
+then :meth:`TaskQueue.notify` hands it on. Two queues implement it:
 
-:class:`TaskQueue` is the interface a distributed engine (Dramatiq over
-RabbitMQ, say) implements to take over: ``notify`` would send the task's id
-to the broker, and the broker's workers would call :meth:`StoreTaskQueue.run`.
+- :class:`StoreTaskQueue`, the embedded default: threads of the API's own
+  process claim queued tasks with a conditional UPDATE (two threads, or two
+  processes on one store, never run one task) and run the handler of their
+  kind;
+- :class:`~laguna.engine.broker.BrokerQueue`, the distributed mode: the task's
+  id travels on RabbitMQ to ``laguna worker`` processes.
+
+Either way :func:`run_claimed` runs a claimed task and records its end.
 """
 
 from __future__ import annotations
@@ -27,6 +30,8 @@ from laguna.store.models import TaskRecord
 log = logging.getLogger(__name__)
 
 QUEUED, RUNNING, DONE, FAILED = "queued", "running", "done", "failed"
+#: the states of a task that has ended: its message, if any comes again, is dropped
+ENDED = (DONE, FAILED)
 
 Clock = t.Callable[[], datetime.datetime]
 
@@ -45,8 +50,19 @@ class Handler(t.Protocol):
         """The worker running the task died: leave what it worked on recoverable."""
         ...
 
+    @property
+    def resumable(self) -> bool:
+        """Whether a task of this kind whose worker died is run again by the
+        next worker (a deploy: it resumes as a redeploy does) rather than
+        failed (an action, which may not be safe to run twice)."""
+        ...
+
 
 class TaskQueue(t.Protocol):
+    #: whether the tasks run in other processes (a route that must answer a
+    #: task's result, a static action's, then waits for its record to end)
+    remote: bool
+
     def notify(self, task_id: str) -> None:
         """Task ``task_id`` was queued (its record committed): have it run."""
         ...
@@ -70,6 +86,8 @@ def owner_of(text: str) -> ProcessOwner | None:
 
 class StoreTaskQueue:
     """Worker threads of this process over the store's ``tasks`` table."""
+
+    remote = False
 
     def __init__(self, database: Database, handlers: t.Mapping[str, Handler], *,
                  workers: int = 2, poll: float = 1.0, clock: Clock = utcnow,
@@ -132,20 +150,7 @@ class StoreTaskQueue:
 
     def run(self, task: TaskRecord) -> None:
         """Run a claimed task and record how it ended."""
-        handler = self.handlers.get(task.kind)
-        result: dict[str, t.Any] | None
-        try:
-            if handler is None:
-                raise LookupError(f"no handler for tasks of kind {task.kind!r}")
-            result = handler.run(task.id, task.payload)
-            state = DONE
-        except Exception as error:  # a handler bug must not kill the worker
-            log.exception("task %s (%s) failed", task.id, task.kind)
-            result, state = {"error": f"{type(error).__name__}: {error}"}, FAILED
-        with self.database.session() as session:
-            record = session.get(TaskRecord, task.id)
-            if record is not None:
-                record.state, record.result, record.finished = state, result, self.clock()
+        run_claimed(self.database, self.handlers, task, self.clock)
 
     def run_pending(self) -> int:
         """Run queued tasks in this thread until none is left; how many ran (tests)."""
@@ -162,19 +167,11 @@ class StoreTaskQueue:
             for record in session.scalars(sa.select(TaskRecord).where(
                     TaskRecord.state == RUNNING)):
                 owner = owner_of(record.claimed_by or "")
-                if owner is not None and self.liveness.alive(owner):
-                    continue
-                record.state, record.finished = FAILED, self.clock()
-                record.result = {"error": "the engine worker running the task ended "
-                                          "before it finished"}
-                lost.append(record)
+                if owner is None or not self.liveness.alive(owner):
+                    session.expunge(record)
+                    lost.append(record)
         for record in lost:
-            handler = self.handlers.get(record.kind)
-            if handler is not None:
-                try:
-                    handler.lost(record.id, record.payload)
-                except Exception:  # recovery of one task must not stop the others
-                    log.exception("recovering task %s failed", record.id)
+            interrupted(self.database, self.handlers.get(record.kind), record, self.clock)
         return [record.id for record in lost]
 
     def _work(self) -> None:
@@ -196,3 +193,42 @@ class StoreTaskQueue:
                 if self._pending == 0:
                     self._wake.wait(self.poll)
                 self._pending = max(0, self._pending - 1)
+
+
+def run_claimed(database: Database, handlers: t.Mapping[str, Handler], task: TaskRecord,
+                clock: Clock = utcnow) -> None:
+    """Run a task claimed by this process with the handler of its kind, and
+    record how it ended (a handler's exception is the task's failure)."""
+    handler = handlers.get(task.kind)
+    result: dict[str, t.Any] | None
+    try:
+        if handler is None:
+            raise LookupError(f"no handler for tasks of kind {task.kind!r}")
+        result = handler.run(task.id, task.payload)
+        state = DONE
+    except Exception as error:  # a handler bug must not kill the worker
+        log.exception("task %s (%s) failed", task.id, task.kind)
+        result, state = {"error": f"{type(error).__name__}: {error}"}, FAILED
+    with database.session() as session:
+        record = session.get(TaskRecord, task.id)
+        if record is not None:
+            record.state, record.result, record.finished = state, result, clock()
+
+
+def interrupted(database: Database, handler: Handler | None, task: TaskRecord,
+                clock: Clock = utcnow) -> None:
+    """Fail a task whose worker died, and let its handler leave its environment
+    recoverable."""
+    with database.session() as session:
+        record = session.get(TaskRecord, task.id)
+        if record is not None:
+            record.state, record.finished = FAILED, clock()
+            record.result = {"error": INTERRUPTED}
+    if handler is not None:
+        try:
+            handler.lost(task.id, task.payload)
+        except Exception:  # recovery of one task must not stop the others
+            log.exception("recovering task %s failed", task.id)
+
+
+INTERRUPTED = "the engine worker running the task ended before it finished"

@@ -62,3 +62,11 @@ def states_by_environment(session: Session,
     for environment_id, state in rows:
         found[environment_id].append(state)
     return found
+
+
+def delete_abandoned(session: Session, before: datetime.datetime) -> int:
+    """Delete the ``opened`` sessions nobody changed since ``before`` (never
+    deployed, so they hold nothing an environment depends on); how many."""
+    result = session.execute(sa.delete(ConfigurationSession).where(
+        ConfigurationSession.state == OPENED, ConfigurationSession.updated < before))
+    return int(getattr(result, "rowcount", 0) or 0)

@@ -19,6 +19,9 @@ from fastapi import APIRouter, Body
 
 from laguna.api.deps import Caller, State
 from laguna.api.errors import ApiError, bad_request
+from laguna.api.queueing import REMOTE_WAIT, TaskTimedOut, run_and_wait
+from laguna.api.state import ApiState
+from laguna.engine.handlers import STATIC_ACTION
 from laguna.frontends.muranopl.static_actions import (
     FAILED, INVALID, NOT_FOUND, StaticActionError, call_static_action,
 )
@@ -49,6 +52,8 @@ def static_action(caller: Caller, state: State,
     parameters = body.get("parameters")
     if parameters is not None and not isinstance(parameters, dict):
         raise bad_request("parameters must be an object of the method's arguments")
+    if state.queue.remote:
+        return _in_worker(caller.project_id, state, body, class_name, method, parameters)
     try:
         return call_static_action(
             [ProjectSource(state.database, caller.project_id)], class_name, method,
@@ -56,3 +61,22 @@ def static_action(caller: Caller, state: State,
             DEFAULT_LIMITS)
     except StaticActionError as error:
         raise ApiError(_CODES[error.kind], error.message) from None
+
+
+def _in_worker(project_id: str, state: ApiState, body: dict[str, t.Any], class_name: str,
+               method: str, parameters: dict[str, t.Any] | None) -> t.Any:
+    """The call made by a ``laguna worker`` (``--broker``): this route waits for it."""
+    try:
+        result = run_and_wait(state, STATIC_ACTION, project_id, {
+            "project_id": project_id, "class_name": class_name, "method": method,
+            "parameters": parameters, "package_name": _text(body, "packageName"),
+            "class_version": _text(body, "classVersion")})
+    except TaskTimedOut:
+        raise ApiError(503, f"no engine worker ran static action {class_name}.{method} "
+                            f"within {REMOTE_WAIT:.0f} s") from None
+    error = result.get("error")
+    if isinstance(error, dict):
+        raise ApiError(_CODES[str(error["kind"])], str(error["message"]))
+    if error is not None:  # the worker's handler itself failed
+        raise ApiError(503, str(error))
+    return result.get("result")

@@ -48,7 +48,13 @@ def _is_loopback(host: str) -> bool:
               help="Validate tokens with this Keystone v3 service instead of the "
                    "tokens of `laguna token create`.")
 @click.option("--workers", default=2, show_default=True, type=click.IntRange(1, 64),
-              help="Engine workers running deployments and actions.")
+              help="Engine threads of this process running deployments and actions "
+                   "(without --broker).")
+@click.option("--broker", "broker_url", metavar="URL", envvar="LAGUNA_BROKER_URL",
+              help="RabbitMQ (amqp://USER:PASSWORD@HOST:PORT/VHOST; also "
+                   "$LAGUNA_BROKER_URL): send deployments, actions and static actions to "
+                   "`laguna worker` processes instead of running them here; needs a "
+                   "PostgreSQL --db-url that the workers share.")
 @click.option("--max-body-size", default=MAX_BODY_SIZE, show_default=True, metavar="BYTES",
               type=click.IntRange(min=1),
               help="The largest request body (all but package uploads): 413 above.")
@@ -64,7 +70,7 @@ def _is_loopback(host: str) -> bool:
                    "loopback --host.")
 @workdir_option
 def serve(host: str, port: int, db_url: str | None, keystone_url: str | None,
-          workers: int, max_body_size: int, max_package_size: int,
+          workers: int, broker_url: str | None, max_body_size: int, max_package_size: int,
           max_json_depth: int, anonymous: tuple[str, str] | None) -> None:
     """Serve the Murano v1 REST API (environments, sessions, services, deployments,
     actions, catalog, templates, statistics) until interrupted.
@@ -72,6 +78,11 @@ def serve(host: str, port: int, db_url: str | None, keystone_url: str | None,
     The store is created and migrated on first start; the API and the other
     commands of the same working directory see the same environments. A port
     in use is an error (LAG-E1304) before anything starts.
+
+    Without --broker the deployments run in this process (the embedded
+    default). With --broker they go to `laguna worker` processes over
+    RabbitMQ, and several `laguna serve` on one PostgreSQL store answer alike
+    (docs/DEPLOY.md).
     """
     import uvicorn
 
@@ -83,8 +94,18 @@ def serve(host: str, port: int, db_url: str | None, keystone_url: str | None,
                                  "anyone who reaches the server would act as "
                                  f"{anonymous[1]} of {anonymous[0]}",
                                  param_hint="'--anonymous'")
+    database_url = catalog_url(db_url, "--db-url") if db_url else None
+    if broker_url is not None:
+        if not broker_url.startswith(("amqp://", "amqps://")):
+            raise click.BadParameter(f"{broker_url!r} is not amqp://USER:PASSWORD@HOST:PORT/"
+                                     "VHOST", param_hint="'--broker'")
+        if database_url is None or not database_url.startswith("postgresql"):
+            raise click.BadParameter("--broker needs a PostgreSQL --db-url "
+                                     "(postgresql://USER:PASSWORD@HOST/NAME): the workers "
+                                     "share the store, and it holds each environment's lock",
+                                     param_hint="'--broker'")
     settings = ApiSettings(workdir=current_workdir().root,
-                           database_url=catalog_url(db_url, "--db-url") if db_url else None,
+                           database_url=database_url, broker_url=broker_url,
                            keystone_url=keystone_url, workers=workers,
                            max_body_size=max_body_size, max_package_size=max_package_size,
                            max_json_depth=max_json_depth, anonymous=anonymous)
