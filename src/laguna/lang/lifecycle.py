@@ -334,7 +334,7 @@ class Lifecycle:
         # doomed objects keep what they refer to until their turn comes
         seeds.extend(self.pending)
         seeds.extend(_stack_values())
-        return _walk(seeds, follow_owner=True, hidden=True)
+        return _walk(seeds, follow_owner=True, hidden=True, executor=executor)
 
     def model_objects(self, root: MuranoObject) -> set[int]:
         """ids of the objects in the object model of ``root``: what its
@@ -387,11 +387,21 @@ def _stack_values() -> list[t.Any]:
     return values
 
 
-def _walk(seeds: t.Iterable[t.Any], *, follow_owner: bool, hidden: bool) -> set[int]:
+def _executor_of(obj: MuranoObject) -> t.Any:
+    """The executor that made ``obj``; None while the loader has not finished it."""
+    reference = getattr(obj, "executor_ref", None)
+    return reference() if reference is not None else None
+
+
+def _walk(seeds: t.Iterable[t.Any], *, follow_owner: bool, hidden: bool,
+          executor: t.Any = None) -> set[int]:
     """Objects reachable from ``seeds`` through object references (and, with
     ``follow_owner``, through owners), containers, running frames and scopes.
     With ``hidden`` false only properties that are serialised are followed.
-    Destroyed objects are reached but keep nothing alive."""
+    Destroyed objects are reached but keep nothing alive. With ``executor``,
+    objects of other executors are passed over: the frames of every thread are
+    seeds, and other threads of the process may run other deployments (an
+    engine worker's), their objects possibly half built."""
     objects: set[int] = set()
     seen: set[int] = set()
     stack = list(seeds)
@@ -402,6 +412,8 @@ def _walk(seeds: t.Iterable[t.Any], *, follow_owner: bool, hidden: bool) -> set[
         if isinstance(value, MuranoObject):
             obj = value.real_this
             if id(obj) in objects:
+                continue
+            if executor is not None and _executor_of(obj) is not executor:
                 continue
             objects.add(id(obj))
             if obj.destroyed:

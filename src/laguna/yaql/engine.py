@@ -13,6 +13,7 @@ import functools
 import math
 import pathlib
 import re
+import threading
 import typing as t
 
 import collections.abc  # noqa: F401
@@ -211,12 +212,20 @@ class ExpressionTooDeep(yaql_exceptions.YaqlParsingException, LagunaError):  # t
         super().__init__(text, 0, f"the expression nests more than {depth} levels deep")
 
 
+#: every engine shares one ply lexer and parser, which keep the text being
+#: parsed in their own attributes: two threads parsing at once (two
+#: deployments of a worker loading their classes) would read each other's
+_PARSING = threading.Lock()
+
+
 @functools.lru_cache(maxsize=65536)
 def parse(text: str, legacy_mode: bool) -> t.Any:
     """Parse YAQL once; the parsed statement is shared by every user of ``text``.
     An expression nested deeper than :data:`MAX_EXPRESSION_DEPTH` is refused
     (:class:`ExpressionTooDeep`) before anything recurses into it."""
-    parsed = create_engine(legacy_mode)(text)
+    engine = create_engine(legacy_mode)
+    with _PARSING:
+        parsed = engine(text)
     if _depth_exceeds(parsed, MAX_EXPRESSION_DEPTH):
         raise ExpressionTooDeep(text, MAX_EXPRESSION_DEPTH)
     return parsed

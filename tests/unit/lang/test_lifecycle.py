@@ -595,3 +595,31 @@ def test_collect_while_loading_spares_the_graph(harness: Harness) -> None:
 def test_collections_running_at_once_destroy_each_object_once(package: pathlib.Path) -> None:
     for _ in range(5):
         assert sorted(run(Harness(package), "parallelCollect")) == ["A", "B"]
+
+
+def test_collection_passes_over_objects_another_thread_is_building(harness: Harness) -> None:
+    """An engine worker runs deployments in threads of one process: every
+    thread's frames are seeds, and another deployment's object may be half
+    built there (no ``destroyed`` yet) or belong to another executor."""
+    import threading
+
+    executor = harness.executor
+    executor.new_object(harness.cls("Node"), None, {"value": "loose"})
+    holding, done = threading.Event(), threading.Event()
+
+    def other_deployment() -> None:
+        # as MuranoObject.__init__ leaves it halfway: real_this set, no destroyed
+        half_built = MuranoObject.__new__(MuranoObject)
+        half_built.real_this = half_built
+        holding.set()
+        done.wait(10)
+
+    thread = threading.Thread(target=other_deployment)
+    thread.start()
+    try:
+        assert holding.wait(10)
+        assert executor.collect_garbage() == 1
+    finally:
+        done.set()
+        thread.join(10)
+    assert harness.trace == ["loose"]

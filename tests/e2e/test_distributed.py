@@ -1,0 +1,168 @@
+"""The distributed mode end to end (issue 25): two API processes and three
+engine workers over PostgreSQL and RabbitMQ, driven by the original client
+(python-muranoclient), surviving a worker killed mid-deploy, RabbitMQ
+restarted mid-run and an API process killed."""
+
+from __future__ import annotations
+
+import datetime
+import os
+import signal
+import typing as t
+from pathlib import Path
+
+import httpx
+import pytest
+import sqlalchemy as sa
+from muranoclient.v1.client import Client
+
+from laguna.engine.tasks import DONE, RUNNING
+from laguna.store.db import Database
+from laguna.store.models import DeploymentRecord, EnvironmentRecord
+from tests.distributed import Cluster, cluster, wait_for
+from tests.pgschema import private_schema
+from tests.rabbitmq import RabbitMQ, rabbitmq
+
+EXAMPLES = Path(__file__).parents[2] / "examples"
+APPLICATION = "org.laguna.examples.WebServer"
+
+
+@pytest.fixture()
+def node(tmp_path: Path) -> t.Iterator[RabbitMQ]:
+    with rabbitmq(tmp_path / "rabbitmq") as started:
+        yield started
+
+
+@pytest.fixture()
+def running(tmp_path: Path, node: RabbitMQ) -> t.Iterator[Cluster]:
+    with private_schema() as url, cluster(tmp_path / "work", url, node) as made:
+        made.laguna("package", "import", "--db-url", url, str(EXAMPLES / "webserver"))
+        yield made
+
+
+def add_environment(client: Client, name: str) -> tuple[str, str]:
+    """An environment with the web server application, in a session; (env, session)."""
+    environment = client.environments.create({"name": name})
+    session = client.sessions.configure(environment.id)
+    client.services.post(environment.id, path="/", data={
+        "?": {"id": f"app-{name}", "type": APPLICATION}, "name": f"web-{name}",
+        "message": name, "instance": {
+            "?": {"id": f"vm-{name}", "type": "io.murano.resources.LinuxMuranoInstance"},
+            "name": f"vm-{name}", "image": "debian-12", "flavor": "m1.small"}},
+        session_id=session.id)
+    return environment.id, session.id
+
+
+def session_state(client: Client, environment_id: str, session_id: str) -> str:
+    return str(client.sessions.get(environment_id, session_id).state)
+
+
+def deployed(cluster_: Cluster, clients: list[Client], sessions: dict[str, str]) -> bool:
+    states = {env: session_state(clients[n % len(clients)], env, session)
+              for n, (env, session) in enumerate(sessions.items())}
+    assert "deploy failure" not in states.values(), (states, errors(cluster_))
+    return all(state == "deployed" for state in states.values())
+
+
+def errors(cluster_: Cluster) -> list[t.Any]:
+    """The failed deployments' errors and the workers' logs (for a failure's message)."""
+    database = Database(cluster_.database_url)
+    try:
+        with database.session() as session:
+            found: list[t.Any] = [d.result for d in session.scalars(
+                sa.select(DeploymentRecord).where(DeploymentRecord.state == "failure"))]
+    finally:
+        database.dispose()
+    return found + [w.log.read_text()[-3000:] for w in cluster_.workers]
+
+
+def assert_answering(client: Client, environment_id: str, name: str) -> None:
+    shown = client.environments.get(environment_id)
+    assert shown.status == "ready"
+    [service] = shown.services
+    assert httpx.get(service["url"], timeout=10).text.strip() == name
+
+
+def assert_never_two_at_once(database_url: str) -> dict[str, list[DeploymentRecord]]:
+    """No environment had two deployments running at the same time; each
+    environment's deployments in order."""
+    database = Database(database_url)
+    try:
+        with database.session() as session:
+            found: dict[str, list[DeploymentRecord]] = {}
+            for deployment in session.scalars(sa.select(DeploymentRecord)
+                                              .order_by(DeploymentRecord.started)):
+                session.expunge(deployment)
+                found.setdefault(deployment.environment_id, []).append(deployment)
+    finally:
+        database.dispose()
+    for runs in found.values():
+        for before, after in zip(runs, runs[1:]):
+            assert before.finished is not None and before.finished <= after.started, runs
+    return found
+
+
+def delete_all(cluster_: Cluster, client: Client, environment_ids: t.Iterable[str]) -> None:
+    for environment_id in environment_ids:
+        client.environments.delete(environment_id)
+    wait_for(lambda: not client.environments.list(), seconds=240)
+    # nothing of the local cloud is left running: no host agent of this workdir
+    leftovers = [line for line in os.popen("ps -eo args").read().splitlines()
+                 if "laguna-agent" in line and str(cluster_.workdir) in line]
+    assert leftovers == []
+
+
+def test_a_worker_killed_mid_deploy_has_its_environment_resumed(running: Cluster) -> None:
+    clients = [Client(api.url, token=running.token("local")) for api in running.apis]
+    sessions = dict(add_environment(clients[n % 2], f"e{n:02d}") for n in range(12))
+    for n, (environment_id, session_id) in enumerate(sessions.items()):
+        clients[n % 2].sessions.deploy(environment_id, session_id)
+
+    # a worker that is deploying: the owner of a running task
+    def victim() -> t.Any:
+        for task in running.tasks():
+            if task.state == RUNNING and task.kind == "deploy":
+                for worker in running.workers:
+                    if (task.claimed_by or "").startswith(worker.owner_text_prefix()):
+                        return worker, task
+        return None
+
+    worker, task = wait_for(victim, seconds=120, every=0.05)
+    running.kill_worker(worker)
+
+    wait_for(lambda: deployed(running, clients, sessions), seconds=300)
+    for n, environment_id in enumerate(sessions):
+        assert_answering(clients[n % 2], environment_id, f"e{n:02d}")
+    # the killed worker's environment: its run interrupted, then resumed by another
+    resumed = next(t for t in running.tasks() if t.id == task.id)
+    assert resumed.state == DONE
+    assert not (resumed.claimed_by or "").startswith(worker.owner_text_prefix())
+    runs = assert_never_two_at_once(running.database_url)
+    assert [r.state for r in runs[task.environment_id]] == ["failure", "success"]
+    assert runs[task.environment_id][0].result["error"]["kind"] == "interrupted"
+    delete_all(running, clients[0], sessions)
+
+
+def test_work_resumes_after_rabbitmq_restarts_and_an_api_process_dies(
+        running: Cluster) -> None:
+    clients = [Client(api.url, token=running.token("local")) for api in running.apis]
+    sessions = dict(add_environment(clients[n % 2], f"r{n}") for n in range(4))
+    for n, (environment_id, session_id) in enumerate(sessions.items()):
+        clients[n % 2].sessions.deploy(environment_id, session_id)
+    wait_for(lambda: any(t.state == RUNNING for t in running.tasks()), seconds=120,
+             every=0.05)
+    running.broker.restart()
+    wait_for(lambda: deployed(running, clients, sessions), seconds=300)
+    for n, environment_id in enumerate(sessions):
+        assert_answering(clients[n % 2], environment_id, f"r{n}")
+    assert_never_two_at_once(running.database_url)
+
+    # one API process killed: the other keeps serving, deploys included
+    os.kill(running.apis[0].pid, signal.SIGKILL)
+    survivor = clients[1]
+    assert sorted(e.name for e in survivor.environments.list()) == ["r0", "r1", "r2", "r3"]
+    environment_id, session_id = add_environment(survivor, "after")
+    survivor.sessions.deploy(environment_id, session_id)
+    wait_for(lambda: session_state(survivor, environment_id, session_id) == "deployed")
+    assert_answering(survivor, environment_id, "after")
+    delete_all(running, survivor, [*sessions, environment_id])
