@@ -19,6 +19,7 @@ from muranoclient.v1.client import Client
 from laguna.engine.tasks import DONE, RUNNING
 from laguna.store.db import Database
 from laguna.store.models import DeploymentRecord, EnvironmentRecord
+from tests.e2e.helpers import nothing_left
 from tests.distributed import Cluster, cluster, wait_for
 from tests.pgschema import private_schema
 from tests.rabbitmq import RabbitMQ, rabbitmq
@@ -80,25 +81,39 @@ def assert_answering(client: Client, environment_id: str, name: str) -> None:
     shown = client.environments.get(environment_id)
     assert shown.status == "ready"
     [service] = shown.services
-    assert httpx.get(service["url"], timeout=10).text.strip() == name
+    assert httpx.get(service["url"], timeout=10).text.strip() == \
+        f"<html><body><h1>{name}</h1></body></html>"
 
 
 def assert_never_two_at_once(database_url: str) -> dict[str, list[DeploymentRecord]]:
     """No environment had two deployments running at the same time; each
-    environment's deployments in order."""
+    environment's deployments in order. A run whose worker died ended with
+    its last report before the death (its ``finished`` is the time the next
+    run found it dead)."""
     database = Database(database_url)
     try:
         with database.session() as session:
             found: dict[str, list[DeploymentRecord]] = {}
+            ends: dict[str, datetime.datetime] = {}
             for deployment in session.scalars(sa.select(DeploymentRecord)
                                               .order_by(DeploymentRecord.started)):
-                session.expunge(deployment)
                 found.setdefault(deployment.environment_id, []).append(deployment)
+                times = [r.time for r in deployment.report_rows]
+                interrupted = (deployment.result or {}).get("error") or {}
+                if interrupted.get("kind") == "interrupted":
+                    # the last report is the recovery's own
+                    ends[deployment.id] = max(times[:-1], default=deployment.started)
+                else:
+                    assert deployment.finished is not None
+                    ends[deployment.id] = deployment.finished
+            for deployments in found.values():
+                for deployment in deployments:
+                    session.expunge(deployment)
     finally:
         database.dispose()
     for runs in found.values():
         for before, after in zip(runs, runs[1:]):
-            assert before.finished is not None and before.finished <= after.started, runs
+            assert ends[before.id] <= after.started, (before.id, ends[before.id], after.started)
     return found
 
 
@@ -106,10 +121,8 @@ def delete_all(cluster_: Cluster, client: Client, environment_ids: t.Iterable[st
     for environment_id in environment_ids:
         client.environments.delete(environment_id)
     wait_for(lambda: not client.environments.list(), seconds=240)
-    # nothing of the local cloud is left running: no host agent of this workdir
-    leftovers = [line for line in os.popen("ps -eo args").read().splitlines()
-                 if "laguna-agent" in line and str(cluster_.workdir) in line]
-    assert leftovers == []
+    # nothing of the local cloud is left: processes, addresses, host folders
+    nothing_left(cluster_.workdir)
 
 
 def test_a_worker_killed_mid_deploy_has_its_environment_resumed(running: Cluster) -> None:
@@ -118,13 +131,21 @@ def test_a_worker_killed_mid_deploy_has_its_environment_resumed(running: Cluster
     for n, (environment_id, session_id) in enumerate(sessions.items()):
         clients[n % 2].sessions.deploy(environment_id, session_id)
 
-    # a worker that is deploying: the owner of a running task
+    # a worker in the middle of a deployment: the owner of a running deployment row
     def victim() -> t.Any:
-        for task in running.tasks():
-            if task.state == RUNNING and task.kind == "deploy":
-                for worker in running.workers:
-                    if (task.claimed_by or "").startswith(worker.owner_text_prefix()):
-                        return worker, task
+        database = Database(running.database_url)
+        try:
+            with database.session() as session:
+                busy = {(d.owner_pid, d.environment_id) for d in session.scalars(
+                    sa.select(DeploymentRecord).where(DeploymentRecord.state == "running"))}
+        finally:
+            database.dispose()
+        for worker in running.workers:
+            for pid, environment_id in busy:
+                if pid == worker.pid:
+                    return worker, next(t for t in running.tasks()
+                                        if t.environment_id == environment_id
+                                        and t.kind == "deploy")
         return None
 
     worker, task = wait_for(victim, seconds=120, every=0.05)

@@ -125,11 +125,19 @@ def psuper(scope: t.Any, obj: t.Any, func: t.Any = None) -> t.Any:
     parents = _parents(scope, obj)
     if func is None:
         return tuple(parents)
-    with scope.frame.executor.method_locks.threads(), \
+    executor = scope.frame.executor
+
+    def run(parent: t.Any) -> t.Any:
+        # the deadline of the top-level call holds in every thread; and `executor`
+        # is a local of this thread's frame, by which garbage collection knows
+        # the thread's values are the executor's (lifecycle._stack_values)
+        executor.tick()
+        return contextvars.copy_context().run(func, parent)
+
+    with executor.method_locks.threads(), \
             concurrent.futures.ThreadPoolExecutor(max_workers=max(1, len(parents))) as pool:
         # each thread runs under the call's limits (a copy of this context each)
-        return tuple(pool.map(lambda parent: contextvars.copy_context().run(func, parent),
-                              parents))
+        return tuple(pool.map(run, parents))
 
 
 @builtin("require", method=True)

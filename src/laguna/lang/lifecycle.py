@@ -333,7 +333,7 @@ class Lifecycle:
         seeds.extend(executor.statics.values())
         # doomed objects keep what they refer to until their turn comes
         seeds.extend(self.pending)
-        seeds.extend(_stack_values())
+        seeds.extend(_stack_values(executor))
         return _walk(seeds, follow_owner=True, hidden=True, executor=executor)
 
     def model_objects(self, root: MuranoObject) -> set[int]:
@@ -374,16 +374,26 @@ def _mute(what: str, exc: Exception) -> None:
         _log.debug("%s", exc.format("  "))
 
 
-def _stack_values() -> list[t.Any]:
-    """Local variables of every Python frame of every thread (this module's
-    excepted): running MuranoPL frames and whatever the engine holds."""
+def _stack_values(executor: t.Any) -> list[t.Any]:
+    """Local variables of every Python frame (this module's excepted) of every
+    thread running ``executor``'s code: running MuranoPL frames and whatever
+    the engine holds. A thread counts when one of its frames holds the
+    executor in a local (its methods' ``self``; the thread functions of
+    pselect, psuper and Parallel keep it as ``executor``);
+    the threads of other deployments in this process (an engine worker's)
+    hold other objects, possibly half built, and are passed over."""
     values: list[t.Any] = []
     for top in sys._current_frames().values():
+        chain = []
         frame: t.Any = top
         while frame is not None:
+            chain.append(frame)
+            frame = frame.f_back
+        if not any(value is executor for f in chain for value in f.f_locals.values()):
+            continue
+        for frame in chain:
             if frame.f_code.co_filename != _THIS_FILE:
                 values.extend(list(frame.f_locals.values()))
-            frame = frame.f_back
     return values
 
 
