@@ -14,6 +14,7 @@ from pathlib import Path
 import httpx
 import pytest
 import sqlalchemy as sa
+from muranoclient.common.exceptions import HTTPBadRequest
 from muranoclient.v1.client import Client
 
 from laguna.engine.tasks import DONE, RUNNING
@@ -34,10 +35,32 @@ def node(tmp_path: Path) -> t.Iterator[RabbitMQ]:
         yield started
 
 
+CALC = """\
+Namespaces: {=: test.static}
+Name: Calc
+Methods:
+  add:
+    Usage: Static
+    Scope: Public
+    Arguments:
+      - a: {Contract: $.int().notNull()}
+      - b: {Contract: $.int().notNull()}
+    Body:
+      - Return: $a + $b
+"""
+
+
 @pytest.fixture()
 def running(tmp_path: Path, node: RabbitMQ) -> t.Iterator[Cluster]:
+    calc = tmp_path / "calc"
+    (calc / "Classes").mkdir(parents=True)
+    (calc / "manifest.yaml").write_text(
+        "Format: 1.4\nType: Library\nFullName: test.static\nName: Calc\nVersion: 0.1.0\n"
+        "Classes: {test.static.Calc: Calc.yaml}\n")
+    (calc / "Classes" / "Calc.yaml").write_text(CALC)
     with private_schema() as url, cluster(tmp_path / "work", url, node) as made:
-        made.laguna("package", "import", "--db-url", url, str(EXAMPLES / "webserver"))
+        for package in (EXAMPLES / "webserver", calc):
+            made.laguna("package", "import", "--public", "--db-url", url, str(package))
         yield made
 
 
@@ -186,4 +209,15 @@ def test_work_resumes_after_rabbitmq_restarts_and_an_api_process_dies(
     survivor.sessions.deploy(environment_id, session_id)
     wait_for(lambda: session_state(survivor, environment_id, session_id) == "deployed")
     assert_answering(survivor, environment_id, "after")
+    # a static action: the API waits for the worker that runs it
+    answer = survivor.static_actions.call({"className": "test.static.Calc",
+                                           "methodName": "add",
+                                           "parameters": {"a": 2, "b": 40}})
+    assert answer.get_result() == 42
+    refused = survivor.static_actions.call({"className": "test.static.Calc",
+                                            "methodName": "add",
+                                            "parameters": {"a": "x", "b": 1}})
+    with pytest.raises(HTTPBadRequest):
+        refused.get_result()
+    assert [t.kind for t in running.tasks()].count("static-action") == 2
     delete_all(running, survivor, [*sessions, environment_id])
