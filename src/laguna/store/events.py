@@ -161,7 +161,7 @@ def read_events(session: Session, environment_id: str, cursor: Cursor) -> Batch 
     reports = _reports(session, cursor, [row.id for row in rows])
     more_reports = len(reports) > REPORTS_PER_READ
     reports = reports[:REPORTS_PER_READ]
-    by_deployment: dict[str, list[sa.Row[t.Any]]] = {}
+    by_deployment: dict[str, list[t.Any]] = {}
     for report in reports:
         by_deployment.setdefault(report.deployment_id, []).append(report)
     last_with_reports = reports[-1].deployment_id if reports else None
@@ -220,7 +220,7 @@ def _after(cursor: Cursor) -> sa.ColumnElement[bool]:
 
 
 def _deployments(session: Session, environment_id: str,
-                 cursor: Cursor) -> tuple[str, list[sa.Row[t.Any]]] | None:
+                 cursor: Cursor) -> tuple[str, list[t.Any]] | None:
     # one statement for the status and the deployments, so that both are of
     # one moment: a deployment read running comes with the status it set
     joined = _ENVIRONMENTS.outerjoin(_DEPLOYMENTS, sa.and_(
@@ -236,7 +236,7 @@ def _deployments(session: Session, environment_id: str,
     return rows[0].status, [row for row in rows if row.id is not None]
 
 
-def _reports(session: Session, cursor: Cursor, deployment_ids: list[str]) -> list[sa.Row[t.Any]]:
+def _reports(session: Session, cursor: Cursor, deployment_ids: list[str]) -> list[t.Any]:
     if not deployment_ids:
         return []
     # only the deployments the first query read: a deployment started since
