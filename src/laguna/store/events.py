@@ -167,7 +167,7 @@ def read_events(session: Session, environment_id: str, cursor: Cursor) -> Batch 
     last_with_reports = reports[-1].deployment_id if reports else None
 
     events: list[Event] = []
-    running = False
+    running = any(row.finished is None for row in rows)
     for row in rows:
         started = _micros(row.started)
         same = row.id == cursor.deployment_id and started == cursor.started
@@ -188,10 +188,8 @@ def read_events(session: Session, environment_id: str, cursor: Cursor) -> Batch 
                 "time": _time(report.time)}, cursor))
         if more_reports and row.id == last_with_reports:
             # its other reports (and its end) were left for the next read
-            return Batch(events, cursor, complete=False, status=status, running=True)
-        if row.finished is None:
-            running = True
-        elif not ended:
+            return Batch(events, cursor, complete=False, status=status, running=running)
+        if row.finished is not None and not ended:
             cursor = dataclasses.replace(cursor, ended=True)
             events.append(Event(DEPLOYMENT, {**deployment, "state": row.state,
                                              "started": _time(row.started),
