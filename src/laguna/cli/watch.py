@@ -21,7 +21,7 @@ import typing as t
 import click
 
 from laguna.deploy.owner import ProcessLiveness, ProcessOwner
-from laguna.deploy.result import Component, Report
+from laguna.deploy.result import Component, Report, iso
 from laguna.store import environments as repo
 from laguna.store import events as store_events
 from laguna.store.db import Database
@@ -43,22 +43,28 @@ class Watched(t.NamedTuple):
     gone: bool = False
 
 
-def event_line(event: Event, components: t.Mapping[str, t.Any]) -> str:
-    """One line of human output for ``event``; reports name their object by the
-    environment's ``components`` when it is one (as the progress view does)."""
-    data = event.data
-    if event.kind == store_events.REPORT:
+def event_line(kind: str, data: t.Mapping[str, t.Any],
+               components: t.Mapping[str, t.Any]) -> str:
+    """One line of human output for an event of ``kind``; reports name their
+    object by the environment's ``components`` when it is one (as the progress
+    view does)."""
+    if kind == store_events.REPORT:
         known = components.get(data["entity_id"]) if data["entity_id"] else None
         who = Component.from_json(known).title() if isinstance(known, dict) else None
         report = Report(data["level"], data["text"],
                         datetime.datetime.fromisoformat(data["time"]), data["entity_id"])
         return report.line(who)
-    if event.kind == store_events.DEPLOYMENT:
+    if kind == store_events.DEPLOYMENT:
         if data["finished"] is None:
-            return (f"{data['started']} {data['operation']} started "
+            return (f"{_at(data['started'])} {data['operation']} started "
                     f"(deployment {data['deployment_id']})")
-        return f"{data['finished']} {data['operation']} finished: {data['state']}"
+        return f"{_at(data['finished'])} {data['operation']} finished: {data['state']}"
     return f"status: {data['status']}"
+
+
+def _at(text: str) -> str | None:
+    """A time of the events' JSON as reports print theirs."""
+    return iso(datetime.datetime.fromisoformat(text))
 
 
 def watch(database: Database, project: str, name: str, as_json: bool,
@@ -140,4 +146,4 @@ def _print(event: Event, components: t.Mapping[str, t.Any], as_json: bool) -> No
         click.echo(json.dumps({"id": str(event.cursor), "event": event.kind,
                                "data": event.data}, ensure_ascii=False))
     else:
-        click.echo(event_line(event, components))
+        click.echo(event_line(event.kind, event.data, components))

@@ -8,6 +8,7 @@ from __future__ import annotations
 import json
 import queue
 import subprocess
+import threading
 import sys
 import time
 import typing as t
@@ -295,3 +296,59 @@ def test_the_document_describes_the_stream() -> None:
     assert [p["name"] for p in operation["parameters"]] == [
         "environment_id", "since", "Last-Event-ID", "x-auth-token"]
     json.dumps(operation)
+
+
+def test_status_watch_follows_the_stream_of_a_remote_server(
+        serve: t.Callable[..., Server]) -> None:
+    from click.testing import CliRunner
+
+    from laguna.cli.main import cli
+
+    server = serve()
+    story = Story(server.database)
+    first = story.start(1)
+    story.report(first, "Creating the server", 2)
+    state = server.served.server.config.app.state.laguna
+
+    def deploy_goes_on() -> None:
+        deadline = time.monotonic() + 10
+        while state.streams.open == 0:      # the command is following the stream
+            assert time.monotonic() < deadline
+            time.sleep(0.01)
+        story.report(first, "Server is up", 3, entity=None)
+        story.finish(first, 4, ok=False)
+
+    writer = threading.Thread(target=deploy_goes_on)
+    writer.start()
+    try:
+        result = CliRunner().invoke(cli, ["status", "shop", "--watch", "--check",
+                                          "--api", server.served.url],
+                                    env={"LAGUNA_TOKEN": server.token})
+    finally:
+        writer.join()
+    assert (result.exit_code, result.stdout.splitlines()) == (1, [
+        f"environment shop ({story.environment_id}): deploying",
+        f"2026-01-01T12:00:01.250000Z deploy started (deployment {first})",
+        "2026-01-01T12:00:02.250000Z info app: Creating the server",
+        "2026-01-01T12:00:03.250000Z info: Server is up",
+        "2026-01-01T12:00:04.250000Z deploy finished: failure",
+    ]), result.output
+
+
+def test_status_api_needs_watch_and_a_known_environment(serve: t.Callable[..., Server]) -> None:
+    from click.testing import CliRunner
+
+    from laguna.cli.main import cli
+
+    server = serve()
+    runner = CliRunner()
+    alone = runner.invoke(cli, ["status", "shop", "--api", server.served.url])
+    assert alone.exit_code == 2 and "--api follows a remote event stream: it needs --watch" \
+        in alone.output
+    missing = runner.invoke(cli, ["status", "nope", "--watch", "--api", server.served.url,
+                                  "--token", server.token])
+    assert (missing.exit_code, missing.stderr.strip()) == (
+        2, f"Error: environment 'nope' not found at {server.served.url} (the token's project)")
+    refused = runner.invoke(cli, ["status", "nope", "--watch", "--api", server.served.url,
+                                  "--token", "wrong"])
+    assert refused.exit_code == 2 and "the API answered 401" in refused.stderr
