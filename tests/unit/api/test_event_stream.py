@@ -101,13 +101,14 @@ def test_the_stream_sends_the_last_deployment_then_live_events(
                                     ("report", "Creating the server"),
                                     ("status", "deploying")]
         # written by another connection while the stream waits
-        story.report(first, "Server is up", 5)
+        # a line break and non-ASCII text stay in the one data line, as JSON
+        story.report(first, "Server is up\nat 10.0.0.5 — ok", 5)
         story.finish(first, 6)
         live = stream.events(3)
-        assert summary(live) == [("report", "Server is up"), ("deployment", "success"),
-                                 ("status", "ready")]
+        assert summary(live) == [("report", "Server is up\nat 10.0.0.5 — ok"),
+                                 ("deployment", "success"), ("status", "ready")]
         assert live[0].data == {"deployment_id": first, "position": 2, "level": "info",
-                                "text": "Server is up", "entity_id": "app",
+                                "text": "Server is up\nat 10.0.0.5 — ok", "entity_id": "app",
                                 "time": "2026-01-01T12:00:05.250000+00:00"}
         assert live[-1].id == str(read_all(server.database, story)[-1].cursor)
     finally:
