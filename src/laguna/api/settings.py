@@ -13,6 +13,12 @@ TOKEN_LIFETIME = datetime.timedelta(hours=24)
 MAX_BODY_SIZE = 1024 * 1024
 MAX_PACKAGE_SIZE = 5 * 1024 * 1024
 MAX_JSON_DEPTH = 100
+#: event streams (``GET /v1/environments/{id}/events``) open at once in one
+#: process: 503 above, so that clients cannot hold every connection it can serve
+MAX_EVENT_STREAMS = 100
+#: seconds between two keep-alive comments of an idle event stream (proxies
+#: close connections silent for longer, often 30 to 60 s)
+EVENT_KEEPALIVE = 15.0
 
 
 @dataclasses.dataclass(frozen=True)
@@ -40,3 +46,11 @@ class ApiSettings:
     #: (project, user) that requests without a token act as (``--anonymous``; the
     #: server then listens on loopback only); None: every request needs a token
     anonymous: tuple[str, str] | None = None
+    #: event streams open at once: 503 above
+    max_event_streams: int = MAX_EVENT_STREAMS
+    #: seconds an event stream waits at most before reading the store again;
+    #: None: the store's default (laguna.store.notifications: 5 s where it
+    #: publishes, PostgreSQL, else 0.5 s)
+    event_poll_interval: float | None = None
+    #: seconds between keep-alive comments of an idle event stream
+    event_keepalive: float = EVENT_KEEPALIVE

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import dataclasses
 
+from laguna.api.eventstream import StreamSlots
 from laguna.api.identity import Identity
 from laguna.api.settings import ApiSettings
 from laguna.api.stats import RequestStats
@@ -19,3 +20,5 @@ class ApiState:
     identity: Identity
     queue: TaskQueue
     stats: RequestStats
+    #: the event streams open now (bounded by ``settings.max_event_streams``)
+    streams: StreamSlots = dataclasses.field(default_factory=StreamSlots)

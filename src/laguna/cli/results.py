@@ -83,6 +83,12 @@ def _assembly_command() -> bool:
 def emit_result(result: Result, as_json: bool, exit_code: int | None = None) -> t.NoReturn:
     """Print a result (the JSON object, or its rendering; a rejection as one line
     on stderr) and exit: 0 ok, 1 failed, 2 rejected (or ``exit_code``)."""
+    print_result(result, as_json)
+    raise SystemExit(result.exit_code if exit_code is None else exit_code)
+
+
+def print_result(result: Result, as_json: bool) -> None:
+    """:func:`emit_result` without the exit (``status --watch`` goes on)."""
     if as_json:
         print_json(result_json(result))
     elif result.status == REJECTED and result.error is not None:
@@ -97,4 +103,3 @@ def emit_result(result: Result, as_json: bool, exit_code: int | None = None) -> 
         show(AssemblyView(result))
     else:
         show(result)
-    raise SystemExit(result.exit_code if exit_code is None else exit_code)

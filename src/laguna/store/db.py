@@ -18,6 +18,7 @@ import sqlalchemy as sa
 from sqlalchemy.engine import Engine
 from sqlalchemy.orm import Session, sessionmaker
 
+from laguna.store import publication
 from laguna.store.models import Base
 from laguna.store.names import HEAD_REVISION
 
@@ -129,6 +130,8 @@ def bring_up_to_date(url: str) -> None:
 def create_schema(connection: sa.Connection) -> None:
     """The newest schema, from the models, stamped as migrated to its head."""
     Base.metadata.create_all(connection)
+    # what the migrations add beyond the models' tables (PostgreSQL only)
+    publication.install(connection)
     version = _alembic_version_table()
     version.create(connection)
     connection.execute(version.insert().values(version_num=HEAD_REVISION))

@@ -201,3 +201,47 @@ def test_opening_a_working_directory_store_does_not_import_alembic(tmp_path: Pat
     done = subprocess.run([sys.executable, "-c", program], capture_output=True, text=True,
                           timeout=60, env={**os.environ, "PYTHONPATH": str(SRC)})
     assert (done.returncode, done.stderr, done.stdout) == (0, "", "[]\n")
+
+
+def triggers_of(url: str) -> list[tuple[str, str, str, str | None]]:
+    """The schema's triggers (name, event, table, condition); SQLite's store has none."""
+    engine = make_engine(url)
+    try:
+        if engine.dialect.name != "postgresql":
+            with engine.connect() as connection:
+                return [tuple(row) for row in connection.execute(sa.text(
+                    "SELECT name, '', tbl_name, NULL FROM sqlite_master WHERE type = 'trigger'"))]
+        with engine.connect() as connection:
+            return [tuple(row) for row in connection.execute(sa.text(
+                "SELECT trigger_name, event_manipulation, event_object_table, action_condition "
+                "FROM information_schema.triggers WHERE trigger_schema = current_schema() "
+                "ORDER BY trigger_name, event_manipulation"))]
+    finally:
+        engine.dispose()
+
+
+def test_created_and_migrated_stores_publish_alike(empty_database: t.Callable[[], str]) -> None:
+    # the models know no triggers: create_schema installs them as migration 0007 does
+    migrated, created = empty_database(), empty_database()
+    upgrade(migrated)
+    bring_up_to_date(created)
+    expected = [] if migrated.startswith("sqlite") else [
+        ("laguna_deployment_changed", "UPDATE", "deployments",
+         "((old.state)::text IS DISTINCT FROM (new.state)::text)"),
+        ("laguna_deployment_inserted", "INSERT", "deployments", None),
+        ("laguna_environment_changed", "UPDATE", "environments",
+         "((old.status)::text IS DISTINCT FROM (new.status)::text)"),
+        ("laguna_environment_deleted", "DELETE", "environments", None),
+        ("laguna_report_inserted", "INSERT", "status_reports", None),
+    ]
+    assert triggers_of(migrated) == expected
+    assert triggers_of(created) == expected
+
+
+def test_downgrade_of_0007_removes_the_triggers(empty_database: t.Callable[[], str]) -> None:
+    url = empty_database()
+    upgrade(url)
+    db.downgrade(url, "0006")
+    assert triggers_of(url) == []
+    upgrade(url)
+    assert len(triggers_of(url)) == (0 if url.startswith("sqlite") else 5)

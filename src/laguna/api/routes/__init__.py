@@ -14,6 +14,7 @@ from laguna.api.routes import (
     categories,
     deployments,
     environments,
+    events,
     services,
     sessions,
     static_actions,
@@ -23,6 +24,7 @@ from laguna.api.routes import (
 
 V1: list[APIRouter] = [
     environments.router,
+    events.router,
     sessions.router,
     services.router,
     deployments.router,
