@@ -260,10 +260,10 @@ database.dispose()
 """
 
 
+# PostgreSQL only: SQLite publishes nothing (its streams poll)
+@pytest.mark.parametrize("database_url", ["postgresql"], indirect=True)
 def test_a_report_of_another_process_arrives_by_notification(
         serve: t.Callable[..., Server], database_url: str) -> None:  # noqa: F811
-    if not database_url.startswith("postgresql"):
-        pytest.skip("SQLite publishes nothing: its streams poll")
     server = serve(event_poll_interval=1000.0, event_keepalive=1000.0)
     story = Story(server.database)
     first = story.start(1)
