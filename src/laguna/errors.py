@@ -93,6 +93,7 @@ CODE_KINDS: dict[str, str] = {
     "LAG-E0573": "unknown_category",
     "LAG-E0574": "duplicate_category",
     "LAG-E0575": "category_in_use",
+    "LAG-E0576": "invalid_cursor",
     "LAG-E0705": "unknown_class",
     # the command line (the constants of laguna.cli.errors)
     "LAG-E1300": "invalid_value",
@@ -100,6 +101,7 @@ CODE_KINDS: dict[str, str] = {
     "LAG-E1302": "catalog_unusable",
     "LAG-E1303": "no_test_matches",
     "LAG-E1304": "address_in_use",
+    "LAG-E1305": "api_unusable",
 }
 
 #: the kind of every code of a range (first, last, kind) that has none of its

@@ -21,9 +21,10 @@ import typing as t
 import click
 import httpx
 
+from laguna.cli.errors import ApiUnusable
 from laguna.cli.watch import Watched, event_line
 
-__all__ = ["ApiError", "RECONNECTS", "watch_api"]
+__all__ = ["ApiUnusable", "RECONNECTS", "watch_api"]
 
 #: the environment states of a running operation, as the API shows them
 BUSY = ("deploying", "deleting")
@@ -31,19 +32,13 @@ BUSY = ("deploying", "deleting")
 RECONNECTS = 5
 
 
-class ApiError(click.ClickException):
-    """The API refused or could not be reached: one line, exit status 2."""
-
-    exit_code = 2
-
-
 def _get(client: httpx.Client, path: str) -> t.Any:
     try:
         answer = client.get(path)
     except httpx.HTTPError as error:
-        raise ApiError(f"cannot reach the API at {client.base_url}: {error}") from None
+        raise ApiUnusable(f"cannot reach the API at {client.base_url}: {error}") from None
     if answer.status_code != 200:
-        raise ApiError(f"the API answered {answer.status_code} to GET {path}: "
+        raise ApiUnusable(f"the API answered {answer.status_code} to GET {path}: "
                        f"{_message(answer)}")
     return answer.json()
 
@@ -64,7 +59,7 @@ def watch_api(url: str, token: str | None, name: str, as_json: bool,
         listed = _get(client, "/v1/environments")["environments"]
         found = [e for e in listed if e.get("name") == name]
         if not found:
-            raise ApiError(f"environment {name!r} not found at {url} (the token's project)")
+            raise ApiUnusable(f"environment {name!r} not found at {url} (the token's project)")
         environment = _get(client, f"/v1/environments/{found[0]['id']}")
         if as_json:
             click.echo(json.dumps({"name": name, "id": environment["id"],
@@ -88,7 +83,7 @@ def _follow(client: httpx.Client, environment_id: str, status: str,
                                headers=headers) as answer:
                 if answer.status_code != 200:
                     answer.read()
-                    raise ApiError(f"the API answered {answer.status_code} to the event "
+                    raise ApiUnusable(f"the API answered {answer.status_code} to the event "
                                    f"stream: {_message(answer)}")
                 for kind, data, event_id in _events(answer.iter_lines()):
                     failures = 0
@@ -109,13 +104,13 @@ def _follow(client: httpx.Client, environment_id: str, status: str,
         except httpx.HTTPError as error:
             failures += 1
             if failures > RECONNECTS:
-                raise ApiError(f"the event stream broke: {error}") from None
+                raise ApiUnusable(f"the event stream broke: {error}") from None
             time.sleep(min(failures, 5))
             continue
         # the server ended the stream without deleting the environment: open it again
         failures += 1
         if failures > RECONNECTS:
-            raise ApiError("the API keeps ending the event stream")
+            raise ApiUnusable("the API keeps ending the event stream")
 
 
 def _events(lines: t.Iterable[str]) -> t.Iterator[tuple[str, dict[str, t.Any], str | None]]:

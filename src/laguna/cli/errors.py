@@ -8,6 +8,7 @@
           +-- OutputError    a file the command writes cannot be written
           +-- CatalogError   --db-url (or $LAGUNA_DATABASE_URL) is not a usable catalog
           +-- AddressInUse   `laguna serve` cannot listen where it is told to
+          +-- ApiUnusable    a remote API (`status --watch --api`) refused or is unreachable
 
 Every error a command prints has the shape of the others
 (``[FILE:LINE:COL: ]error[CODE]: [ENTITY: ]message [KIND]``, docs/ERRORS.md),
@@ -28,6 +29,7 @@ OUTPUT_UNWRITABLE = "LAG-E1301"
 CATALOG_UNUSABLE = "LAG-E1302"
 NO_TEST_MATCHES = "LAG-E1303"
 ADDRESS_IN_USE = "LAG-E1304"
+API_UNUSABLE = "LAG-E1305"
 
 
 def described(error: LagunaError, base: str | None = None) -> str:
@@ -68,3 +70,11 @@ class CatalogError(CommandError):
 
 class AddressInUse(CommandError):
     code = ADDRESS_IN_USE
+
+
+class ApiUnusable(CommandError):
+    """A remote API refused or could not be reached (exit status 2, as the
+    original client's errors)."""
+
+    code = API_UNUSABLE
+    exit_code = 2

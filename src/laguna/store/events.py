@@ -33,6 +33,7 @@ import urllib.parse
 import sqlalchemy as sa
 from sqlalchemy.orm import Session
 
+from laguna.store.errors import INVALID_CURSOR, StoreError
 from laguna.store.models import DeploymentRecord, EnvironmentRecord, StatusReport
 
 __all__ = ["BEGINNING", "REPORT", "DEPLOYMENT", "STATUS", "Batch", "Cursor", "Event",
@@ -51,8 +52,10 @@ REPORTS_PER_READ = 1000
 _EPOCH = datetime.datetime(1970, 1, 1, tzinfo=datetime.timezone.utc)
 
 
-class InvalidCursor(ValueError):
+class InvalidCursor(StoreError, ValueError):
     """A cursor's text that no reader wrote."""
+
+    code = INVALID_CURSOR
 
 
 def _micros(time: datetime.datetime) -> int:

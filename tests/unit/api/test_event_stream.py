@@ -349,7 +349,8 @@ def test_status_api_needs_watch_and_a_known_environment(serve: t.Callable[..., S
     missing = runner.invoke(cli, ["status", "nope", "--watch", "--api", server.served.url,
                                   "--token", server.token])
     assert (missing.exit_code, missing.stderr.strip()) == (
-        2, f"Error: environment 'nope' not found at {server.served.url} (the token's project)")
+        2, f"error[LAG-E1305]: environment 'nope' not found at {server.served.url} "
+           "(the token's project) [api_unusable]")
     refused = runner.invoke(cli, ["status", "nope", "--watch", "--api", server.served.url,
                                   "--token", "wrong"])
     assert refused.exit_code == 2 and "the API answered 401" in refused.stderr

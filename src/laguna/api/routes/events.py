@@ -73,4 +73,4 @@ def _start(database: Database, context: RequestContext, environment_id: str,
     try:
         return Cursor.parse(given)
     except InvalidCursor as error:
-        raise bad_request(str(error)) from None
+        raise bad_request(error.message) from None

@@ -19,7 +19,7 @@ from fastapi import APIRouter, Body
 
 from laguna.api.deps import Caller, State
 from laguna.api.errors import ApiError, bad_request
-from laguna.api.queueing import REMOTE_WAIT, TaskTimedOut, run_and_wait
+from laguna.api.queueing import REMOTE_WAIT, run_and_wait
 from laguna.api.state import ApiState
 from laguna.engine.handlers import STATIC_ACTION
 from laguna.frontends.muranopl.static_actions import (
@@ -66,14 +66,13 @@ def static_action(caller: Caller, state: State,
 def _in_worker(project_id: str, state: ApiState, body: dict[str, t.Any], class_name: str,
                method: str, parameters: dict[str, t.Any] | None) -> t.Any:
     """The call made by a ``laguna worker`` (``--broker``): this route waits for it."""
-    try:
-        result = run_and_wait(state, STATIC_ACTION, project_id, {
-            "project_id": project_id, "class_name": class_name, "method": method,
-            "parameters": parameters, "package_name": _text(body, "packageName"),
-            "class_version": _text(body, "classVersion")})
-    except TaskTimedOut:
+    result = run_and_wait(state, STATIC_ACTION, project_id, {
+        "project_id": project_id, "class_name": class_name, "method": method,
+        "parameters": parameters, "package_name": _text(body, "packageName"),
+        "class_version": _text(body, "classVersion")})
+    if result is None:
         raise ApiError(503, f"no engine worker ran static action {class_name}.{method} "
-                            f"within {REMOTE_WAIT:.0f} s") from None
+                            f"within {REMOTE_WAIT:.0f} s")
     error = result.get("error")
     if isinstance(error, dict):
         raise ApiError(_CODES[str(error["kind"])], str(error["message"]))
