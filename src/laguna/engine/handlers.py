@@ -267,10 +267,11 @@ class RefreshHandler:
             if record is None:
                 return {"error": "the environment is gone"}
             project, name = record.project_id, record.name
-            listed = (record.actions or {}).get("actions") or []
-        objects = sorted({str(action["object"]) for action in listed
-                          if isinstance(action, dict) and action.get("name") == CHECK_RUNNING})
         service = self.work.service(project)
+        # the actions as `laguna status` lists them: kept in the store, or
+        # listed by the environment's front end (TOSCA's, from its runtime)
+        listed = service.status(name).actions or ()
+        objects = sorted({action.object for action in listed if action.name == CHECK_RUNNING})
         ran = {}
         for object_id in objects:
             ran[object_id] = service.action(name, object_id, CHECK_RUNNING).status

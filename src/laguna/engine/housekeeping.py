@@ -9,10 +9,11 @@ once per period across all of them):
   asked for is sent again: its first message may never have reached RabbitMQ
   (the broker was down, or the API process died between its commit and the
   send). A duplicate is harmless: a task runs only while it has not ended;
-- ``check-running``: each ready environment that offers a
-  ``CheckRunning.check_running`` action (TOSCA's refresh, seed 003) gets a
-  ``refresh`` task, which runs it on every node that has one, unless the
-  environment already has a task waiting or running.
+- ``check-running``: each ready environment that offers (or may offer: its
+  actions are not kept in the store) a ``CheckRunning.check_running`` action
+  (TOSCA's refresh, seed 003) gets a ``refresh`` task, which runs it on every
+  node that has one, unless the environment already has a task waiting or
+  running.
 """
 
 from __future__ import annotations
@@ -75,10 +76,15 @@ def stale_tasks(database: Database, before: datetime.datetime) -> list[str]:
             .order_by(TaskRecord.created)))
 
 
-def offers_check_running(record: EnvironmentRecord) -> bool:
-    listed = (record.actions or {}).get("actions") or []
+def may_offer_check_running(record: EnvironmentRecord) -> bool:
+    """Whether the environment offers check_running, or may: its actions are
+    kept in the store only when its front end lists them from the stored
+    model alone (MuranoPL's); otherwise (TOSCA's) the refresh asks the front end."""
+    kept = record.actions
+    if kept is None or kept.get("actions") is None:
+        return True
     return any(isinstance(action, dict) and action.get("name") == CHECK_RUNNING
-               for action in listed)
+               for action in kept["actions"])
 
 
 def queue_refreshes(database: Database) -> list[str]:
@@ -91,7 +97,7 @@ def queue_refreshes(database: Database) -> list[str]:
             TaskRecord.environment_id.is_not(None))))
         for record in session.scalars(sa.select(EnvironmentRecord).where(
                 EnvironmentRecord.status == "ready")):
-            if record.id in busy or not offers_check_running(record):
+            if record.id in busy or not may_offer_check_running(record):
                 continue
             task = TaskRecord(kind=REFRESH, project_id=record.project_id,
                               environment_id=record.id, state=QUEUED,
