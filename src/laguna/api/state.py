@@ -6,6 +6,7 @@ from __future__ import annotations
 import dataclasses
 
 from laguna.api.identity import Identity
+from laguna.api.responses import PageCache
 from laguna.api.settings import ApiSettings
 from laguna.api.stats import RequestStats
 from laguna.engine.tasks import TaskQueue
@@ -19,3 +20,5 @@ class ApiState:
     identity: Identity
     queue: TaskQueue
     stats: RequestStats
+    #: whole answers of the package listing (laguna.api.responses)
+    package_pages: PageCache = dataclasses.field(default_factory=PageCache)
