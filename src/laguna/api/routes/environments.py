@@ -7,6 +7,7 @@ import typing as t
 from fastapi import APIRouter, BackgroundTasks, Body, Query
 from fastapi.responses import Response
 from sqlalchemy.exc import IntegrityError
+from sqlalchemy.orm import Session
 
 from laguna.api import descriptions
 from laguna.api.deps import Caller, ConfigurationSessionHeader, Reader, State, Store
@@ -21,6 +22,7 @@ from laguna.api.environments import (
     view,
 )
 from laguna.api.errors import conflict, forbidden
+from laguna.api.identity import RequestContext
 from laguna.api.queueing import queue_deploy
 from laguna.api.responses import json_response
 from laguna.api.sessions import check_session, valid
@@ -35,7 +37,7 @@ def truthy(value: str | None) -> bool:
 
 
 @router.get("/environments", summary="List environments", response_model=dict[str, t.Any])
-def list_environments(context: Caller, session: Reader,
+def list_environments(context: Caller, state: State,
                       all_tenants: t.Annotated[str | None, Query()] = None,
                       tenant: t.Annotated[str | None, Query()] = None) -> Response:
     project: str | None = context.project_id
@@ -47,7 +49,9 @@ def list_environments(context: Caller, session: Reader,
         if tenant != context.project_id and not context.is_admin:
             raise forbidden("Listing another tenant's environments needs the admin role")
         project = tenant
-    return json_response({"environments": list_views(session, project)})
+    # the session in the route's own thread (not a dependency's): see laguna.api.deps
+    with state.database.read_session() as session:
+        return json_response({"environments": list_views(session, project)})
 
 
 @router.post("/environments", summary="Create an environment")
@@ -63,8 +67,15 @@ def create(context: Caller, session: Store,
 
 @router.get("/environments/{environment_id}", summary="Show an environment with its services",
             response_model=dict[str, t.Any])
-def show(environment_id: str, context: Caller, session: Reader,
+def show(environment_id: str, context: Caller, state: State,
          session_id: ConfigurationSessionHeader = None) -> Response:
+    # the session in the route's own thread (not a dependency's): see laguna.api.deps
+    with state.database.read_session() as session:
+        return json_response(_shown(session, context, environment_id, session_id))
+
+
+def _shown(session: Session, context: RequestContext, environment_id: str,
+           session_id: str | None) -> dict[str, t.Any]:
     record = check_environment(session, context, environment_id)
     result = view(session, record)
     result["acquired_by"] = None
@@ -83,7 +94,7 @@ def show(environment_id: str, context: Caller, session: Reader,
         if isinstance(service.get("?"), dict):
             service["?"] = {**service["?"], "status": result["status"]}
     result["services"] = services
-    return json_response(result)
+    return result
 
 
 @router.put("/environments/{environment_id}", summary="Rename an environment")
