@@ -51,6 +51,9 @@ class PageCache:
         self._pages: dict[Key, tuple[t.Hashable, bytes]] = {}
         self._lock = threading.Lock()
 
+    def __len__(self) -> int:
+        return len(self._pages)
+
     def get(self, key: Key, generation: t.Hashable) -> bytes | None:
         with self._lock:
             found = self._pages.get(key)
