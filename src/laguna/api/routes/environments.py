@@ -76,8 +76,10 @@ def show(environment_id: str, context: Caller, state: State,
 
 def _shown(session: Session, context: RequestContext, environment_id: str,
            session_id: str | None) -> dict[str, t.Any]:
-    record = check_environment(session, context, environment_id)
-    result = view(session, record)
+    record = check_environment(session, context, environment_id, shown_only=True)
+    # the sessions' states only (one query of two columns), not the sessions
+    result = view(session, record,
+                  session_store.states_by_environment(session, [record.id])[record.id])
     result["acquired_by"] = None
     if result["status"] == session_store.DEPLOYING:
         deploying = session_store.sessions_of(session, record.id, session_store.DEPLOYING)
