@@ -119,9 +119,25 @@ def postgresql_schema(url: str) -> t.Iterator[str]:
         admin.dispose()
 
 
+def tree_cpu_seconds(pid: int) -> float:
+    """The CPU time (user and system) of ``pid`` and its live descendants so far."""
+    total = 0.0
+    ticks = os.sysconf("SC_CLK_TCK")
+    try:
+        with open(f"/proc/{pid}/stat", encoding="ascii") as stat:
+            fields = stat.read().rsplit(")", 1)[1].split()
+        total += (int(fields[11]) + int(fields[12])) / ticks
+        with open(f"/proc/{pid}/task/{pid}/children", encoding="ascii") as children:
+            for child in children.read().split():
+                total += tree_cpu_seconds(int(child))
+    except FileNotFoundError:
+        pass   # ended meanwhile
+    return total
+
+
 @contextlib.contextmanager
-def running(command: list[str], probe: str) -> t.Iterator[None]:
-    """``command`` running until the block ends, once ``probe`` answers."""
+def running(command: list[str], probe: str) -> t.Iterator[int]:
+    """``command`` running until the block ends, once ``probe`` answers: its pid."""
     server = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
                               start_new_session=True)
     try:
@@ -135,7 +151,7 @@ def running(command: list[str], probe: str) -> t.Iterator[None]:
                     raise RuntimeError(f"{command[:6]} did not start: "
                                        f"{server.stderr.read() if server.stderr else ''!r}")
             time.sleep(0.2)
-        yield
+        yield server.pid
     finally:
         # the supervisor stops its children on SIGTERM; the group, in case it could not
         server.terminate()
@@ -155,14 +171,18 @@ class Figures:
     p50_ms: float
     p99_ms: float
     errors: int
+    #: the server's CPU time (every process) per request answered
+    cpu_ms: float = 0.0
 
     @property
     def rate(self) -> float:
         return self.requests / self.seconds
 
 
-def load(url: str, token: str, clients: int, seconds: int) -> Figures:
-    """wrk on ``url`` with ``clients`` connections for ``seconds``."""
+def load(url: str, token: str, clients: int, seconds: int, server: int) -> Figures:
+    """wrk on ``url`` with ``clients`` connections for ``seconds``; ``server``: the
+    pid whose process tree's CPU time is counted."""
+    cpu = tree_cpu_seconds(server)
     with tempfile.NamedTemporaryFile("w", suffix=".lua") as script:
         script.write(WRK_SCRIPT.format(token=token))
         script.flush()
@@ -171,13 +191,15 @@ def load(url: str, token: str, clients: int, seconds: int) -> Figures:
                               check=True)
     line = next(row for row in done.stdout.splitlines() if row.startswith("RESULT "))
     requests, duration, p50, p99, *errors = (int(value) for value in line.split()[1:])
-    return Figures(requests, duration / 1e6, p50 / 1000, p99 / 1000, sum(errors))
+    spent = tree_cpu_seconds(server) - cpu
+    return Figures(requests, duration / 1e6, p50 / 1000, p99 / 1000, sum(errors),
+                   1000 * spent / max(requests, 1))
 
 
 def report(label: str, figures: Figures, processes: int) -> None:
     print(f"{label:<20} {figures.rate:8.1f} req/s   p50 {figures.p50_ms:7.1f} ms   "
-          f"p99 {figures.p99_ms:7.1f} ms   errors {figures.errors}   processes {processes}",
-          flush=True)
+          f"p99 {figures.p99_ms:7.1f} ms   errors {figures.errors}   processes {processes}   "
+          f"server CPU {figures.cpu_ms:.2f} ms/request", flush=True)
 
 
 def main() -> None:
@@ -214,12 +236,12 @@ def main() -> None:
             base = f"http://127.0.0.1:{port}"
             command = [sys.executable, "-m", "laguna.cli", "--workdir", str(scratch), "serve",
                        "--port", str(port), "--db-url", url, "--processes", str(processes)]
-            with running(command, base + "/"):
+            with running(command, base + "/") as server:
                 for label, path in (("list environments", "/v1/environments"),
                                     ("show environment", f"/v1/environments/{environment_id}"),
                                     ("list packages", "/v1/catalog/packages?limit=100")):
-                    report(label, load(base + path, token, args.clients, args.seconds),
-                           processes)
+                    report(label, load(base + path, token, args.clients, args.seconds,
+                                       server), processes)
             print(f"  load average after: {os.getloadavg()[0]:.2f}", flush=True)
             if args.ceiling:
                 port = free_port()
@@ -227,9 +249,9 @@ def main() -> None:
                            str(Path(__file__).parent), "--port", str(port), "--workers",
                            str(processes), "--loop", "uvloop", "--http", "httptools",
                            "--log-level", "warning", "hello_asgi:app"]
-                with running(command, f"http://127.0.0.1:{port}/"):
+                with running(command, f"http://127.0.0.1:{port}/") as server:
                     report("hello world", load(f"http://127.0.0.1:{port}/", token,
-                                               args.clients, args.seconds), processes)
+                                               args.clients, args.seconds, server), processes)
 
 
 if __name__ == "__main__":

@@ -7,7 +7,7 @@ import typing as t
 
 import sqlalchemy as sa
 from sqlalchemy.exc import IntegrityError
-from sqlalchemy.orm import Session, load_only
+from sqlalchemy.orm import Session
 
 from laguna.api import descriptions
 from laguna.api.errors import ApiError, bad_request, conflict, forbidden, not_found
@@ -24,23 +24,37 @@ def utcnow() -> datetime.datetime:
     return datetime.datetime.now(datetime.timezone.utc)
 
 
+def check_environment(session: Session, context: RequestContext,
+                      environment_id: str) -> EnvironmentRecord:
+    """The environment, if the caller may see it: 404 when there is none, 403 when
+    it is another project's (admins see every project's), as the original answered."""
+    record = session.get(EnvironmentRecord, environment_id)
+    if record is None:
+        raise not_found(f"Environment with id {environment_id} not found")
+    if record.project_id != context.project_id and not context.is_admin:
+        raise forbidden(NOT_AUTHORIZED)
+    return record
+
+
 #: the columns an environment's view and description are made of: not its
 #: outputs, components and actions (JSON the API does not show)
 SHOWN_COLUMNS = (EnvironmentRecord.id, EnvironmentRecord.project_id, EnvironmentRecord.name,
                  EnvironmentRecord.status, EnvironmentRecord.version, EnvironmentRecord.created,
                  EnvironmentRecord.updated, EnvironmentRecord.model,
                  EnvironmentRecord.description)
+_SHOWN = sa.select(*SHOWN_COLUMNS).where(EnvironmentRecord.id == sa.bindparam("id"))
 
 
-def check_environment(session: Session, context: RequestContext, environment_id: str, *,
-                      shown_only: bool = False) -> EnvironmentRecord:
-    """The environment, if the caller may see it: 404 when there is none, 403 when
-    it is another project's (admins see every project's), as the original answered.
-    ``shown_only``: load :data:`SHOWN_COLUMNS` only (a read that changes nothing)."""
-    options = [load_only(*SHOWN_COLUMNS)] if shown_only else None
-    record = session.get(EnvironmentRecord, environment_id, options=options)
-    if record is None:
+def shown_environment(session: Session, context: RequestContext,
+                      environment_id: str) -> EnvironmentRecord:
+    """:func:`check_environment` for a read that changes nothing: the columns
+    of :data:`SHOWN_COLUMNS` only, read without the ORM's identity map (a
+    third of the cost of showing an environment); the record is detached,
+    for reading."""
+    row = session.execute(_SHOWN, {"id": environment_id}).one_or_none()
+    if row is None:
         raise not_found(f"Environment with id {environment_id} not found")
+    record = EnvironmentRecord(**row._mapping)
     if record.project_id != context.project_id and not context.is_admin:
         raise forbidden(NOT_AUTHORIZED)
     return record

@@ -17,6 +17,7 @@ from laguna.api.environments import (
     create_environment,
     current_description,
     list_views,
+    shown_environment,
     status,
     utcnow,
     view,
@@ -76,7 +77,7 @@ def show(environment_id: str, context: Caller, state: State,
 
 def _shown(session: Session, context: RequestContext, environment_id: str,
            session_id: str | None) -> dict[str, t.Any]:
-    record = check_environment(session, context, environment_id, shown_only=True)
+    record = shown_environment(session, context, environment_id)
     # the sessions' states only (one query of two columns), not the sessions
     result = view(session, record,
                   session_store.states_by_environment(session, [record.id])[record.id])
