@@ -433,7 +433,7 @@ def search_summaries(session: Session, query: PackageQuery) -> list[PackageSumma
         PackageRecord.fully_qualified_name, PackageRecord.name, PackageRecord.type,
         PackageRecord.description, PackageRecord.author, PackageRecord.manifest["Supplier"],
         PackageRecord.enabled, PackageRecord.is_public, PackageRecord.owner_id)
-    rows = session.execute(statement).all()
+    rows = session.connection().execute(statement).all()
     ids = [row[0] for row in rows]
     names: dict[type[t.Any], dict[uuid.UUID, list[str]]] = {}
     for model, column in ((PackageTag, PackageTag.tag),
@@ -441,7 +441,7 @@ def search_summaries(session: Session, query: PackageQuery) -> list[PackageSumma
                           (PackageClass, PackageClass.class_name)):
         found: dict[uuid.UUID, list[str]] = {key: [] for key in ids}
         if ids:
-            for package_id, value in session.execute(
+            for package_id, value in session.connection().execute(
                     sa.select(model.package_id, column).where(model.package_id.in_(ids))
                     .order_by(model.package_id, column)):
                 found[package_id].append(value)
@@ -466,11 +466,18 @@ def catalog_generation(session: Session) -> tuple[t.Any, ...]:
     (the transaction that last wrote each row; a rewrite always gives a newer
     one) counts too. Two reads with equal generations, each in its own
     snapshot, see the same packages."""
-    columns: list[t.Any] = [sa.func.count(), sa.func.max(PackageRecord.updated_at)]
-    bind = session.get_bind()
-    if bind.dialect.name == "postgresql":
-        columns.append(sa.func.sum(sa.literal_column("packages.xmin::text::bigint")))
-    return tuple(session.execute(sa.select(*columns).select_from(PackageRecord)).one())
+    # run by the session's connection: a Core statement through the ORM's
+    # execute pays for ORM compilation it does not use (asked for every page)
+    connection = session.connection()
+    statement = _POSTGRESQL_GENERATION if connection.dialect.name == "postgresql" \
+        else _GENERATION
+    return tuple(connection.execute(statement).one())
+
+
+_GENERATION = sa.select(sa.func.count(), sa.func.max(PackageRecord.updated_at)) \
+    .select_from(PackageRecord)
+_POSTGRESQL_GENERATION = _GENERATION.add_columns(
+    sa.func.sum(sa.literal_column("packages.xmin::text::bigint")))
 
 
 def _uuids(values: t.Iterable[str]) -> list[uuid.UUID]:
