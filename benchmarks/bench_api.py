@@ -1,37 +1,64 @@
 """The API under load: requests per second and p50/p99 latency on loopback.
 
-Starts ``laguna serve`` (SQLite store of a scratch working directory) with
-``--environments`` environments and ``--packages`` packages in its catalog,
-then ``--clients`` concurrent clients (httpx, asyncio) send ``--requests``
-requests each to: list environments, show an environment, and list packages
-(the catalog's first page, as the client asks it). One command::
+One command: makes a store (a scratch SQLite file; a private schema of the
+PostgreSQL database of ``--db URL`` or ``LAGUNA_TEST_PG_URL``), fills it with
+``--environments`` environments and ``--packages`` public packages, starts
+``laguna serve --processes N`` on it, and loads each kind of request for
+``--seconds`` with ``--clients`` connections: list environments, show an
+environment, list packages (the catalog's first page of 100, as
+python-muranoclient asks with ``limit``). The load generator is Debian's
+``wrk`` (C, two threads): a Python one would take the CPU the server needs.
+Everything it started is stopped at the end, the schema dropped::
 
-    python3 benchmarks/bench_api.py [--clients 50] [--requests 40]
+    python3 benchmarks/bench_api.py [--processes 1,2,3] [--db URL] [--ceiling]
+
+``--ceiling`` also loads a bare uvicorn hello-world (``hello_asgi.py``) with
+the same processes, loop, parser and load generator: what this machine can
+answer at most.
 """
 
 from __future__ import annotations
 
 import argparse
-import asyncio
+import contextlib
+import dataclasses
+import datetime
 import io
-import statistics
+import os
+import shutil
 import subprocess
 import sys
 import tempfile
 import time
+import typing as t
+import uuid
 import zipfile
 from pathlib import Path
 
 import httpx
 
 sys.path.insert(0, str(Path(__file__).parents[1]))
-from tests.compat.conftest import free_port  # noqa: E402 - the tests' helper
+from tests.servers import free_port  # noqa: E402 - the tests' helper
 
-from laguna.deploy.workdir import Workdir  # noqa: E402
+from laguna.config import sqlite_url  # noqa: E402
+from laguna.deploy.workdir import Workdir, open_store  # noqa: E402
 from laguna.packages.package import load_archive  # noqa: E402
 from laguna.store.identity import issue_token  # noqa: E402
 from laguna.store.models import EnvironmentRecord  # noqa: E402
 from laguna.store.packages import import_package  # noqa: E402
+
+WRK = shutil.which("wrk") or "/usr/bin/wrk"
+#: prints the figures wrk measured on one line, in microseconds (wrk's unit)
+WRK_SCRIPT = """
+wrk.headers["X-Auth-Token"] = "{token}"
+wrk.headers["Content-Type"] = "application/json"
+done = function(summary, latency, requests)
+  local e = summary.errors
+  io.write(string.format("RESULT %d %d %d %d %d %d %d %d %d\\n", summary.requests,
+    summary.duration, latency:percentile(50), latency:percentile(99),
+    e.connect, e.read, e.write, e.status, e.timeout))
+end
+"""
 
 
 def package_zip(index: int) -> bytes:
@@ -40,6 +67,7 @@ def package_zip(index: int) -> bytes:
         archive.writestr("manifest.yaml", (
             f"Format: 1.4\nType: Application\nFullName: org.bench.App{index:04d}\n"
             f"Name: Bench app {index}\nVersion: 1.0.{index % 7}\nTags: [bench]\n"
+            f"Description: Benchmark application number {index}\n"
             f"Classes:\n  org.bench.App{index:04d}: App.yaml\n"))
         archive.writestr("Classes/App.yaml", (
             f"Namespaces: {{=: org.bench, std: io.murano}}\nName: App{index:04d}\n"
@@ -47,9 +75,9 @@ def package_zip(index: int) -> bytes:
     return buffer.getvalue()
 
 
-def populate(workdir: Path, packages: int, environments: int) -> tuple[str, str]:
-    import datetime
-    database = Workdir(workdir).open_store()
+def populate(url: str, packages: int, environments: int) -> tuple[str, str]:
+    """Fill the store; the token of project ``bench`` and one environment's id."""
+    database = open_store(url)
     now = datetime.datetime.now(datetime.timezone.utc)
     with database.session() as session:
         token = issue_token(session, "bench", "bench", False, now, datetime.timedelta(hours=2))
@@ -73,71 +101,157 @@ def populate(workdir: Path, packages: int, environments: int) -> tuple[str, str]
     return token, first
 
 
-async def load(url: str, token: str, clients: int, requests: int
-               ) -> tuple[list[float], float, int]:
-    latencies: list[float] = []
-    failures = 0
-    headers = {"X-Auth-Token": token, "Content-Type": "application/json"}
-    limits = httpx.Limits(max_connections=clients, max_keepalive_connections=clients)
-    async with httpx.AsyncClient(headers=headers, limits=limits, timeout=60) as client:
-        async def one_client() -> None:
-            nonlocal failures
-            for _ in range(requests):
-                began = time.perf_counter()
-                try:
-                    response = await client.get(url)
-                except httpx.TransportError:
-                    # a connection the server dropped under load: counted, not timed
-                    failures += 1
-                    continue
-                latencies.append(time.perf_counter() - began)
-                if response.status_code != 200:
-                    raise RuntimeError(f"{url}: {response.status_code} {response.text[:200]}")
-        began = time.perf_counter()
-        await asyncio.gather(*(one_client() for _ in range(clients)))
-        return latencies, time.perf_counter() - began, failures
+@contextlib.contextmanager
+def postgresql_schema(url: str) -> t.Iterator[str]:
+    """A private schema of the database at ``url`` (dropped at the end): its URL."""
+    import sqlalchemy as sa
+
+    schema = f"laguna_bench_{uuid.uuid4().hex[:12]}"
+    admin = sa.create_engine(url)
+    with admin.begin() as connection:
+        connection.execute(sa.text(f'CREATE SCHEMA "{schema}"'))
+    try:
+        yield sa.make_url(url).update_query_dict(
+            {"options": f"-csearch_path={schema}"}).render_as_string(hide_password=False)
+    finally:
+        with admin.begin() as connection:
+            connection.execute(sa.text(f'DROP SCHEMA "{schema}" CASCADE'))
+        admin.dispose()
+
+
+def tree_cpu_seconds(pid: int) -> float:
+    """The CPU time (user and system) of ``pid`` and its live descendants so far."""
+    total = 0.0
+    ticks = os.sysconf("SC_CLK_TCK")
+    try:
+        with open(f"/proc/{pid}/stat", encoding="ascii") as stat:
+            fields = stat.read().rsplit(")", 1)[1].split()
+        total += (int(fields[11]) + int(fields[12])) / ticks
+        with open(f"/proc/{pid}/task/{pid}/children", encoding="ascii") as children:
+            for child in children.read().split():
+                total += tree_cpu_seconds(int(child))
+    except FileNotFoundError:
+        pass   # ended meanwhile
+    return total
+
+
+@contextlib.contextmanager
+def running(command: list[str], probe: str) -> t.Iterator[int]:
+    """``command`` running until the block ends, once ``probe`` answers: its pid."""
+    server = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
+                              start_new_session=True)
+    try:
+        deadline = time.monotonic() + 60
+        while True:
+            try:
+                httpx.get(probe, timeout=1)
+                break
+            except httpx.TransportError:
+                if time.monotonic() > deadline or server.poll() is not None:
+                    raise RuntimeError(f"{command[:6]} did not start: "
+                                       f"{server.stderr.read() if server.stderr else ''!r}")
+            time.sleep(0.2)
+        yield server.pid
+    finally:
+        # the supervisor stops its children on SIGTERM; the group, in case it could not
+        server.terminate()
+        try:
+            server.wait(timeout=30)
+        except subprocess.TimeoutExpired:
+            os.killpg(server.pid, 9)
+            server.wait()
+        with contextlib.suppress(ProcessLookupError):
+            os.killpg(server.pid, 9)   # no child outlives the benchmark
+
+
+@dataclasses.dataclass(frozen=True)
+class Figures:
+    requests: int
+    seconds: float
+    p50_ms: float
+    p99_ms: float
+    errors: int
+    #: the server's CPU time (every process) per request answered
+    cpu_ms: float = 0.0
+
+    @property
+    def rate(self) -> float:
+        return self.requests / self.seconds
+
+
+def load(url: str, token: str, clients: int, seconds: int, server: int) -> Figures:
+    """wrk on ``url`` with ``clients`` connections for ``seconds``; ``server``: the
+    pid whose process tree's CPU time is counted."""
+    cpu = tree_cpu_seconds(server)
+    with tempfile.NamedTemporaryFile("w", suffix=".lua") as script:
+        script.write(WRK_SCRIPT.format(token=token))
+        script.flush()
+        done = subprocess.run([WRK, "-t2", f"-c{clients}", f"-d{seconds}s", "--latency",
+                               "-s", script.name, url], capture_output=True, text=True,
+                              check=True)
+    line = next(row for row in done.stdout.splitlines() if row.startswith("RESULT "))
+    requests, duration, p50, p99, *errors = (int(value) for value in line.split()[1:])
+    spent = tree_cpu_seconds(server) - cpu
+    return Figures(requests, duration / 1e6, p50 / 1000, p99 / 1000, sum(errors),
+                   1000 * spent / max(requests, 1))
+
+
+def report(label: str, figures: Figures, processes: int) -> None:
+    print(f"{label:<20} {figures.rate:8.1f} req/s   p50 {figures.p50_ms:7.1f} ms   "
+          f"p99 {figures.p99_ms:7.1f} ms   errors {figures.errors}   processes {processes}   "
+          f"server CPU {figures.cpu_ms:.2f} ms/request", flush=True)
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
+    parser.add_argument("--processes", default="2",
+                        help="server processes; a comma list runs each in turn (1,2,3)")
     parser.add_argument("--clients", type=int, default=50)
-    parser.add_argument("--requests", type=int, default=40, help="per client, per route")
+    parser.add_argument("--seconds", type=int, default=15, help="of load per kind")
     parser.add_argument("--packages", type=int, default=1000)
-    parser.add_argument("--environments", type=int, default=20)
+    parser.add_argument("--environments", type=int, default=200)
+    parser.add_argument("--db", metavar="URL", default=os.environ.get("LAGUNA_TEST_PG_URL"),
+                        help="a PostgreSQL database to work in (a private schema); "
+                             "default LAGUNA_TEST_PG_URL, else a scratch SQLite file")
+    parser.add_argument("--ceiling", action="store_true",
+                        help="also load a bare uvicorn hello-world (the machine's limit)")
     args = parser.parse_args()
-    with tempfile.TemporaryDirectory(prefix="laguna-bench-api-") as scratch:
-        workdir = Path(scratch)
-        token, environment_id = populate(workdir, args.packages, args.environments)
-        port = free_port()
-        server = subprocess.Popen([sys.executable, "-m", "laguna.cli", "--workdir", scratch,
-                                   "serve", "--port", str(port)],
-                                  stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-        base = f"http://127.0.0.1:{port}"
-        try:
-            deadline = time.monotonic() + 60
-            while True:
-                try:
-                    if httpx.get(base + "/", timeout=1).status_code == 300:
-                        break
-                except httpx.TransportError:
-                    if time.monotonic() > deadline or server.poll() is not None:
-                        raise
-                time.sleep(0.2)
-            print(f"{args.clients} clients x {args.requests} requests; {args.packages} "
-                  f"packages, {args.environments} environments")
-            for label, path in (("list environments", "/v1/environments"),
-                                ("show environment", f"/v1/environments/{environment_id}"),
-                                ("list packages", "/v1/catalog/packages")):
-                latencies, seconds, failures = asyncio.run(load(base + path, token, args.clients,
-                                                      args.requests))
-                latencies.sort()
-                p50 = statistics.median(latencies) * 1000
-                p99 = latencies[min(len(latencies) - 1, int(len(latencies) * 0.99))] * 1000
-                print(f"{label:<20} {len(latencies) / seconds:8.1f} req/s   p50 {p50:7.1f} ms"
-                      f"   p99 {p99:7.1f} ms   dropped {failures}")
-        finally:
-            server.terminate()
-            server.wait(timeout=30)
+    counts = [int(value) for value in args.processes.split(",")]
+    with contextlib.ExitStack() as stack:
+        scratch = Path(stack.enter_context(
+            tempfile.TemporaryDirectory(prefix="laguna-bench-api-")))
+        if args.db:
+            url = stack.enter_context(postgresql_schema(args.db))
+        else:
+            Workdir(scratch).prepare_store()
+            url = Workdir(scratch).url
+        began = time.monotonic()
+        token, environment_id = populate(url, args.packages, args.environments)
+        kind = "PostgreSQL" if args.db else "SQLite"
+        print(f"{kind} store: {args.packages} packages, {args.environments} environments "
+              f"(filled in {time.monotonic() - began:.1f} s); {args.clients} clients, "
+              f"{args.seconds} s per kind; load average {os.getloadavg()[0]:.2f}", flush=True)
+        for processes in counts:
+            port = free_port()
+            base = f"http://127.0.0.1:{port}"
+            command = [sys.executable, "-m", "laguna.cli", "--workdir", str(scratch), "serve",
+                       "--port", str(port), "--db-url", url, "--processes", str(processes)]
+            with running(command, base + "/") as server:
+                for label, path in (("list environments", "/v1/environments"),
+                                    ("show environment", f"/v1/environments/{environment_id}"),
+                                    ("list packages", "/v1/catalog/packages?limit=100")):
+                    report(label, load(base + path, token, args.clients, args.seconds,
+                                       server), processes)
+            print(f"  load average after: {os.getloadavg()[0]:.2f}", flush=True)
+            if args.ceiling:
+                port = free_port()
+                command = [sys.executable, "-m", "uvicorn", "--app-dir",
+                           str(Path(__file__).parent), "--port", str(port), "--workers",
+                           str(processes), "--loop", "uvloop", "--http", "httptools",
+                           "--log-level", "warning", "hello_asgi:app"]
+                with running(command, f"http://127.0.0.1:{port}/") as server:
+                    report("hello world", load(f"http://127.0.0.1:{port}/", token,
+                                               args.clients, args.seconds, server), processes)
 
 
 if __name__ == "__main__":

@@ -58,8 +58,8 @@ class _CountRequests:
         try:
             await self.app(scope, receive, sending)
         finally:
-            project = getattr(scope.get("state", {}), "get", lambda _k: None)("project_id") \
-                if isinstance(scope.get("state"), dict) else None
+            state = scope.get("state")
+            project = state.get("project_id") if isinstance(state, dict) else None
             self.stats.record(project, time.perf_counter() - began, status[0] >= 500)
 
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 import datetime
 import typing as t
 
+import sqlalchemy as sa
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session
 
@@ -30,6 +31,30 @@ def check_environment(session: Session, context: RequestContext,
     record = session.get(EnvironmentRecord, environment_id)
     if record is None:
         raise not_found(f"Environment with id {environment_id} not found")
+    if record.project_id != context.project_id and not context.is_admin:
+        raise forbidden(NOT_AUTHORIZED)
+    return record
+
+
+#: the columns an environment's view and description are made of: not its
+#: outputs, components and actions (JSON the API does not show)
+SHOWN_COLUMNS = (EnvironmentRecord.id, EnvironmentRecord.project_id, EnvironmentRecord.name,
+                 EnvironmentRecord.status, EnvironmentRecord.version, EnvironmentRecord.created,
+                 EnvironmentRecord.updated, EnvironmentRecord.model,
+                 EnvironmentRecord.description)
+_SHOWN = sa.select(*SHOWN_COLUMNS).where(EnvironmentRecord.id == sa.bindparam("id"))
+
+
+def shown_environment(session: Session, context: RequestContext,
+                      environment_id: str) -> EnvironmentRecord:
+    """:func:`check_environment` for a read that changes nothing: the columns
+    of :data:`SHOWN_COLUMNS` only, read by the session's connection without
+    the ORM's compilation and identity map (a third of the cost of showing
+    an environment); the record is detached, for reading."""
+    row = session.connection().execute(_SHOWN, {"id": environment_id}).one_or_none()
+    if row is None:
+        raise not_found(f"Environment with id {environment_id} not found")
+    record = EnvironmentRecord(**row._mapping)
     if record.project_id != context.project_id and not context.is_admin:
         raise forbidden(NOT_AUTHORIZED)
     return record
@@ -83,6 +108,11 @@ def status(session: Session, record: EnvironmentRecord,
     states in :func:`~laguna.store.sessions.sessions_of`'s order, when known."""
     if states is None:
         states = [c.state for c in session_store.sessions_of(session, record.id)]
+    return status_of(record.status, states)
+
+
+def status_of(stored: str, states: t.Sequence[str]) -> str:
+    """:func:`status` of an environment whose own state is ``stored``."""
     has_opened = False
     for state in states:
         if state in (session_store.DEPLOYING, session_store.DELETING,
@@ -94,9 +124,9 @@ def status(session: Session, record: EnvironmentRecord,
             break
     if has_opened:
         return "pending"
-    if record.status in ("pending", "undeployed"):
+    if stored in ("pending", "undeployed"):
         return "ready"
-    return record.status
+    return stored
 
 
 def view(session: Session, record: EnvironmentRecord,
@@ -108,6 +138,26 @@ def view(session: Session, record: EnvironmentRecord,
         "version": record.version, "status": status(session, record, states),
         "networking": {}, "description_text": "",
     }
+
+
+def list_views(session: Session, project_id: str | None) -> list[dict[str, t.Any]]:
+    """The environments of ``project_id`` (None: of every project) as
+    :func:`view` shows them, oldest first, in two queries: their columns
+    (not their models and descriptions, which a listing does not show), then
+    their sessions' states."""
+    columns = (EnvironmentRecord.id, EnvironmentRecord.name, EnvironmentRecord.created,
+               EnvironmentRecord.updated, EnvironmentRecord.project_id,
+               EnvironmentRecord.version, EnvironmentRecord.status)
+    query = sa.select(*columns).order_by(EnvironmentRecord.created, EnvironmentRecord.id)
+    if project_id is not None:
+        query = query.where(EnvironmentRecord.project_id == project_id)
+    rows = session.connection().execute(query).all()
+    states = session_store.states_by_environment(session, [row[0] for row in rows])
+    return [{"id": id_, "name": name, "created": timestamp(created),
+             "updated": timestamp(updated), "tenant_id": project, "version": version,
+             "status": status_of(stored, states[id_]), "networking": {},
+             "description_text": ""}
+            for id_, name, created, updated, project, version, stored in rows]
 
 
 def api_error_for(error: descriptions.PathError, what: str) -> ApiError:

@@ -2,7 +2,10 @@
 
 Two identities: the embedded one keeps projects, users and tokens in the
 store (``laguna token create``); the Keystone one asks a Keystone v3 service
-to validate each token (cached until shortly before it expires).
+to validate each token. Both remember a valid token for a short while
+(:class:`TokenCache`, as keystonemiddleware's token cache does), so that a
+client's requests do not each read the store or call Keystone; a token
+deleted or revoked meanwhile keeps working until its entry ends.
 """
 
 from __future__ import annotations
@@ -41,6 +44,39 @@ class Identity(t.Protocol):
         None when it is not valid."""
         ...
 
+    def remembered(self, token: str) -> RequestContext | None:
+        """The caller of a token validated a moment ago, found without I/O (so
+        on the event loop, not in a thread); None: ask :meth:`authenticate`."""
+        ...
+
+
+class TokenCache:
+    """Valid tokens and their callers, each until ``ttl`` seconds after it was
+    validated (never past the token's own expiry). Bounded: past
+    :data:`SIZE` tokens it forgets them all rather than grow."""
+
+    SIZE = 10_000
+
+    def __init__(self, ttl: float, clock: Clock) -> None:
+        self.ttl = datetime.timedelta(seconds=ttl)
+        self.clock = clock
+        self._entries: dict[str, tuple[RequestContext, datetime.datetime]] = {}
+        self._lock = threading.Lock()
+
+    def get(self, token: str, now: datetime.datetime | None = None) -> RequestContext | None:
+        with self._lock:
+            found = self._entries.get(token)
+        if found is None or found[1] <= (now or self.clock()):
+            return None
+        return found[0]
+
+    def put(self, context: RequestContext, now: datetime.datetime,
+            expires: datetime.datetime) -> None:
+        with self._lock:
+            if len(self._entries) >= self.SIZE:
+                self._entries.clear()
+            self._entries[context.token] = (context, min(expires, now + self.ttl))
+
 
 def authenticate(identity: Identity, token: str | None) -> RequestContext:
     """The caller ``token`` (``X-Auth-Token``) speaks for; 401 without a valid one."""
@@ -67,6 +103,11 @@ class LocalAnonymous:
             return self.context
         return self.identity.authenticate(token)
 
+    def remembered(self, token: str) -> RequestContext | None:
+        if not token or token == NOAUTH_PLACEHOLDER:
+            return self.context
+        return self.identity.remembered(token)
+
 
 #: what keystoneauth's ``none`` plugin (``--os-auth-type none``) sends as its token
 NOAUTH_PLACEHOLDER = "notused"
@@ -76,35 +117,33 @@ class StoreIdentity:
     """Tokens issued by ``laguna token create``, checked against the store.
 
     A valid token is remembered for :data:`CACHE_SECONDS` (never past its
-    expiry), so that a client's requests do not each read the store; a token
-    deleted from the store stops working within that time."""
+    expiry) in each server process, so that a client's requests do not each
+    read the store; a token deleted from the store stops working within
+    that time."""
 
-    CACHE_SECONDS = 30.0
+    CACHE_SECONDS = 10.0
 
     def __init__(self, database: Database, clock: Clock = utcnow) -> None:
         self.database = database
         self.clock = clock
-        self._cache: dict[str, tuple[RequestContext, datetime.datetime]] = {}
-        self._lock = threading.Lock()
+        self.cache = TokenCache(self.CACHE_SECONDS, clock)
+
+    def remembered(self, token: str) -> RequestContext | None:
+        return self.cache.get(token) if token else None
 
     def authenticate(self, token: str) -> RequestContext | None:
         if not token:
             return None
         now = self.clock()
-        with self._lock:
-            cached = self._cache.get(token)
-        if cached is not None and cached[1] > now:
-            return cached[0]
+        cached = self.cache.get(token, now)
+        if cached is not None:
+            return cached
         with self.database.read_session() as session:
             owner = store_identity.token_owner(session, token, now)
         if owner is None:
             return None
         context = RequestContext(owner.project_id, owner.user_id, owner.is_admin, token)
-        until = min(owner.expires, now + datetime.timedelta(seconds=self.CACHE_SECONDS))
-        with self._lock:
-            if len(self._cache) > 10_000:   # bounded: forget everything rather than grow
-                self._cache.clear()
-            self._cache[token] = (context, until)
+        self.cache.put(context, now, owner.expires)
         return context
 
 
@@ -122,17 +161,21 @@ class KeystoneIdentity:
         self.service_token = service_token
         self.clock = clock
         self.client = client or httpx.Client(timeout=10.0)
-        self._cache: dict[str, tuple[RequestContext, datetime.datetime]] = {}
-        self._lock = threading.Lock()
+        # a minute: a revoked token stops working soon, Keystone is asked rarely
+        self.cache = TokenCache(self.CACHE_SECONDS, clock)
+
+    CACHE_SECONDS = 60.0
+
+    def remembered(self, token: str) -> RequestContext | None:
+        return self.cache.get(token) if token else None
 
     def authenticate(self, token: str) -> RequestContext | None:
         if not token:
             return None
         now = self.clock()
-        with self._lock:
-            cached = self._cache.get(token)
-        if cached is not None and cached[1] > now:
-            return cached[0]
+        cached = self.cache.get(token, now)
+        if cached is not None:
+            return cached
         response = self.client.get(
             f"{self.url}/auth/tokens",
             headers={"X-Auth-Token": self.service_token or token, "X-Subject-Token": token})
@@ -145,10 +188,7 @@ class KeystoneIdentity:
             return None   # an unscoped token names no project to work in
         roles = {role.get("name") for role in body.get("roles") or ()}
         context = RequestContext(project, user, "admin" in roles, token)
-        expires = _parse_time(body.get("expires_at")) or now
-        # Cached for at most a minute: a revoked token stops working soon.
-        with self._lock:
-            self._cache[token] = (context, min(expires, now + datetime.timedelta(minutes=1)))
+        self.cache.put(context, now, _parse_time(body.get("expires_at")) or now)
         return context
 
 

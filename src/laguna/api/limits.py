@@ -162,13 +162,21 @@ class RequestLimits:
         except ApiError as error:
             await _answer(scope, receive, send, error.status, error.message)
             return
+        if (declared is None or declared == b"0") \
+                and _header(scope, b"transfer-encoding") is None:
+            # no body (most GETs): nothing to count or scan, no wrappers to pay for
+            await self.app(scope, receive, send)
+            return
         await self._bounded(scope, receive, send, limit, message)
 
     async def _authenticate(self, scope: Scope) -> None:
-        token = _header(scope, b"x-auth-token")
-        # the identity may read the store or ask Keystone: not on the event loop
-        context = await run_in_threadpool(
-            authenticate, self.identity, token.decode("latin-1") if token else None)
+        header = _header(scope, b"x-auth-token")
+        token = header.decode("latin-1") if header else None
+        # a token validated a moment ago is known without I/O; else the identity
+        # may read the store or ask Keystone: not on the event loop
+        context = self.identity.remembered(token or "")
+        if context is None:
+            context = await run_in_threadpool(authenticate, self.identity, token)
         state = scope.setdefault("state", {})
         state[CALLER_KEY] = context
         state["project_id"] = context.project_id   # the request statistics' project

@@ -7,6 +7,7 @@ import dataclasses
 
 from laguna.api.eventstream import StreamSlots
 from laguna.api.identity import Identity
+from laguna.api.responses import PageCache
 from laguna.api.settings import ApiSettings
 from laguna.api.stats import RequestStats
 from laguna.engine.tasks import TaskQueue
@@ -22,3 +23,5 @@ class ApiState:
     stats: RequestStats
     #: the event streams open now (bounded by ``settings.max_event_streams``)
     streams: StreamSlots = dataclasses.field(default_factory=StreamSlots)
+    #: whole answers of the package listing (laguna.api.responses)
+    package_pages: PageCache = dataclasses.field(default_factory=PageCache)

@@ -8,6 +8,7 @@ functions only flush. Missing packages raise
 from __future__ import annotations
 
 import dataclasses
+import datetime
 import re
 import typing as t
 import uuid
@@ -344,11 +345,8 @@ def _search_weight(words: t.Sequence[str]) -> tuple[sa.ColumnElement[bool], t.An
     return sa.or_(*(condition for condition, _ in cases)), sa.case(*cases)
 
 
-def search_packages(session: Session, query: PackageQuery) -> list[PackageRecord]:
-    """One page of the packages ``query`` asks for, in its order (then the id).
-
-    An unknown ``marker`` raises :class:`PackageNotFoundError`.
-    """
+def _search_statement(session: Session, query: PackageQuery) -> sa.Select[t.Any]:
+    """The SELECT of :func:`search_packages`: filters, order and limit."""
     statement = sa.select(PackageRecord)
     if query.catalog or not query.is_admin:
         statement = statement.where(visible_to(query.project_id))
@@ -387,11 +385,99 @@ def search_packages(session: Session, query: PackageQuery) -> list[PackageRecord
         values = session.execute(sa.select(*(key.expression for key in keys))
                                  .where(PackageRecord.id == marker.id)).one()
         statement = statement.where(after(keys, tuple(values)))
-    statement = statement.order_by(*order_clauses(keys)).options(
-        selectinload(PackageRecord.class_rows))
+    statement = statement.order_by(*order_clauses(keys))
     if query.limit is not None:
         statement = statement.limit(query.limit)
+    return statement
+
+
+def search_packages(session: Session, query: PackageQuery) -> list[PackageRecord]:
+    """One page of the packages ``query`` asks for, in its order (then the id).
+
+    An unknown ``marker`` raises :class:`PackageNotFoundError`.
+    """
+    statement = _search_statement(session, query).options(
+        selectinload(PackageRecord.class_rows))
     return list(session.scalars(statement))
+
+
+@dataclasses.dataclass(frozen=True, slots=True)
+class PackageSummary:
+    """What a listing shows of a package: no archive, logo, UI nor whole manifest."""
+
+    id: uuid.UUID
+    created_at: datetime.datetime
+    updated_at: datetime.datetime
+    fully_qualified_name: str
+    name: str
+    type: str
+    description: str | None
+    author: str | None
+    #: the manifest's ``Supplier`` (None when it has none)
+    supplier: t.Any
+    enabled: bool
+    is_public: bool
+    owner_id: str | None
+    tags: list[str]
+    categories: list[str]
+    class_names: list[str]
+
+
+def search_summaries(session: Session, query: PackageQuery) -> list[PackageSummary]:
+    """:func:`search_packages` as summaries, in four queries whatever the page's
+    size: the page's columns (the manifest's ``Supplier`` extracted by the
+    database, the big columns never read), then its tags, categories and
+    classes, each for the whole page; no ORM object is made."""
+    statement = _search_statement(session, query).with_only_columns(
+        PackageRecord.id, PackageRecord.created_at, PackageRecord.updated_at,
+        PackageRecord.fully_qualified_name, PackageRecord.name, PackageRecord.type,
+        PackageRecord.description, PackageRecord.author, PackageRecord.manifest["Supplier"],
+        PackageRecord.enabled, PackageRecord.is_public, PackageRecord.owner_id)
+    rows = session.connection().execute(statement).all()
+    ids = [row[0] for row in rows]
+    names: dict[type[t.Any], dict[uuid.UUID, list[str]]] = {}
+    for model, column in ((PackageTag, PackageTag.tag),
+                          (PackageCategory, PackageCategory.category),
+                          (PackageClass, PackageClass.class_name)):
+        found: dict[uuid.UUID, list[str]] = {key: [] for key in ids}
+        if ids:
+            for package_id, value in session.connection().execute(
+                    sa.select(model.package_id, column).where(model.package_id.in_(ids))
+                    .order_by(model.package_id, column)):
+                found[package_id].append(value)
+        names[model] = found
+    return [PackageSummary(
+        id=row[0], created_at=row[1], updated_at=row[2], fully_qualified_name=row[3],
+        name=row[4], type=row[5], description=row[6], author=row[7], supplier=row[8],
+        enabled=row[9], is_public=row[10], owner_id=row[11], tags=names[PackageTag][row[0]],
+        categories=names[PackageCategory][row[0]], class_names=names[PackageClass][row[0]])
+        for row in rows]
+
+
+def catalog_generation(session: Session) -> tuple[t.Any, ...]:
+    """What changes whenever the catalog does, cheap to read (one aggregate).
+
+    Every change of a package (import, update, flags; tags and categories
+    included) sets its ``updated_at`` to the time of the change, and a
+    deletion lowers the count. On SQLite, writers take the write lock before
+    they read the clock (``BEGIN IMMEDIATE``), so a later commit never carries
+    an earlier time. PostgreSQL's writers run at once, and one may commit a
+    time older than one already seen: there the sum of the rows' ``xmin``
+    (the transaction that last wrote each row; a rewrite always gives a newer
+    one) counts too. Two reads with equal generations, each in its own
+    snapshot, see the same packages."""
+    # run by the session's connection: a Core statement through the ORM's
+    # execute pays for ORM compilation it does not use (asked for every page)
+    connection = session.connection()
+    statement = _POSTGRESQL_GENERATION if connection.dialect.name == "postgresql" \
+        else _GENERATION
+    return tuple(connection.execute(statement).one())
+
+
+_GENERATION = sa.select(sa.func.count(), sa.func.max(PackageRecord.updated_at)) \
+    .select_from(PackageRecord)
+_POSTGRESQL_GENERATION = _GENERATION.add_columns(
+    sa.func.sum(sa.literal_column("packages.xmin::text::bigint")))
 
 
 def _uuids(values: t.Iterable[str]) -> list[uuid.UUID]:

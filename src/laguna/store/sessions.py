@@ -55,7 +55,8 @@ def states_by_environment(session: Session,
     found: dict[str, list[str]] = {environment_id: [] for environment_id in environment_ids}
     if not environment_ids:
         return found
-    rows = session.execute(
+    # by the session's connection: no ORM compilation for two plain columns
+    rows = session.connection().execute(
         sa.select(ConfigurationSession.environment_id, ConfigurationSession.state)
         .where(ConfigurationSession.environment_id.in_(environment_ids))
         .order_by(ConfigurationSession.version.desc(), ConfigurationSession.updated.desc()))

@@ -21,9 +21,10 @@ from fastapi.responses import PlainTextResponse, Response
 from sqlalchemy.orm import Session
 
 from laguna.api import limits, packagepatch
-from laguna.api.deps import Caller, Reader, State, Store, api_state
+from laguna.api.deps import Caller, Reader, State, Store, state_of
 from laguna.api.errors import ACCESS_DENIED, ApiError, bad_request, conflict, forbidden, not_found
 from laguna.api.identity import RequestContext
+from laguna.api.responses import JsonBytes, json_bytes
 from laguna.api.state import ApiState
 from laguna.api.timestamps import timestamp
 from laguna.packages.check import CheckResult, check_path
@@ -156,8 +157,30 @@ def _true(value: t.Any) -> bool:
     return isinstance(value, str) and value.lower() == "true"
 
 
-@router.get("/catalog/packages", summary="Search the catalog, a page at a time")
-def list_packages(request: Request, caller: Caller, session: Reader) -> dict[str, t.Any]:
+def summary_view(summary: repo.PackageSummary) -> dict[str, t.Any]:
+    """A listed package, as :func:`package_view` shows it."""
+    return {
+        "id": summary.id.hex,
+        "created": timestamp(summary.created_at),
+        "updated": timestamp(summary.updated_at),
+        "fully_qualified_name": summary.fully_qualified_name,
+        "name": summary.name,
+        "type": summary.type,
+        "description": summary.description,
+        "author": summary.author,
+        "supplier": summary.supplier or {},
+        "enabled": summary.enabled,
+        "is_public": summary.is_public,
+        "owner_id": summary.owner_id,
+        "tags": summary.tags,
+        "categories": summary.categories,
+        "class_definitions": summary.class_names,
+    }
+
+
+@router.get("/catalog/packages", summary="Search the catalog, a page at a time",
+            response_model=dict[str, t.Any])
+def list_packages(request: Request, caller: Caller, state: State) -> Response:
     filters = search_filters(request.query_params.multi_items())
     limit = min(MAX_LIMIT, checked_limit(filters.get("limit")) or DEFAULT_LIMIT)
     query = repo.PackageQuery(
@@ -171,14 +194,26 @@ def list_packages(request: Request, caller: Caller, session: Reader) -> dict[str
         order_by=filters.get("order_by", ["name"]),
         descending=checked_direction(filters.get("sort_dir")),
         marker=filters.get("marker"), limit=limit)
-    try:
-        records = repo.search_packages(session, query)
-    except PackageNotFoundError:
-        raise not_found(f"Package id '{query.marker}' not found") from None
-    body: dict[str, t.Any] = {"packages": [package_view(record) for record in records]}
-    if len(records) == limit:
-        body["next_marker"] = records[-1].id.hex
-    return body
+    # the session in the route's own thread (not a dependency's): see laguna.api.deps
+    with state.database.read_session() as session:
+        # The generation is read first: on PostgreSQL (read committed) the page may
+        # then see a later commit than the generation did, which makes its answer
+        # newer than its key, never older: whoever reads the generation after a
+        # commit reads a new one and misses.
+        generation = repo.catalog_generation(session)
+        key = (caller.project_id, caller.is_admin, request.url.query)
+        body = state.package_pages.get(key, generation)
+        if body is None:
+            try:
+                summaries = repo.search_summaries(session, query)
+            except PackageNotFoundError:
+                raise not_found(f"Package id '{query.marker}' not found") from None
+            page: dict[str, t.Any] = {"packages": [summary_view(s) for s in summaries]}
+            if len(summaries) == limit:
+                page["next_marker"] = summaries[-1].id.hex
+            body = json_bytes(page)
+            state.package_pages.put(key, generation, body)
+    return JsonBytes(body)
 
 
 # -- upload ----------------------------------------------------------------------------
@@ -202,7 +237,7 @@ async def upload_body(request: Request) -> Upload:
     content_type = request.headers.get("content-type", "").split(";")[0].strip().lower()
     if content_type != "multipart/form-data":
         raise bad_request("Content-Type must be 'multipart/form-data'")
-    settings = api_state(request).settings
+    settings = state_of(request).settings
     limit = settings.max_package_size
     async with request.form(max_part_size=limits.UPLOAD_ALLOWANCE) as form:
         parts = form.multi_items()

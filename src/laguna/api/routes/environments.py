@@ -5,9 +5,9 @@ from __future__ import annotations
 import typing as t
 
 from fastapi import APIRouter, BackgroundTasks, Body, Query
+from fastapi.responses import Response
 from sqlalchemy.exc import IntegrityError
-
-import sqlalchemy as sa
+from sqlalchemy.orm import Session
 
 from laguna.api import descriptions
 from laguna.api.deps import Caller, ConfigurationSessionHeader, Reader, State, Store
@@ -16,15 +16,18 @@ from laguna.api.environments import (
     checked_name,
     create_environment,
     current_description,
+    list_views,
+    shown_environment,
     status,
     utcnow,
     view,
 )
 from laguna.api.errors import conflict, forbidden
+from laguna.api.identity import RequestContext
 from laguna.api.queueing import queue_deploy
+from laguna.api.responses import json_response
 from laguna.api.sessions import check_session, valid
 from laguna.store import sessions as session_store
-from laguna.store.models import EnvironmentRecord
 
 router = APIRouter(tags=["environments"])
 
@@ -34,24 +37,22 @@ def truthy(value: str | None) -> bool:
     return value is not None and value.lower() == "true"
 
 
-@router.get("/environments", summary="List environments")
-def list_environments(context: Caller, session: Reader,
+@router.get("/environments", summary="List environments", response_model=dict[str, t.Any])
+def list_environments(context: Caller, state: State,
                       all_tenants: t.Annotated[str | None, Query()] = None,
-                      tenant: t.Annotated[str | None, Query()] = None) -> dict[str, t.Any]:
-    query = sa.select(EnvironmentRecord).order_by(EnvironmentRecord.created,
-                                                  EnvironmentRecord.id)
+                      tenant: t.Annotated[str | None, Query()] = None) -> Response:
+    project: str | None = context.project_id
     if truthy(all_tenants):
         if not context.is_admin:
             raise forbidden("Listing the environments of all tenants needs the admin role")
+        project = None
     elif tenant:
         if tenant != context.project_id and not context.is_admin:
             raise forbidden("Listing another tenant's environments needs the admin role")
-        query = query.where(EnvironmentRecord.project_id == tenant)
-    else:
-        query = query.where(EnvironmentRecord.project_id == context.project_id)
-    records = list(session.scalars(query))
-    states = session_store.states_by_environment(session, [record.id for record in records])
-    return {"environments": [view(session, record, states[record.id]) for record in records]}
+        project = tenant
+    # the session in the route's own thread (not a dependency's): see laguna.api.deps
+    with state.database.read_session() as session:
+        return json_response({"environments": list_views(session, project)})
 
 
 @router.post("/environments", summary="Create an environment")
@@ -65,11 +66,21 @@ def create(context: Caller, session: Store,
     return result
 
 
-@router.get("/environments/{environment_id}", summary="Show an environment with its services")
-def show(environment_id: str, context: Caller, session: Reader,
-         session_id: ConfigurationSessionHeader = None) -> dict[str, t.Any]:
-    record = check_environment(session, context, environment_id)
-    result = view(session, record)
+@router.get("/environments/{environment_id}", summary="Show an environment with its services",
+            response_model=dict[str, t.Any])
+def show(environment_id: str, context: Caller, state: State,
+         session_id: ConfigurationSessionHeader = None) -> Response:
+    # the session in the route's own thread (not a dependency's): see laguna.api.deps
+    with state.database.read_session() as session:
+        return json_response(_shown(session, context, environment_id, session_id))
+
+
+def _shown(session: Session, context: RequestContext, environment_id: str,
+           session_id: str | None) -> dict[str, t.Any]:
+    record = shown_environment(session, context, environment_id)
+    # the sessions' states only (one query of two columns), not the sessions
+    result = view(session, record,
+                  session_store.states_by_environment(session, [record.id])[record.id])
     result["acquired_by"] = None
     if result["status"] == session_store.DEPLOYING:
         deploying = session_store.sessions_of(session, record.id, session_store.DEPLOYING)

@@ -7,7 +7,7 @@ import socket
 
 import click
 
-from laguna.api.settings import MAX_BODY_SIZE, MAX_JSON_DEPTH, MAX_PACKAGE_SIZE
+from laguna.api.settings import MAX_BODY_SIZE, MAX_JSON_DEPTH, MAX_PACKAGE_SIZE, ApiSettings
 from laguna.cli.errors import AddressInUse
 from laguna.cli.shared import HiddenAliases
 from laguna.cli.sources import catalog_url
@@ -68,18 +68,23 @@ def _is_loopback(host: str) -> bool:
               help="Requests without a token act as USER of PROJECT (for clients that "
                    "send none, e.g. `openstack --os-auth-type none`); only with a "
                    "loopback --host.")
+@click.option("--processes", default=1, show_default=True, type=click.IntRange(1, 64),
+              help="API processes serving the one port (uvicorn's supervisor starts a "
+                   "new one in place of one that dies); each runs its own --workers "
+                   "engine workers on the shared store.")
 @workdir_option
 def serve(host: str, port: int, db_url: str | None, keystone_url: str | None,
           workers: int, broker_url: str | None, max_body_size: int, max_package_size: int,
-          max_json_depth: int, anonymous: tuple[str, str] | None) -> None:
+          max_json_depth: int, anonymous: tuple[str, str] | None, processes: int) -> None:
     """Serve the Murano v1 REST API (environments, sessions, services, deployments,
     actions, catalog, templates, statistics) until interrupted.
 
     The store is created and migrated on first start; the API and the other
     commands of the same working directory see the same environments. A port
-    in use is an error (LAG-E1304) before anything starts.
+    in use is an error (LAG-E1304) before anything starts. With --processes N,
+    N processes answer on the one port; a process that dies is replaced.
 
-    Without --broker the deployments run in this process (the embedded
+    Without --broker the deployments run in these processes (the embedded
     default). With --broker they go to `laguna worker` processes over
     RabbitMQ, and several `laguna serve` on one PostgreSQL store answer alike
     (docs/DEPLOY.md).
@@ -87,7 +92,7 @@ def serve(host: str, port: int, db_url: str | None, keystone_url: str | None,
     import uvicorn
 
     from laguna.api.app import create_app
-    from laguna.api.settings import ApiSettings
+    from laguna.api.serving import HTTP, LOOP
 
     if anonymous is not None and not _is_loopback(host):
         raise click.BadParameter(f"--anonymous needs a loopback --host, not {host!r}: "
@@ -112,11 +117,26 @@ def serve(host: str, port: int, db_url: str | None, keystone_url: str | None,
     # bound here, before anything is announced: a port in use is said plainly,
     # not as uvicorn's OSError after a line claiming the API is up
     listening = listen(host, port)
+    if processes > 1:
+        from laguna.api.app import open_api_store
+        from laguna.api.serving import serve_processes
+
+        # created and migrated once, here, before the children open it
+        open_api_store(settings).dispose()
+        _announce(host, listening, settings, processes)
+        serve_processes(settings, listening, processes)
+        return
     app = create_app(settings)
-    click.echo(f"laguna API on http://{host}:{listening.getsockname()[1]}/ (store: "
-               f"{settings.database_url or current_workdir().url})", err=True)
-    server = uvicorn.Server(uvicorn.Config(app, log_level="warning"))
+    _announce(host, listening, settings, processes)
+    server = uvicorn.Server(uvicorn.Config(app, log_level="warning", loop=LOOP, http=HTTP))
     server.run(sockets=[listening])
+
+
+def _announce(host: str, listening: socket.socket, settings: ApiSettings,
+              processes: int) -> None:
+    many = f", {processes} processes" if processes > 1 else ""
+    click.echo(f"laguna API on http://{host}:{listening.getsockname()[1]}/ (store: "
+               f"{settings.database_url or current_workdir().url}{many})", err=True)
 
 
 def listen(host: str, port: int) -> socket.socket:
