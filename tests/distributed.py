@@ -102,6 +102,14 @@ class Cluster:
                 worker.process.kill()
                 worker.process.wait()
         self.stack.close()
+        # a failed test leaves its deployments' hosts: they end with the test
+        from laguna.cloud.local import processes
+        from laguna.cloud.local.driver import LocalCloud
+        cloud = self.workdir / ".laguna" / "cloud"
+        if cloud.is_dir():
+            for pid in processes.marked(LocalCloud(cloud).id):
+                with contextlib.suppress(ProcessLookupError):
+                    os.kill(pid, signal.SIGKILL)
 
 
 @contextlib.contextmanager
