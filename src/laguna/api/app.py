@@ -38,14 +38,16 @@ def open_api_store(settings: ApiSettings) -> Database:
 
 class _CountRequests:
     """Counts every request for ``/v1/stats`` (plain ASGI: Starlette's
-    BaseHTTPMiddleware costs a task and a queue per request)."""
+    BaseHTTPMiddleware costs a task and a queue per request). An event stream
+    (``.../events``) is not a request answered: it lasts as long as its client
+    watches, and would make the average response time meaningless."""
 
     def __init__(self, app: t.Any, stats: RequestStats) -> None:
         self.app = app
         self.stats = stats
 
     async def __call__(self, scope: t.Any, receive: t.Any, send: t.Any) -> None:
-        if scope["type"] != "http":
+        if scope["type"] != "http" or str(scope.get("path", "")).endswith("/events"):
             await self.app(scope, receive, send)
             return
         began = time.perf_counter()

@@ -154,3 +154,26 @@ def test_request_statistics_of_a_project_without_requests_are_zero(api: Api) -> 
     [entry] = api.client.get("/v1/stats", headers=api.headers(api.token("pa", "u1"))).json()
     assert (entry["request_count"], entry["requests_per_tenant"]) == (0, "{}")
     assert (entry["average_response_time"], entry["requests_per_second"]) == (0.0, 0.0)
+
+
+def test_event_streams_are_not_counted_as_answered_requests() -> None:
+    import asyncio
+
+    from laguna.api.app import _CountRequests
+    from laguna.api.stats import RequestStats
+
+    async def answer(scope: t.Any, receive: t.Any, send: t.Any) -> None:
+        await send({"type": "http.response.start", "status": 200, "headers": []})
+        await send({"type": "http.response.body", "body": b""})
+
+    async def nothing(_message: t.Any) -> None:
+        pass
+
+    async def receive() -> dict[str, t.Any]:
+        return {"type": "http.request", "body": b""}
+
+    stats = RequestStats()
+    counting = _CountRequests(answer, stats)
+    for path in ("/v1/environments", "/v1/environments/e1/events", "/v1/environments/e1"):
+        asyncio.run(counting({"type": "http", "path": path, "state": {}}, receive, nothing))
+    assert stats.host.requests == 2
