@@ -10,6 +10,7 @@ from fastapi import FastAPI
 
 from laguna import __version__
 from laguna.api import errors
+from laguna.api.hotpaths import HotReads
 from laguna.api.identity import Identity, KeystoneIdentity, LocalAnonymous, StoreIdentity
 from laguna.api.limits import RequestLimits
 from laguna.api.routes import V1, root
@@ -106,6 +107,8 @@ def create_app(settings: ApiSettings, *, database: Database | None = None,
     errors.install(app)
 
     # the last added runs first: requests refused by the limits are counted too
+    # innermost: after the limits authenticated the caller
+    app.add_middleware(HotReads, state=state)
     app.add_middleware(RequestLimits, settings=settings, identity=identity)
     app.add_middleware(_CountRequests, stats=state.stats)
     app.include_router(root.router)
