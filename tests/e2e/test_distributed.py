@@ -24,6 +24,7 @@ from tests.e2e.helpers import nothing_left
 from tests.distributed import Cluster, cluster, wait_for
 from tests.pgschema import private_schema
 from tests.rabbitmq import RabbitMQ, rabbitmq
+from tests.unit.api.test_static_actions import CLASS
 
 EXAMPLES = Path(__file__).parents[2] / "examples"
 APPLICATION = "org.laguna.examples.WebServer"
@@ -35,21 +36,6 @@ def node(tmp_path: Path) -> t.Iterator[RabbitMQ]:
         yield started
 
 
-CALC = """\
-Namespaces: {=: test.static}
-Name: Calc
-Methods:
-  add:
-    Usage: Static
-    Scope: Public
-    Arguments:
-      - a: {Contract: $.int().notNull()}
-      - b: {Contract: $.int().notNull()}
-    Body:
-      - Return: $a + $b
-"""
-
-
 @pytest.fixture()
 def running(tmp_path: Path, node: RabbitMQ) -> t.Iterator[Cluster]:
     calc = tmp_path / "calc"
@@ -57,7 +43,8 @@ def running(tmp_path: Path, node: RabbitMQ) -> t.Iterator[Cluster]:
     (calc / "manifest.yaml").write_text(
         "Format: 1.4\nType: Library\nFullName: test.static\nName: Calc\nVersion: 0.1.0\n"
         "Classes: {test.static.Calc: Calc.yaml}\n")
-    (calc / "Classes" / "Calc.yaml").write_text(CALC)
+    # the static actions' class of the API's tests
+    (calc / "Classes" / "Calc.yaml").write_text(CLASS.replace("{version}", "0.1.0"))
     with private_schema() as url, cluster(tmp_path / "work", url, node) as made:
         for package in (EXAMPLES / "webserver", calc):
             made.laguna("package", "import", "--public", "--db-url", url, str(package))

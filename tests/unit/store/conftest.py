@@ -10,23 +10,16 @@ from __future__ import annotations
 
 import os
 import typing as t
-import uuid
 from pathlib import Path
 
 import pytest
-import sqlalchemy as sa
 
 from laguna.config import sqlite_url
-from laguna.store.db import Database, make_engine, upgrade
+from laguna.store.db import Database, upgrade
 from laguna.store.models import Base
+from tests.pgschema import private_schema
 
 PG_URL = os.environ.get("LAGUNA_TEST_PG_URL")
-
-
-def _with_schema(url: str, schema: str) -> str:
-    parsed = sa.make_url(url)
-    return parsed.update_query_dict({"options": f"-csearch_path={schema}"}).render_as_string(
-        hide_password=False)
 
 
 @pytest.fixture(scope="session", params=["sqlite", "postgresql"])
@@ -39,18 +32,8 @@ def database_url(request: pytest.FixtureRequest,
         return
     if not PG_URL:
         pytest.skip("LAGUNA_TEST_PG_URL is not set")
-    schema = f"laguna_test_{uuid.uuid4().hex[:12]}"
-    admin = make_engine(PG_URL)
-    with admin.begin() as connection:
-        connection.execute(sa.text(f'CREATE SCHEMA "{schema}"'))
-    url = _with_schema(PG_URL, schema)
-    try:
-        upgrade(url)
+    with private_schema() as url:
         yield url
-    finally:
-        with admin.begin() as connection:
-            connection.execute(sa.text(f'DROP SCHEMA "{schema}" CASCADE'))
-        admin.dispose()
 
 
 @pytest.fixture()

@@ -27,7 +27,8 @@ from laguna.store import db
 from laguna.store.db import HEAD_REVISION, alembic_config, bring_up_to_date, make_engine, upgrade
 from laguna.store.models import Base
 
-from tests.unit.store.conftest import PG_URL, _with_schema
+from tests.pgschema import with_schema
+from tests.unit.store.conftest import PG_URL
 from tests.unit.store.test_store_migrations import TABLES
 
 SRC = Path(db.__file__).parents[2]
@@ -52,7 +53,7 @@ def empty_database(request: pytest.FixtureRequest,
         with admin.begin() as connection:
             connection.execute(sa.text(f'CREATE SCHEMA "{schema}"'))
         schemas.append(schema)
-        return _with_schema(t.cast(str, PG_URL), schema)
+        return with_schema(t.cast(str, PG_URL), schema)
 
     try:
         yield make
