@@ -20,6 +20,7 @@ from laguna.api.stats import RequestStats
 from laguna.engine.tasks import TaskQueue
 from laguna.deploy.workdir import Workdir, open_store
 from laguna.store.db import Database
+from laguna.store.freshness import StoreFreshness
 
 #: connections the service keeps open (FastAPI runs routes on 40 threads)
 POOL_SIZE = 20
@@ -88,7 +89,8 @@ def create_app(settings: ApiSettings, *, database: Database | None = None,
     if queue is None:
         queue = default_queue
     state = ApiState(settings=settings, database=database, identity=identity,
-                     queue=queue(settings, database), stats=RequestStats())
+                     queue=queue(settings, database), stats=RequestStats(),
+                     freshness=StoreFreshness(database.url))
 
     @contextlib.asynccontextmanager
     async def lifespan(_app: FastAPI) -> t.AsyncIterator[None]:
@@ -97,6 +99,7 @@ def create_app(settings: ApiSettings, *, database: Database | None = None,
             yield
         finally:
             state.queue.stop()
+            state.freshness.close()
 
     # No /docs nor /redoc: FastAPI's pages load their scripts from a CDN and are
     # blank on a machine without the Internet. The document itself is served at

@@ -12,6 +12,7 @@ from laguna.api.settings import ApiSettings
 from laguna.api.stats import RequestStats
 from laguna.engine.tasks import TaskQueue
 from laguna.store.db import Database
+from laguna.store.freshness import StoreFreshness
 
 
 @dataclasses.dataclass
@@ -21,6 +22,8 @@ class ApiState:
     identity: Identity
     queue: TaskQueue
     stats: RequestStats
+    #: the store's generations, for the answers kept in memory (laguna.api.hotpaths)
+    freshness: StoreFreshness
     #: the event streams open now (bounded by ``settings.max_event_streams``)
     streams: StreamSlots = dataclasses.field(default_factory=StreamSlots)
     #: whole answers of the package listing (laguna.api.responses)

@@ -1,0 +1,103 @@
+"""The store's generations (laguna.store.freshness): each changes with every
+commit that changes what it covers, made by any other connection, and a
+broken connection answers "unknown" once, then connects again."""
+
+from __future__ import annotations
+
+import datetime
+
+import sqlalchemy as sa
+
+from laguna.store.db import Database
+from laguna.store.freshness import StoreFreshness
+from laguna.store.models import ConfigurationSession, EnvironmentRecord, PackageRecord
+
+NOW = datetime.datetime(2026, 11, 27, tzinfo=datetime.timezone.utc)
+
+
+def environment(database: Database, name: str, project: str = "p1") -> str:
+    with database.session() as session:
+        record = EnvironmentRecord(project_id=project, name=name, status="ready", version=0,
+                                   outputs={}, components={}, created=NOW, updated=NOW)
+        session.add(record)
+        session.flush()
+        return record.id
+
+
+def test_generations_change_with_every_commit_they_cover(database: Database) -> None:
+    first = environment(database, "e1")
+    other = environment(database, "e2", project="p2")
+    freshness = StoreFreshness(database.url)
+    try:
+        shown, listed, everyone = (freshness.environment(first), freshness.environments("p1"),
+                                   freshness.environments(None))
+        catalog = freshness.catalog()
+        assert None not in (shown, listed, everyone, catalog)
+        # nothing committed: the same generations
+        assert freshness.environment(first) == shown
+        assert freshness.environments("p1") == listed
+        assert freshness.catalog() == catalog
+
+        # a session of the environment opened, then its state changed
+        with database.session() as session:
+            opened = ConfigurationSession(environment_id=first, user_id="u1", state="opened",
+                                          version=0, description={}, created=NOW, updated=NOW)
+            session.add(opened)
+            session.flush()
+            opened_id = opened.id
+        after_open = freshness.environment(first)
+        assert after_open != shown
+        assert freshness.environments("p1") != listed
+        with database.session() as session:
+            session.execute(sa.update(ConfigurationSession)
+                            .where(ConfigurationSession.id == opened_id).values(state="deploying"))
+        assert freshness.environment(first) != after_open
+
+        # the environment's own row
+        before = freshness.environment(first)
+        with database.session() as session:
+            session.execute(sa.update(EnvironmentRecord).where(EnvironmentRecord.id == first)
+                            .values(name="renamed"))
+        assert freshness.environment(first) != before
+
+        # another project's environment: p1's list is another generation on
+        # PostgreSQL (unchanged), everyone's list changes
+        listed, everyone = freshness.environments("p1"), freshness.environments(None)
+        with database.session() as session:
+            session.execute(sa.update(EnvironmentRecord).where(EnvironmentRecord.id == other)
+                            .values(status="deploying"))
+        assert freshness.environments(None) != everyone
+        if freshness.dialect == "postgresql":
+            assert freshness.environments("p1") == listed
+            assert freshness.environment("no-such-environment") is None
+
+        # the catalog: a package's row rewritten
+        catalog = freshness.catalog()
+        with database.session() as session:
+            session.execute(sa.update(PackageRecord).values(enabled=False))
+            session.execute(sa.delete(EnvironmentRecord).where(EnvironmentRecord.id == other))
+        if freshness.dialect == "sqlite":
+            # one number for the whole file
+            assert freshness.catalog() != catalog
+    finally:
+        freshness.close()
+
+
+def test_a_broken_connection_is_unknown_once_then_replaced(database: Database) -> None:
+    first = environment(database, "e1")
+    freshness = StoreFreshness(database.url)
+    try:
+        known = freshness.environment(first)
+        assert known is not None
+        # the connection closed under it (a server restart, a dropped socket)
+        freshness._connection.driver_connection.close()
+        assert freshness.environment(first) is None
+        assert freshness.environment(first) == known
+    finally:
+        freshness.close()
+
+
+def test_an_in_memory_store_has_no_generation() -> None:
+    freshness = StoreFreshness("sqlite://")
+    assert (freshness.enabled, freshness.environment("x"), freshness.catalog()) == (
+        False, None, None)
