@@ -18,7 +18,7 @@ import sqlalchemy as sa
 from sqlalchemy.engine import Engine
 from sqlalchemy.orm import Session, sessionmaker
 
-from laguna.store import publication
+from laguna.store import catalogchanges, publication
 from laguna.store.models import Base
 from laguna.store.names import HEAD_REVISION
 
@@ -132,6 +132,7 @@ def create_schema(connection: sa.Connection) -> None:
     Base.metadata.create_all(connection)
     # what the migrations add beyond the models' tables (PostgreSQL only)
     publication.install(connection)
+    catalogchanges.install(connection)
     version = _alembic_version_table()
     version.create(connection)
     connection.execute(version.insert().values(version_num=HEAD_REVISION))

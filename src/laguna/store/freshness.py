@@ -14,8 +14,8 @@ process it was made:
 - **PostgreSQL**: the ``xmin`` of the rows the answer was made from (the
   transaction that last wrote the row version; every update writes a new
   one) with their count, read per answer: the environment's row and its
-  sessions', a project's environments and their sessions, the catalog's
-  packages.
+  sessions', a project's environments and their sessions; for the catalog,
+  the counter of its commits (:mod:`laguna.store.catalogchanges`).
 
 The generation is read before the answer is made. Made from a later
 snapshot, an answer is newer than its generation, never older: the next
@@ -34,6 +34,7 @@ import typing as t
 
 import sqlalchemy as sa
 
+from laguna.store import catalogchanges
 from laguna.store.db import make_engine
 
 log = logging.getLogger(__name__)
@@ -51,8 +52,7 @@ _PG_ENVIRONMENTS = (
     "coalesce(sum(s.xmin::text::bigint), 0)::text FROM configuration_sessions s "
     "JOIN environments f ON f.id = s.environment_id WHERE %s::text IS NULL OR f.project_id = %s) "
     "FROM environments e WHERE %s::text IS NULL OR e.project_id = %s")
-_PG_CATALOG = ("SELECT count(*), max(updated_at), coalesce(sum(xmin::text::bigint), 0) "
-               "FROM packages")
+_PG_CATALOG = catalogchanges.READ
 
 
 class StoreFreshness:

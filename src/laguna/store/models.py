@@ -370,6 +370,17 @@ class PeriodicRun(Base):
     claimed: Mapped[datetime.datetime] = mapped_column(DateTime(timezone=True))
 
 
+class CatalogChanges(Base):
+    """The number of commits that changed the catalog, counted at commit by
+    PostgreSQL's triggers (:mod:`laguna.store.catalogchanges`); one row.
+    SQLite's stores keep it empty: their generation is the file's."""
+
+    __tablename__ = "catalog_changes"
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=False)
+    commits: Mapped[int] = mapped_column(BigInteger)
+
+
 class InstanceStatRecord(Base):
     """When an instance (or application) of an environment lived: billing data."""
 

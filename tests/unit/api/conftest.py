@@ -28,8 +28,7 @@ from laguna.engine.tasks import StoreTaskQueue
 from laguna.deploy.workdir import open_store
 from laguna.store.db import Database
 from laguna.store.identity import issue_token
-from laguna.store.models import Base
-from tests.unit.store.conftest import database_url  # noqa: F401 - the fixture, reused
+from tests.unit.store.conftest import database_url, emptied  # noqa: F401 - the fixture, reused
 
 
 @dataclasses.dataclass
@@ -96,7 +95,5 @@ def api(database_url: str, tmp_path: Path) -> t.Iterator[Api]:  # noqa: F811
         with TestClient(app) as client:
             yield Api(client, database, queues[0], tmp_path)
     finally:
-        with database.engine.begin() as connection:
-            for table in reversed(Base.metadata.sorted_tables):
-                connection.execute(table.delete())
+        emptied(database)
         database.dispose()

@@ -23,10 +23,9 @@ from laguna.deploy.workdir import open_store
 from laguna.engine.tasks import StoreTaskQueue
 from laguna.store import events as store_events
 from laguna.store.db import Database
-from laguna.store.models import Base
 from laguna.store.notifications import notifications
 from tests.unit.api.sse import Served, SseEvent, Stream, token
-from tests.unit.store.conftest import database_url  # noqa: F401 - the fixture, reused
+from tests.unit.store.conftest import database_url, emptied  # noqa: F401 - the fixture, reused
 from tests.unit.store.test_store_events import Story
 
 SRC = Path(store_events.__file__).parents[2]
@@ -68,9 +67,7 @@ def serve(database_url: str, tmp_path: Path) -> t.Iterator[t.Callable[..., Serve
     finally:
         for served in running:
             served.stop()
-        with database.engine.begin() as connection:
-            for table in reversed(Base.metadata.sorted_tables):
-                connection.execute(table.delete())
+        emptied(database)
         database.dispose()
 
 

@@ -5,12 +5,17 @@ broken connection answers "unknown" once, then connects again."""
 from __future__ import annotations
 
 import datetime
+from pathlib import Path
 
 import sqlalchemy as sa
 
+from laguna.packages.package import load_package
 from laguna.store.db import Database
 from laguna.store.freshness import StoreFreshness
 from laguna.store.models import ConfigurationSession, EnvironmentRecord, PackageRecord
+from laguna.store.packages import import_package
+
+EXAMPLES = Path(__file__).parents[3] / "examples"
 
 NOW = datetime.datetime(2026, 11, 27, tzinfo=datetime.timezone.utc)
 
@@ -71,14 +76,39 @@ def test_generations_change_with_every_commit_they_cover(database: Database) -> 
             assert freshness.environments("p1") == listed
             assert freshness.environment("no-such-environment") is None
 
-        # the catalog: a package's row rewritten
+        # the catalog: a package imported, a flag changed, the package deleted
         catalog = freshness.catalog()
         with database.session() as session:
+            import_package(session, load_package(EXAMPLES / "hello"))
+        imported = freshness.catalog()
+        assert imported != catalog
+        with database.session() as session:
             session.execute(sa.update(PackageRecord).values(enabled=False))
+        disabled = freshness.catalog()
+        assert disabled != imported
+        with database.session() as session:
+            session.execute(sa.delete(PackageRecord))
+        assert freshness.catalog() not in (disabled, imported)
+        # an environment's change is not the catalog's, on PostgreSQL
+        catalog = freshness.catalog()
+        with database.session() as session:
             session.execute(sa.delete(EnvironmentRecord).where(EnvironmentRecord.id == other))
-        if freshness.dialect == "sqlite":
-            # one number for the whole file
-            assert freshness.catalog() != catalog
+        assert (freshness.catalog() == catalog) == (freshness.dialect == "postgresql")
+    finally:
+        freshness.close()
+
+
+def test_the_catalog_counter_counts_at_commit_only(database: Database) -> None:
+    freshness = StoreFreshness(database.url)
+    try:
+        before = freshness.catalog()
+        with database.session() as session:
+            import_package(session, load_package(EXAMPLES / "hello"))
+            session.flush()
+            # written, not committed: no reader may see a new generation yet
+            # (it would keep an answer made without the package under it)
+            assert freshness.catalog() == before
+        assert freshness.catalog() != before
     finally:
         freshness.close()
 

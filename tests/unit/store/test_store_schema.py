@@ -233,6 +233,9 @@ def test_created_and_migrated_stores_publish_alike(empty_database: t.Callable[[]
         ("laguna_environment_changed", "UPDATE", "environments",
          "((old.status)::text IS DISTINCT FROM (new.status)::text)"),
         ("laguna_environment_deleted", "DELETE", "environments", None),
+        *[(f"laguna_{table}_committed", event, table, None)
+          for table in ("package_categories", "package_classes", "package_tags", "packages")
+          for event in ("DELETE", "INSERT", "UPDATE")],
         ("laguna_report_inserted", "INSERT", "status_reports", None),
     ]
     assert triggers_of(migrated) == expected
@@ -245,4 +248,19 @@ def test_downgrade_of_0007_removes_the_triggers(empty_database: t.Callable[[], s
     db.downgrade(url, "0006")
     assert triggers_of(url) == []
     upgrade(url)
-    assert len(triggers_of(url)) == (0 if url.startswith("sqlite") else 5)
+    assert len(triggers_of(url)) == (0 if url.startswith("sqlite") else 17)
+
+
+def test_downgrade_of_0008_removes_the_catalog_counter(
+        empty_database: t.Callable[[], str]) -> None:
+    url = empty_database()
+    upgrade(url)
+    db.downgrade(url, "0007")
+    assert [name for name, *_ in triggers_of(url) if "committed" in name] == []
+    engine = make_engine(url)
+    try:
+        assert "catalog_changes" not in sa.inspect(engine).get_table_names()
+    finally:
+        engine.dispose()
+    upgrade(url)
+    assert len(triggers_of(url)) == (0 if url.startswith("sqlite") else 17)
