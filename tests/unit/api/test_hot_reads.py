@@ -110,6 +110,7 @@ def test_answers_are_kept_until_the_store_changes(api: Api) -> None:
     packages = ask(api, "/v1/catalog/packages?limit=100", caller, hot=hot)
     assert json.loads(first[2])["name"] == "e1"
     assert [e["name"] for e in json.loads(listed[2])["environments"]] == ["e1"]
+    assert listed[2] == api.client.get("/v1/environments", headers=headers).content
 
     statements = Statements(api)
     assert ask(api, show, caller, hot=hot) == first
