@@ -4,7 +4,9 @@ broken connection answers "unknown" once, then connects again."""
 
 from __future__ import annotations
 
+import concurrent.futures
 import datetime
+import typing as t
 from pathlib import Path
 
 import sqlalchemy as sa
@@ -16,6 +18,7 @@ from laguna.store.models import ConfigurationSession, EnvironmentRecord, Package
 from laguna.store.packages import import_package
 
 EXAMPLES = Path(__file__).parents[3] / "examples"
+FIXTURES = Path(__file__).parents[2] / "fixtures" / "packages"
 
 NOW = datetime.datetime(2026, 11, 27, tzinfo=datetime.timezone.utc)
 
@@ -131,3 +134,31 @@ def test_an_in_memory_store_has_no_generation() -> None:
     freshness = StoreFreshness("sqlite://")
     assert (freshness.enabled, freshness.environment("x"), freshness.catalog()) == (
         False, None, None)
+
+
+def test_catalog_writers_never_deadlock_on_the_counter(database: Database) -> None:
+    """Counted at commit (deferred), the counter's row is locked after every
+    statement of a writer, so writers of different packages never wait for
+    each other on it in the middle of their work."""
+    if database.engine.dialect.name != "postgresql":
+        return   # SQLite: one writer at a time, and no counter
+    with database.session() as session:
+        first = import_package(session, load_package(EXAMPLES / "hello")).id
+        second = import_package(session, load_package(FIXTURES / "app")).id
+
+    def flag(connection: sa.Connection, package: t.Any) -> None:
+        connection.execute(sa.update(PackageRecord).where(PackageRecord.id == package)
+                           .values(enabled=False))
+
+    with database.engine.connect() as one, database.engine.connect() as two, \
+            concurrent.futures.ThreadPoolExecutor(2) as pool:
+        one.execute(sa.text("SET lock_timeout = '10s'"))
+        two.execute(sa.text("SET lock_timeout = '10s'"))
+        flag(one, first)
+        # with a counter locked at each statement, this would wait for `one`...
+        pool.submit(flag, two, second).result(timeout=10)
+        # ...and this for `two`: a deadlock
+        waiting = pool.submit(flag, one, second)
+        two.commit()
+        waiting.result(timeout=10)
+        one.commit()
