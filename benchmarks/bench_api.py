@@ -15,6 +15,12 @@ Everything it started is stopped at the end, the schema dropped::
 ``--ceiling`` also loads a bare uvicorn hello-world (``hello_asgi.py``) with
 the same processes, loop, parser and load generator: what this machine can
 answer at most.
+
+``--in-process`` loads nothing over HTTP: it calls the API's ASGI application
+in a loop in this process and prints the CPU time of one request of each kind,
+answered from memory (the store unchanged) and from the store (the answers
+kept in memory turned off). CPU time, not wall time: it is steady on a busy
+machine, where the load figures are not.
 """
 
 from __future__ import annotations
@@ -202,6 +208,56 @@ def report(label: str, figures: Figures, processes: int) -> None:
           f"server CPU {figures.cpu_ms:.2f} ms/request", flush=True)
 
 
+def in_process(url: str, scratch: Path, token: str, environment_id: str) -> None:
+    """CPU per request of each hot read, called straight on the ASGI app."""
+    import asyncio
+
+    from laguna.api.app import create_app
+    from laguna.api.settings import ApiSettings
+
+    app = create_app(ApiSettings(workdir=scratch, database_url=url, workers=0))
+    state = app.state.laguna
+
+    async def call(path: str, query: bytes) -> None:
+        scope = {"type": "http", "asgi": {"version": "3.0"}, "http_version": "1.1",
+                 "method": "GET", "scheme": "http", "path": path, "raw_path": path.encode(),
+                 "query_string": query, "root_path": "", "state": {},
+                 "headers": [(b"host", b"bench"), (b"x-auth-token", token.encode())],
+                 "client": ("127.0.0.1", 1), "server": ("127.0.0.1", 80)}
+        status: list[int] = []
+
+        async def receive() -> dict[str, t.Any]:
+            return {"type": "http.request", "body": b"", "more_body": False}
+
+        async def send(message: t.MutableMapping[str, t.Any]) -> None:
+            if message["type"] == "http.response.start":
+                status.append(message["status"])
+
+        await app(scope, receive, send)
+        if status != [200]:
+            raise RuntimeError(f"GET {path}: {status}")
+
+    async def measure() -> None:
+        async with app.router.lifespan_context(app):
+            for kept in (True, False):
+                state.freshness.enabled = kept
+                for label, path, query, count in (
+                        ("list environments", "/v1/environments", b"", 200),
+                        ("show environment", f"/v1/environments/{environment_id}", b"", 2000),
+                        ("list packages", "/v1/catalog/packages", b"limit=100", 1000)):
+                    for _ in range(20):
+                        await call(path, query)
+                    began = time.process_time()
+                    for _ in range(count):
+                        await call(path, query)
+                    cpu = (time.process_time() - began) / count * 1000
+                    where = "from memory" if kept else "from the store"
+                    print(f"{label:<20} {where:<15} {cpu:6.3f} ms of CPU a request "
+                          f"({count} requests)", flush=True)
+
+    asyncio.run(measure())
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
     parser.add_argument("--processes", default="2",
@@ -215,6 +271,8 @@ def main() -> None:
                              "default LAGUNA_TEST_PG_URL, else a scratch SQLite file")
     parser.add_argument("--ceiling", action="store_true",
                         help="also load a bare uvicorn hello-world (the machine's limit)")
+    parser.add_argument("--in-process", action="store_true",
+                        help="no HTTP load: CPU per request, calling the ASGI app in process")
     args = parser.parse_args()
     counts = [int(value) for value in args.processes.split(",")]
     with contextlib.ExitStack() as stack:
@@ -228,9 +286,14 @@ def main() -> None:
         began = time.monotonic()
         token, environment_id = populate(url, args.packages, args.environments)
         kind = "PostgreSQL" if args.db else "SQLite"
+        load_figures = "in process" if args.in_process else \
+            f"{args.clients} clients, {args.seconds} s per kind"
         print(f"{kind} store: {args.packages} packages, {args.environments} environments "
-              f"(filled in {time.monotonic() - began:.1f} s); {args.clients} clients, "
-              f"{args.seconds} s per kind; load average {os.getloadavg()[0]:.2f}", flush=True)
+              f"(filled in {time.monotonic() - began:.1f} s); {load_figures}; "
+              f"load average {os.getloadavg()[0]:.2f}", flush=True)
+        if args.in_process:
+            in_process(url, scratch, token, environment_id)
+            return
         for processes in counts:
             port = free_port()
             base = f"http://127.0.0.1:{port}"
