@@ -43,12 +43,15 @@ class PageCache:
     made from; an answer is given only for that same generation, so a
     change anywhere (in any process) makes every older answer unused.
 
-    Bounded: at :attr:`size` answers it forgets them all rather than grow
-    (the keys are the callers' queries, which a client may vary at will)."""
+    Bounded: at :attr:`size` answers, or :attr:`max_bytes` of them, it
+    forgets them all rather than grow (the keys are the callers' queries,
+    which a client may vary at will)."""
 
-    def __init__(self, size: int = 512) -> None:
+    def __init__(self, size: int = 512, max_bytes: int = 32 * 1024 * 1024) -> None:
         self.size = size
+        self.max_bytes = max_bytes
         self._pages: dict[Key, tuple[t.Hashable, bytes]] = {}
+        self._bytes = 0
         self._lock = threading.Lock()
 
     def __len__(self) -> int:
@@ -63,6 +66,12 @@ class PageCache:
 
     def put(self, key: Key, generation: t.Hashable, body: bytes) -> None:
         with self._lock:
-            if len(self._pages) >= self.size and key not in self._pages:
+            replaced = self._pages.pop(key, None)
+            if replaced is not None:
+                self._bytes -= len(replaced[1])
+            if len(self._pages) >= self.size or self._bytes + len(body) > self.max_bytes:
                 self._pages.clear()
-            self._pages[key] = (generation, body)
+                self._bytes = 0
+            if len(body) <= self.max_bytes:
+                self._pages[key] = (generation, body)
+                self._bytes += len(body)

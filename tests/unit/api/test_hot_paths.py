@@ -96,6 +96,23 @@ def test_the_page_cache_forgets_everything_when_full() -> None:
     assert (pages.get("a", 1), pages.get("a", 2), len(pages)) == (b"A", None, 2)
     pages.put("c", 1, b"C")
     assert (pages.get("a", 1), pages.get("c", 1), len(pages)) == (None, b"C", 1)
+    # a new answer for a kept key replaces it: no room taken
+    pages.put("c", 2, b"C2")
+    pages.put("d", 2, b"D")
+    assert (pages.get("c", 2), pages.get("d", 2), len(pages)) == (b"C2", b"D", 2)
+
+
+def test_the_page_cache_is_bounded_in_bytes_too() -> None:
+    pages = PageCache(size=100, max_bytes=10)
+    pages.put("a", 1, b"12345")
+    pages.put("b", 1, b"12345")
+    assert len(pages) == 2
+    pages.put("a", 2, b"1234")       # replaced: 9 bytes kept
+    assert (pages.get("a", 2), pages.get("b", 1)) == (b"1234", b"12345")
+    pages.put("c", 1, b"12")         # 11 bytes: everything forgotten first
+    assert (pages.get("a", 2), pages.get("c", 1), len(pages)) == (None, b"12", 1)
+    pages.put("d", 1, b"x" * 11)     # larger than the bound: never kept
+    assert (pages.get("d", 1), len(pages)) == (None, 0)
 
 
 def test_a_deleted_token_works_until_its_cache_entry_ends_ten_seconds_on(api: Api) -> None:
