@@ -137,8 +137,7 @@ class SectionChecks(CheckerBase):
                 continue
             type_name = body.get("type")
             if type_name is not None and not self._known_data_type(type_name):
-                self.add(UNKNOWN_TYPE, f"unknown data type {type_name!r}", body, "type",
-                         entity)
+                self.add(UNKNOWN_TYPE, self._type_problem(type_name), body, "type", entity)
             self._functions(body["value"], None, body, "value", entity)
             value = written(body, "value", body["value"])
             result[str(name)] = {"value": value, "type": type_name}

@@ -10,7 +10,7 @@ import datetime
 import typing as t
 from pathlib import Path
 
-from laguna.frontends.tosca import blocking, filters, values
+from laguna.frontends.tosca import blocking, dsl, filters, values
 from laguna.frontends.tosca.copies import apply_copies
 from laguna.frontends.tosca.definitions import (
     IMPLICIT_INTERFACES,
@@ -84,6 +84,7 @@ class Checker(SectionChecks):
     """One validation run."""
 
     def run(self, supplied: dict[str, t.Any]) -> Topology | None:
+        self._translate_dsl()
         for document in self.documents:
             self._check_header(document)
             self.registry.add(document)
@@ -101,6 +102,18 @@ class Checker(SectionChecks):
             return None
         self._keys(topology_data, "topology_template", "topology_template")
         return self._topology(topology_data, supplied)
+
+    def _translate_dsl(self) -> None:
+        """AMP's ``$brooklyn:`` expressions become the TOSCA functions they stand for
+        (dsl.py), in every document, before anything reads them."""
+        topology = self.main.data.get("topology_template")
+        templates = topology.get("node_templates") if isinstance(topology, dict) else None
+        nodes = [str(n) for n in templates] if isinstance(templates, dict) else []
+        found: dsl.Found = []
+        for document in self.documents:
+            dsl.translate(document.data, nodes, found)
+        for kind, message, span, entity in found:
+            self.problems.add(kind, message, span or self.main.data.span, entity)
 
     def _empty(self) -> Topology:
         return Topology(self._name(), self.location.root, self.location.entry, {}, {}, {}, {},
