@@ -42,6 +42,7 @@ from laguna.yamlio import YMap, YSeq
 PREFIX = "$brooklyn:"
 #: the map form that stays a map: a DynamicCluster's ``dynamiccluster.memberspec``
 ENTITY_SPEC = "$brooklyn:entitySpec"
+LITERAL = "$brooklyn:literal"
 #: what the DSL maps, for messages
 SUPPORTED = ("attributeWhenReady", "component", "config", "entity", "entitySpec",
              "formatString", "literal", "scopeRoot", "self")
@@ -400,6 +401,9 @@ def translate(data: t.Any, nodes: t.Collection[str], found: Found,
             found.append(_problem(str(data), error, span, path))
             return data
     if isinstance(data, dict):
+        if len(data) == 1 and next(iter(data)) == LITERAL:
+            # what a literal holds is not read further, even text that looks like DSL
+            return data[LITERAL]
         for key in list(data):
             if key == "description":
                 continue

@@ -7,8 +7,9 @@ from __future__ import annotations
 import graphlib
 import typing as t
 
-from laguna.frontends.tosca import conditions
+from laguna.frontends.tosca import conditions, initializers
 from laguna.frontends.tosca.definitions import CheckerBase, written
+from laguna.frontends.tosca.initializers import AMP_INITIALIZER
 from laguna.frontends.tosca.grammar import ACTIVITIES, NODE_STATES, OPERATION_HOSTS
 from laguna.frontends.tosca.model import Node
 from laguna.frontends.tosca.problems import (
@@ -63,8 +64,14 @@ class SectionChecks(CheckerBase):
             properties = self._assign(body.get("properties"), self.registry.definitions(
                 "group_types", type_name, "properties"), body, "properties", entity,
                 strict=not self.registry.derives("group_types", type_name, AMP_INITIALIZER))
-            result[str(name)] = {"type": self.registry.full_name("group_types", type_name),
-                                 "members": list(members), "properties": properties}
+            full = self.registry.full_name("group_types", type_name)
+            if self.registry.derives("group_types", full, AMP_INITIALIZER):
+                given = body.get("properties")
+                for kind, why, holder, key in initializers.check(
+                        given if isinstance(given, dict) else {}, self.templates):
+                    self.add(kind, why, holder, key, entity)
+            result[str(name)] = {"type": full, "members": list(members),
+                                 "properties": properties}
         return result
 
     def _policies(self, policies: object, data: t.Mapping[str, t.Any],
@@ -404,9 +411,6 @@ class SectionChecks(CheckerBase):
             self.add(CYCLE, f"{what} form a cycle: {loop}", data, key, entity)
 
     # -- functions -------------------------------------------------------------------------
-
-#: AMP's group type that attaches AMP policies, locations... to its members (seed 003)
-AMP_INITIALIZER = "brooklyn.tosca.groups.initializer"
 
 
 def group_names(groups: object) -> list[str]:

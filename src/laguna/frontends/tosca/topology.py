@@ -20,6 +20,7 @@ from laguna.frontends.tosca.definitions import (
 )
 from laguna.frontends.tosca.documents import CsarError, load, locate
 from laguna.frontends.tosca.grammar import TYPE_KINDS
+from laguna.frontends.tosca.initializers import initializer_policies
 from laguna.frontends.tosca.remote import Fetcher
 from laguna.frontends.tosca.model import (
     SHELL_SCRIPT,
@@ -173,6 +174,13 @@ class Checker(SectionChecks):
         self._hosting_cycles(nodes, templates)
         groups = self._groups(data.get("groups"), data)
         policies = self._policies(data.get("policies"), data, nodes)
+        for name, group in groups.items():
+            for key, policy in initializer_policies(name, group).items():
+                if key in policies:
+                    self.add(INVALID_TEMPLATE, f"policy {key} of initializer group {name} has "
+                             "the name of a policy of the topology", data, "policies",
+                             f"group {name}")
+                policies[key] = policy
         outputs = self._outputs(data.get("outputs"), data)
         self._substitution(data.get("substitution_mappings"), data)
         workflows = self._workflows(data.get("workflows"), data, nodes)
