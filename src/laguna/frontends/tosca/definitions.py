@@ -60,6 +60,10 @@ class CheckerBase:
         self.input_defs: dict[str, t.Any] = {}
         self.templates: dict[str, t.Any] = {}
         self.node_types: dict[str, str] = {}
+        #: DynamicCluster templates: their members' count, and the cluster type of
+        #: those whose member spec gave the template (clusters.py)
+        self.cluster_sizes: dict[str, int] = {}
+        self.cluster_types: dict[str, str] = {}
         self.relationship_templates: dict[str, t.Any] = {}
         self._files: dict[tuple[str, Path], Path | None] = {}
         #: (node, requirement) pairs substitution mappings export

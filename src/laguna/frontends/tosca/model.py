@@ -84,6 +84,9 @@ class Node:
     instances: int = 1
     #: artifact name -> its deploy_path, for the artifacts that give one
     deploy_paths: dict[str, str] = dataclasses.field(default_factory=dict)
+    #: the DynamicCluster type whose members this node's instances are (its
+    #: dynamiccluster.memberspec gave the node's type and properties; clusters.py)
+    cluster: str | None = None
 
     def is_a(self, type_name: str) -> bool:
         return type_name in self.types

@@ -118,11 +118,6 @@ class SectionChecks(CheckerBase):
                     own = count if count is not None else _scalable(nodes[target])
                     if isinstance(own, int):
                         nodes[target].instances = own
-        for node in nodes.values():
-            if node.is_a("tosca.entity.DynamicCluster"):
-                size = node.properties.get("cluster.initial.size")
-                if isinstance(size, int):
-                    node.instances = size
         return result
 
     def _outputs(self, outputs: object, data: t.Mapping[str, t.Any]) -> dict[str, t.Any]:

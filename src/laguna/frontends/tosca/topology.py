@@ -10,7 +10,7 @@ import datetime
 import typing as t
 from pathlib import Path
 
-from laguna.frontends.tosca import blocking, dsl, filters, values
+from laguna.frontends.tosca import blocking, clusters, dsl, filters, values
 from laguna.frontends.tosca.copies import apply_copies
 from laguna.frontends.tosca.definitions import (
     IMPLICIT_INTERFACES,
@@ -158,6 +158,7 @@ class Checker(SectionChecks):
                          entity)
             else:
                 self.node_types[name] = self.registry.full_name("node_types", type_name)
+        self._clusters()
         relationships = data.get("relationship_templates") or {}
         if isinstance(relationships, dict):
             self.relationship_templates, refused = apply_copies(
@@ -168,12 +169,20 @@ class Checker(SectionChecks):
                 node = self._node(name, body, templates)
                 if node is not None:
                     nodes[name] = node
+        for name, cluster in self.cluster_types.items():
+            if name in nodes:
+                nodes[name].cluster = cluster
         for name, body in self.relationship_templates.items():
             if name not in refused:
                 self._relationship_template(name, body, relationships)
         self._hosting_cycles(nodes, templates)
         groups = self._groups(data.get("groups"), data)
         policies = self._policies(data.get("policies"), data, nodes)
+        # a cluster's own size wins over a Scaling policy's count (the seed's example
+        # gives both: cluster.initial.size 2, minPoolSize 1)
+        for name, size in self.cluster_sizes.items():
+            if name in nodes:
+                nodes[name].instances = size
         for name, group in groups.items():
             for key, policy in initializer_policies(name, group).items():
                 if key in policies:
@@ -199,6 +208,34 @@ class Checker(SectionChecks):
                         description=str(description) if description else None,
                         csar=self.location.csar, metadata=self._metadata(),
                         external_workflows=self._external_workflows(workflows))
+
+    def _clusters(self) -> None:
+        """Each DynamicCluster with a member spec becomes the node template of its
+        members (clusters.py), its size kept for the instance counts."""
+        for name, type_name in list(self.node_types.items()):
+            if not self.registry.derives("node_types", type_name, clusters.DYNAMIC_CLUSTER):
+                continue
+            entity = f"node {name}"
+            body = self.templates[name]
+            member, found = clusters.member_template(name, body)
+            given = body.get("properties")
+            properties = self._assign(given, self.registry.definitions(
+                "node_types", type_name, "properties"), body, "properties", entity)
+            size, more = clusters.initial_size(properties.get(clusters.INITIAL_SIZE), given)
+            for kind, why, holder, key in [*found, *more]:
+                self.add(kind, why, holder, key, entity)
+            if size is not None:
+                self.cluster_sizes[name] = size
+            if member is None:
+                continue
+            self.templates[name] = member
+            del self.node_types[name]
+            if self.registry.resolve("node_types", member["type"]) is None:
+                self.add(UNKNOWN_TYPE, f"unknown node type {member['type']!r} (the members "
+                         f"of {clusters.MEMBER_SPEC})", member, "type", entity)
+                continue
+            self.node_types[name] = self.registry.full_name("node_types", member["type"])
+            self.cluster_types[name] = type_name
 
     def _external_workflows(self, workflows: t.Mapping[str, t.Any]
                             ) -> dict[str, ExternalWorkflow]:
