@@ -87,6 +87,9 @@ class Node:
     #: the DynamicCluster type whose members this node's instances are (its
     #: dynamiccluster.memberspec gave the node's type and properties; clusters.py)
     cluster: str | None = None
+    #: AMP's latches: phase (``start``, ``install``...) -> the value to wait for
+    #: (blocking.LATCHES says where in the lifecycle)
+    latches: dict[str, t.Any] = dataclasses.field(default_factory=dict)
 
     def is_a(self, type_name: str) -> bool:
         return type_name in self.types

@@ -195,6 +195,7 @@ class Runtime:
 
     def _lifecycle(self, instance: Instance) -> None:
         node = instance.node
+        self._latch(instance, "lifecycle")
         for host in node.hosts:
             self._wait_started(instance, self.peer(instance, host), blocking.Hold(),
                                f"node {instance.id}: hosted on {host}")
@@ -206,7 +207,9 @@ class Runtime:
             self._set_attributes(instance, {"private_address": LOCAL_ADDRESS,
                                             "public_address": LOCAL_ADDRESS,
                                             "networks": {}, "ports": {}})
+        self._latch(instance, "create")
         self._step(instance, "creating", "create", "created")
+        self._latch(instance, "configure")
         self._set_state(instance, "configuring")
         for requirement in node.requirements:
             peer = self.peer(instance, requirement.target)
@@ -218,6 +221,7 @@ class Runtime:
             for name in ("post_configure_source", "post_configure_target"):
                 self._relationship_op(instance, peer, requirement, name)
         self._set_state(instance, "configured")
+        self._latch(instance, "start")
         self._set_state(instance, "starting")
         self._run(instance, self._op(node, "Standard", "start"))
         self._check_running(instance)
@@ -226,6 +230,16 @@ class Runtime:
             for name in ("add_target", "add_source"):
                 self._relationship_op(instance, peer, requirement, name)
         self._set_state(instance, "started")
+
+    def _latch(self, instance: Instance, point: str) -> None:
+        """AMP's latches of ``instance``'s node held at ``point`` of its lifecycle:
+        each value evaluated, so a get_attribute (attributeWhenReady) in it waits
+        until the value is ready, as the get_attribute mode says."""
+        for phase, value in instance.node.latches.items():
+            if blocking.LATCHES[phase] == point:
+                functions.evaluate(value, Resolve(self, Where(instance)))
+                self.reporter.report("info", f"node {instance.id}: latch.{phase} released",
+                                     instance.node.name)
 
     def _requires_running(self, instance: Instance, requirement: Requirement) -> None:
         peer = self.peer(instance, requirement.target)

@@ -48,6 +48,7 @@ from laguna.frontends.tosca.types import (
     span_of,
 )
 from laguna.source import Span
+from laguna.yamlio import YMap
 
 STANDARD = "tosca.interfaces.node.lifecycle.Standard"
 CONFIGURE = "tosca.interfaces.relationship.Configure"
@@ -317,7 +318,8 @@ class Checker(SectionChecks):
         type_name = self.node_types[name]
         self._keys(body, "node_template", entity)
         reg = self.registry
-        properties = self._assign(body.get("properties"),
+        given, latches = self._latches(body.get("properties"), entity)
+        properties = self._assign(given,
                                   reg.definitions("node_types", type_name, "properties"), body,
                                   "properties", entity)
         attributes = self._assign(body.get("attributes"),
@@ -352,7 +354,31 @@ class Checker(SectionChecks):
                             **artifact_defs, **(given_artifacts if isinstance(
                                 given_artifacts, dict) else {})}.items()
                         if key in artifacts and isinstance(art, dict)
-                        and isinstance(art.get("deploy_path"), str)})
+                        and isinstance(art.get("deploy_path"), str)}, latches=latches)
+
+    def _latches(self, given: object, entity: str) -> tuple[object, dict[str, t.Any]]:
+        """A node's property assignments without AMP's ``latch.<phase>`` entries, and
+        those latches by phase (their functions are checked with the properties)."""
+        if not isinstance(given, dict) or not any(
+                str(key).startswith(blocking.LATCH_PREFIX) for key in given):
+            return given, {}
+        kept = YMap()
+        kept.span = getattr(given, "span", None) or self.main.data.span
+        kept.key_spans = dict(getattr(given, "key_spans", {}))
+        kept.number_texts = dict(getattr(given, "number_texts", {}))
+        latches: dict[str, t.Any] = {}
+        for key, value in given.items():
+            if not str(key).startswith(blocking.LATCH_PREFIX):
+                kept[key] = value
+                continue
+            phase = str(key)[len(blocking.LATCH_PREFIX):]
+            if phase not in blocking.LATCHES:
+                self.add(INVALID_TEMPLATE, f"unknown latch {key!r} (laguna's latches: "
+                         f"{', '.join(blocking.LATCH_PREFIX + p for p in blocking.LATCHES)})",
+                         given, key, entity)
+                continue
+            latches[phase] = value
+        return kept, latches
 
     def _capabilities(self, name: str, type_name: str, body: t.Mapping[str, t.Any],
                       entity: str) -> dict[str, dict[str, t.Any]]:
