@@ -17,6 +17,7 @@ from __future__ import annotations
 import re
 import typing as t
 
+from laguna.frontends.tosca import locations
 from laguna.frontends.tosca.problems import (
     CONSTRAINT_VIOLATION,
     INVALID_TEMPLATE,
@@ -101,6 +102,8 @@ def check(properties: t.Mapping[str, t.Any], nodes: t.Collection[str]) -> list[F
         if key not in PROPERTIES:
             found.append((INVALID_TEMPLATE, f"unknown property {key!r} of an initializer "
                           f"group (expected one of {', '.join(PROPERTIES)})", properties, key))
+        elif key == "location" and locations.check(value) is not None:
+            found.append((INVALID_TEMPLATE, str(locations.check(value)), properties, key))
         elif key == "brooklyn.config" and not isinstance(value, dict):
             found.append((TYPE_MISMATCH, "brooklyn.config is a map of AMP configuration",
                           properties, key))

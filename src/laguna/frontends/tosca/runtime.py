@@ -33,7 +33,7 @@ from pathlib import Path
 from laguna.frontends.tosca import blocking, functions, values
 from laguna.frontends.tosca.machines import (CloudMachines, Executor, NotDelivered,
                                             compute_image)
-from laguna.frontends.tosca.placement import is_machine
+from laguna.frontends.tosca.placement import is_machine, on_cloud
 from laguna.frontends.tosca.model import Node, Operation, Requirement, Topology
 
 STANDARD_OPERATIONS = ("create", "configure", "start")
@@ -102,7 +102,8 @@ class Runtime:
                  timeout: float = 600.0, blocking: bool = True,
                  environ: t.Mapping[str, str] | None = None,
                  machines: CloudMachines | None = None,
-                 settings: t.Mapping[str, t.Any] | None = None) -> None:
+                 settings: t.Mapping[str, t.Any] | None = None,
+                 all_on_cloud: bool = True) -> None:
         self.topology = topology
         self.workdir = workdir
         self.logs = logs
@@ -119,6 +120,9 @@ class Runtime:
         self.on_session: t.Callable[[int], None] | None = None
         #: --cloud local: Compute instances are hosts of the local cloud
         self.machines = machines
+        #: every machine is a server of ``machines``' cloud (--cloud), else only
+        #: those with a location (locations.py)
+        self.all_on_cloud = all_on_cloud
         #: instance id -> the cloud host it is (Compute instances provisioned there)
         self.hosts: dict[str, str] = {}
         run = uuid.uuid4().hex[:8]
@@ -150,7 +154,7 @@ class Runtime:
 
     def _provision(self, machines: CloudMachines) -> None:
         computes = [i for group in self.instances.values() for i in group
-                    if self._is_machine(i.node)]
+                    if self._is_machine(i.node) and on_cloud(i.node, self.all_on_cloud)]
         if not computes:
             return
         try:

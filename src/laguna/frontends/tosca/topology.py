@@ -10,7 +10,7 @@ import datetime
 import typing as t
 from pathlib import Path
 
-from laguna.frontends.tosca import blocking, clusters, dsl, filters, values
+from laguna.frontends.tosca import blocking, clusters, dsl, filters, locations, values
 from laguna.frontends.tosca.copies import apply_copies
 from laguna.frontends.tosca.definitions import (
     IMPLICIT_INTERFACES,
@@ -20,7 +20,7 @@ from laguna.frontends.tosca.definitions import (
 )
 from laguna.frontends.tosca.documents import CsarError, load, locate
 from laguna.frontends.tosca.grammar import TYPE_KINDS
-from laguna.frontends.tosca.initializers import initializer_policies
+from laguna.frontends.tosca.initializers import AMP_INITIALIZER, initializer_policies
 from laguna.frontends.tosca.remote import Fetcher
 from laguna.frontends.tosca.model import (
     SHELL_SCRIPT,
@@ -179,6 +179,12 @@ class Checker(SectionChecks):
         self._hosting_cycles(nodes, templates)
         groups = self._groups(data.get("groups"), data)
         policies = self._policies(data.get("policies"), data, nodes)
+        for kind, message, member, source in locations.assign(groups, nodes,
+                                                               AMP_INITIALIZER):
+            body = dict((n, b) for n, b, _ in self._named_items(
+                data.get("groups"), data, "groups", "group")).get(source)
+            self.add(kind, message, body if isinstance(body, dict) else data,
+                     "members" if isinstance(body, dict) else "groups", f"node {member}")
         # a cluster's own size wins over a Scaling policy's count (the seed's example
         # gives both: cluster.initial.size 2, minPoolSize 1)
         for name, size in self.cluster_sizes.items():
