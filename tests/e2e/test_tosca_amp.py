@@ -75,3 +75,24 @@ def test_attribute_when_ready_holds_the_reader_until_the_value_is_published(
     assert created >= ready
     code, data = laguna(workdir, "undeploy", "amp-waits")
     assert (code, data["state"]) == (0, "undeployed")
+
+
+def test_the_seeds_location_group_puts_its_members_on_the_local_cloud(
+        workdir: Path) -> None:
+    code, data = laguna(workdir, "deploy", str(SCENARIO / "locations.yaml"))
+    assert (code, data["status"]) == (0, "ok"), data["error"]
+    stack = data["model"]["tosca"]["stack"]
+    assert stack.startswith("tosca-") and data["model"]["tosca"]["cloud"] == "here"
+    hosts = workdir / ".laguna" / "cloud" / "hosts" / stack
+    prefix = "tosca.interfaces.node.lifecycle.Standard.create."
+    for node in ("templateName", "specific_node"):
+        attributes = data["components"][node]["attributes"]
+        # each member on a host of its own, its operation run by that host's agent
+        assert attributes[prefix + "HOME_DIR"] == str(hosts / f"tosca_{node}")
+        assert f":{stack}:tosca_{node}:" in attributes[prefix + "HOST_MARKER"]
+    assert data["components"]["elsewhere"]["attributes"][prefix + "HOST_MARKER"] == "none"
+
+    code, data = laguna(workdir, "undeploy", "seed-locations")
+    assert (code, data["state"]) == (0, "undeployed")
+    assert not (hosts / "tosca_templateName").exists()
+    assert not (hosts / "tosca_specific_node").exists()
