@@ -404,9 +404,10 @@ def translate(data: t.Any, nodes: t.Collection[str], found: Found,
         if len(data) == 1 and next(iter(data)) == LITERAL:
             # what a literal holds is not read further, even text that looks like DSL
             return data[LITERAL]
+        values_map = bool(path) and path[-1] in _VALUE_MAPS
         for key in list(data):
-            if key == "description":
-                continue
+            if key == "description" and not values_map:
+                continue    # a description is text for people, as in AMP
             data[key] = translate(data[key], nodes, found, (*path, key))
         if len(data) == 1:
             ((key, value),) = data.items()
@@ -430,6 +431,9 @@ def _problem(text: str, error: DslError, span: Span | None, path: tuple[t.Any, .
         not text.startswith("{") else ""
     return (BAD_FUNCTION, f"{text}: {error.message}{where}", span, entity_of(path))
 
+
+#: maps whose keys are names of values (a key ``description`` there is a value)
+_VALUE_MAPS = ("properties", "attributes", "inputs", "brooklyn.config")
 
 _SECTIONS = {"node_templates": "node", "relationship_templates": "relationship",
              "groups": "group", "policies": "policy", "outputs": "output",

@@ -87,3 +87,22 @@ def test_initializer_group_policies_become_topology_policies() -> None:
     assert healing["brooklyn.enrichers"] == [{
         "type": "org.apache.brooklyn.enricher.stock.Aggregator",
         "brooklyn.config": {"enricher.sourceSensor": {"get_attribute": ["db", "host"]}}}]
+
+
+def test_dsl_leaves_descriptions_but_reads_a_property_named_description() -> None:
+    found: dsl.Found = []
+    data = {"description": '$brooklyn:config("x") is how AMP reads x',
+            "properties": {"description": '$brooklyn:config("x")'}}
+    assert plain(dsl.translate(data, ["web"], found)) == {
+        "description": '$brooklyn:config("x") is how AMP reads x',
+        "properties": {"description": {"get_property": ["SELF", "x"]}}}
+    assert found == []
+
+
+def test_dsl_problem_names_the_entity_and_the_character() -> None:
+    found: dsl.Found = []
+    data = {"topology_template": {"node_templates": {"web": {"properties": {
+        "p": '$brooklyn:config("x"'}}}}}
+    dsl.translate(data, ["web"], found)
+    assert found == [("bad_function", '$brooklyn:config("x": expected \',\' or \')\' in the '
+                      'arguments of config (at character 21)', None, "node web")]
