@@ -35,6 +35,7 @@ import dataclasses
 import re
 import typing as t
 
+from laguna.errors import LagunaError
 from laguna.frontends.tosca.problems import BAD_FUNCTION
 from laguna.source import Span
 from laguna.yamlio import YMap, YSeq
@@ -64,8 +65,11 @@ UNSUPPORTED = {
 Found = list[tuple[str, str, Span | None, str]]
 
 
-class DslError(Exception):
-    """An expression laguna cannot read: ``offset`` is where, in its text."""
+class DslError(LagunaError):
+    """An expression laguna cannot read: ``offset`` is where, in its text (the
+    validator turns it into a ``bad_function`` problem at the expression)."""
+
+    code = "LAG-E1548"
 
     def __init__(self, message: str, offset: int | None = None) -> None:
         super().__init__(message)
