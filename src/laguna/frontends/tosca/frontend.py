@@ -433,7 +433,10 @@ def plan(topology: Topology, cloud: str | None = None) -> list[dict[str, t.Any]]
     for name, node in topology.nodes.items():
         after = [f"{host} started (HostedOn)" for host in node.hosts] + \
             [f"{r.target} started (RequiresRunning, {blocking.hold_text(r.properties)})"
-             for r in node.requirements if r.requires_running]
+             for r in node.requirements if r.requires_running] + \
+            [f"{_ref(call)} (latch.{phase}, before "
+             f"{'the lifecycle' if blocking.LATCHES[phase] == 'lifecycle' else blocking.LATCHES[phase]})"
+             for phase, value in node.latches.items() for call in _attribute_refs(value)]
         waits = sorted({_ref(v) for op in _all_ops(node) for v in _attribute_refs(op.inputs)})
         runs_on = [p.to_json() for p in placements(topology, node, cloudy)]
         for interface, operation in (("Standard", "create"), ("Standard", "configure"),
