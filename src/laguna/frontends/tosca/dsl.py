@@ -378,8 +378,6 @@ def map_form(key: str, value: t.Any, nodes: t.Collection[str], span: Span | None
     already translated."""
     name = key[len(PREFIX):]
     args = list(value) if isinstance(value, list) else [value]
-    if name in ("entity", "component") and isinstance(value, list) and len(value) == 2:
-        args = list(value)
     text = f"{{{key}: ...}}"
     translator = _Translator(nodes, span, text)
     chained = translator.start(Call(name, args, 0))
