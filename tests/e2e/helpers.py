@@ -69,6 +69,15 @@ def wait_for_page(url: str, text: str, deadline: float = 30.0) -> str:
     raise AssertionError(f"{url} never showed {text!r}; last: {last!r}")
 
 
+def alive(pid: int) -> bool:
+    """Whether process ``pid`` exists and is no zombie."""
+    try:
+        stat = Path(f"/proc/{pid}/stat").read_text()
+    except OSError:
+        return False
+    return stat[stat.rfind(")") + 2] != "Z"
+
+
 def unreachable(url: str) -> bool:
     try:
         get(url, timeout=2)

@@ -8,17 +8,9 @@ import os
 import signal
 from pathlib import Path
 
-from .helpers import get, laguna
+from .helpers import alive, get, laguna
 
 BLUEPRINT = Path(__file__).with_name("tosca_day2") / "service.yaml"
-
-
-def _alive(pid: int) -> bool:
-    try:
-        stat = Path(f"/proc/{pid}/stat").read_text()
-    except OSError:
-        return False
-    return stat[stat.rfind(")") + 2] != "Z"
 
 
 def _server(workdir: Path) -> int:
@@ -54,11 +46,11 @@ def test_check_running_actions_and_a_workflow(workdir: Path) -> None:
     code, data = laguna(workdir, "action", "web-day2", "workflow", "restart")
     assert (code, data["status"], data["components"]["web"]["state"]) == (0, "ok", "started")
     third = _server(workdir)
-    assert not _alive(second) and _alive(third)
+    assert not alive(second) and alive(third)
 
     code, data = laguna(workdir, "undeploy", "web-day2")
     assert (code, data["state"]) == (0, "undeployed")
-    assert not _alive(third)
+    assert not alive(third)
     code, data = laguna(workdir, "action", "web-day2", "web", "Standard.start")
     assert (code, data["status"], data["error"]) == (2, "rejected", {
         "kind": "not_deployed", "code": "LAG-E1018",

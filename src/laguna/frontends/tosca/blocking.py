@@ -7,7 +7,8 @@ Semantics, and Concurrency"), as rules the validator checks and the runtime appl
 - ``timeout`` and ``abort_if_on_fire``, inputs of a BlockUntilRunning operation
   or properties of a ``RequiresRunning`` relationship: a :class:`Hold`;
 - the get_attribute wait modes (AMP's global ``brooklyn.tosca.get_attribute_mode``):
-  :class:`WaitSettings`, read from the topology's metadata and ``--set``.
+  :class:`WaitSettings`, read from the topology's metadata and ``--set``;
+- AMP's ``latch.<phase>`` configuration of a node: :data:`LATCHES`.
 """
 
 from __future__ import annotations
@@ -34,6 +35,18 @@ MODES = ("wait_always", "wait_unless_down", "wait_unless_on_fire", "no_wait")
 #: state is "down" for wait_unless_down
 STARTING_STATES = frozenset({"initial", "creating", "created", "configuring", "configured",
                              "starting"})
+
+
+#: AMP's latches (``latch.<phase>`` given as a property of a node template) and the
+#: point of the TOSCA lifecycle each holds until its value is evaluated (a
+#: get_attribute or attributeWhenReady waits there as it does anywhere): AMP's
+#: start latch holds the whole start of the entity, which in AMP's mapping of TOSCA
+#: runs create, configure and start; install, customize and launch are AMP's
+#: phases of that start that TOSCA calls create, configure and start
+LATCHES = {"start": "lifecycle", "setup": "create", "install.resources": "create",
+           "install": "create", "customize.resources": "configure",
+           "customize": "configure", "launch.resources": "start", "launch": "start"}
+LATCH_PREFIX = "latch."
 
 
 class Types(t.Protocol):

@@ -25,7 +25,15 @@ from laguna.frontends.tosca.problems import (
     Problems,
 )
 from laguna.frontends.tosca.remote import FetchError, Fetcher, in_repository, is_url, repository
-from laguna.frontends.tosca.types import Registry, TypeDef, is_function, operations, span_of
+from laguna.frontends.tosca.types import (
+    Registry,
+    TypeDef,
+    generic,
+    generic_problem,
+    is_function,
+    operations,
+    span_of,
+)
 
 
 #: interfaces a node may use without declaring them (AMP's)
@@ -52,6 +60,10 @@ class CheckerBase:
         self.input_defs: dict[str, t.Any] = {}
         self.templates: dict[str, t.Any] = {}
         self.node_types: dict[str, str] = {}
+        #: DynamicCluster templates: their members' count, and the cluster type of
+        #: those whose member spec gave the template (clusters.py)
+        self.cluster_sizes: dict[str, int] = {}
+        self.cluster_types: dict[str, str] = {}
         self.relationship_templates: dict[str, t.Any] = {}
         self._files: dict[tuple[str, Path], Path | None] = {}
         #: (node, requirement) pairs substitution mappings export
@@ -200,7 +212,7 @@ class CheckerBase:
                      entity)
             return
         if type_name is not None and not self._known_data_type(type_name):
-            self.add(UNKNOWN_TYPE, f"{key}: unknown data type {type_name!r}", body, "type",
+            self.add(UNKNOWN_TYPE, f"{key}: {self._type_problem(type_name)}", body, "type",
                      entity)
             return
         if parent is not None:
@@ -310,8 +322,18 @@ class CheckerBase:
         return value
 
     def _known_data_type(self, name: object) -> bool:
+        if generic(name) is not None:
+            return generic_problem(t.cast(str, name), self._known_data_type) is None
         return isinstance(name, str) and (name in values.PRIMITIVES or
                                           self.registry.resolve("data_types", name) is not None)
+
+    def _type_problem(self, name: object) -> str:
+        """Why ``name`` is no data type (for a generic, which part)."""
+        if isinstance(name, str):
+            why = generic_problem(name, self._known_data_type)
+            if why is not None:
+                return why
+        return f"unknown data type {name!r}"
 
     def _check_clause(self, clause: object, data: object, key: str, entity: str,
                       type_name: str) -> None:

@@ -27,12 +27,12 @@ from laguna.deploy.inputs import InputsFileError, read_inputs_file
 from laguna.deploy.result import Action, ActionArgument, Component, ErrorInfo
 from laguna.deploy.workdir import STATE_DIR
 from laguna.frontends.marks import is_tosca
-from laguna.frontends.tosca import actions, blocking, functions
+from laguna.frontends.tosca import actions, blocking, functions, locations
 from laguna.frontends.tosca.deployed import kept_instances, restore
 from laguna.frontends.tosca.documents import CsarError, locate
 from laguna.frontends.tosca.grammar import RUNNING_STATES
 from laguna.frontends.tosca.model import Operation, Topology
-from laguna.frontends.tosca.placement import is_machine, placements
+from laguna.frontends.tosca.placement import THIS_MACHINE, is_machine, placements
 from laguna.frontends.tosca.remote import Fetcher
 from laguna.frontends.tosca.problems import (CSAR_INVALID, INVALID_TEMPLATE, OPERATION_FAILED,
                                             Problems)
@@ -220,10 +220,17 @@ class ToscaFrontend:
             if reloaded is None:
                 raise rejection(problems)
             topology = reloaded
-        machines = _machines(context) if on_cloud(cloud) else None
+        # AMP's per-node locations put their machines on the environment's cloud
+        # even when its other machines are this one (locations.py)
+        why = locations.refusal(topology.nodes.values(), cloud, context.resources.kind,
+                                on_cloud(cloud))
+        if why is not None:
+            raise Rejected("cloud_error", why)
+        located = bool(locations.located(topology.nodes.values()))
+        machines = _machines(context) if on_cloud(cloud) or located else None
         runtime = Runtime(topology, _workdir(context), home / "logs", context.reporter,
                           timeout=context.timeouts.agent, machines=machines,
-                          settings=prepared.settings)
+                          settings=prepared.settings, all_on_cloud=on_cloud(cloud))
         runtime.on_session = _session_keeper(home)
         error: ErrorInfo | None = None
         try:
@@ -419,12 +426,17 @@ def plan(topology: Topology, cloud: str | None = None) -> list[dict[str, t.Any]]
     for name, node in topology.nodes.items():
         if is_machine(node):
             for placement in placements(topology, node, cloudy):
+                where = (cloud if cloudy else node.location) if placement.host != THIS_MACHINE \
+                    else HERE
                 steps.append({"kind": "host", "node": name, "instance": placement.instance,
-                              "host": placement.host, "cloud": cloud if cloudy else HERE})
+                              "host": placement.host, "cloud": where})
     for name, node in topology.nodes.items():
         after = [f"{host} started (HostedOn)" for host in node.hosts] + \
             [f"{r.target} started (RequiresRunning, {blocking.hold_text(r.properties)})"
-             for r in node.requirements if r.requires_running]
+             for r in node.requirements if r.requires_running] + \
+            [f"{_ref(call)} (latch.{phase}, before "
+             f"{'the lifecycle' if blocking.LATCHES[phase] == 'lifecycle' else blocking.LATCHES[phase]})"
+             for phase, value in node.latches.items() for call in _attribute_refs(value)]
         waits = sorted({_ref(v) for op in _all_ops(node) for v in _attribute_refs(op.inputs)})
         runs_on = [p.to_json() for p in placements(topology, node, cloudy)]
         for interface, operation in (("Standard", "create"), ("Standard", "configure"),

@@ -50,7 +50,9 @@ def _walk(value: object, scope: Scope, self_node: str | None, relationship: bool
         ((name, args),) = t.cast(dict[str, t.Any], value).items()
         why = _check_one(name, args, scope, self_node, relationship)
         if why:
-            found.append((BAD_FUNCTION, f"{name}: {why}", getattr(value, "span", None)))
+            # a function read from AMP's DSL is named as it was written
+            label = getattr(value, "dsl", None) or name
+            found.append((BAD_FUNCTION, f"{label}: {why}", getattr(value, "span", None)))
         if isinstance(args, list):
             for arg in args:
                 _walk(arg, scope, self_node, relationship, found)

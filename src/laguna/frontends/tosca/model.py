@@ -84,6 +84,16 @@ class Node:
     instances: int = 1
     #: artifact name -> its deploy_path, for the artifacts that give one
     deploy_paths: dict[str, str] = dataclasses.field(default_factory=dict)
+    #: the DynamicCluster type whose members this node's instances are (its
+    #: dynamiccluster.memberspec gave the node's type and properties; clusters.py)
+    cluster: str | None = None
+    #: AMP's latches: phase (``start``, ``install``...) -> the value to wait for
+    #: (blocking.LATCHES says where in the lifecycle)
+    latches: dict[str, t.Any] = dataclasses.field(default_factory=dict)
+    #: AMP's location (an initializer group's ``location``): the cloud (``local``,
+    #: ``containers``, ``ssh``) its machine is a server of; on a machine, the
+    #: location of the nodes hosted on it (locations.py)
+    location: str | None = None
 
     def is_a(self, type_name: str) -> bool:
         return type_name in self.types

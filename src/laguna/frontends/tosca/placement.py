@@ -18,9 +18,18 @@ THIS_MACHINE = "this machine"
 
 
 def is_machine(node: Node) -> bool:
-    """Whether ``node`` is a machine laguna provides (not one it creates itself)."""
-    return node.is_a("tosca.nodes.Compute") and \
-        node.interfaces.get("Standard", {}).get("create") is None
+    """Whether ``node`` is a machine laguna provides (not one it creates itself): a
+    Compute without its own create, or a node hosted on nothing that has a location
+    (AMP provisions a machine for it from its location, locations.py)."""
+    if node.is_a("tosca.nodes.Compute"):
+        return node.interfaces.get("Standard", {}).get("create") is None
+    return node.location is not None and not node.hosts
+
+
+def on_cloud(machine: Node, cloud: bool) -> bool:
+    """Whether a machine is a server of the environment's cloud: all are with
+    ``--cloud`` (``cloud``), a located one always."""
+    return cloud or machine.location is not None
 
 
 def instance_ids(node: Node) -> list[str]:
@@ -61,7 +70,8 @@ def place(topology: Topology, node: Node, index: int, cloud: bool) -> Placement:
     if not is_machine(current):
         return Placement(instance, THIS_MACHINE, None)
     compute = instance_ids(current)[current_index]
-    return Placement(instance, host_name(compute) if cloud else THIS_MACHINE, compute)
+    return Placement(instance, host_name(compute) if on_cloud(current, cloud) else THIS_MACHINE,
+                     compute)
 
 
 def placements(topology: Topology, node: Node, cloud: bool) -> list[Placement]:

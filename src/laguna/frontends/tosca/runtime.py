@@ -33,7 +33,7 @@ from pathlib import Path
 from laguna.frontends.tosca import blocking, functions, values
 from laguna.frontends.tosca.machines import (CloudMachines, Executor, NotDelivered,
                                             compute_image)
-from laguna.frontends.tosca.placement import is_machine
+from laguna.frontends.tosca.placement import is_machine, on_cloud
 from laguna.frontends.tosca.model import Node, Operation, Requirement, Topology
 
 STANDARD_OPERATIONS = ("create", "configure", "start")
@@ -102,7 +102,8 @@ class Runtime:
                  timeout: float = 600.0, blocking: bool = True,
                  environ: t.Mapping[str, str] | None = None,
                  machines: CloudMachines | None = None,
-                 settings: t.Mapping[str, t.Any] | None = None) -> None:
+                 settings: t.Mapping[str, t.Any] | None = None,
+                 all_on_cloud: bool = True) -> None:
         self.topology = topology
         self.workdir = workdir
         self.logs = logs
@@ -119,6 +120,9 @@ class Runtime:
         self.on_session: t.Callable[[int], None] | None = None
         #: --cloud local: Compute instances are hosts of the local cloud
         self.machines = machines
+        #: every machine is a server of ``machines``' cloud (--cloud), else only
+        #: those with a location (locations.py)
+        self.all_on_cloud = all_on_cloud
         #: instance id -> the cloud host it is (Compute instances provisioned there)
         self.hosts: dict[str, str] = {}
         run = uuid.uuid4().hex[:8]
@@ -150,7 +154,7 @@ class Runtime:
 
     def _provision(self, machines: CloudMachines) -> None:
         computes = [i for group in self.instances.values() for i in group
-                    if self._is_machine(i.node)]
+                    if self._is_machine(i.node) and on_cloud(i.node, self.all_on_cloud)]
         if not computes:
             return
         try:
@@ -195,6 +199,7 @@ class Runtime:
 
     def _lifecycle(self, instance: Instance) -> None:
         node = instance.node
+        self._latch(instance, "lifecycle")
         for host in node.hosts:
             self._wait_started(instance, self.peer(instance, host), blocking.Hold(),
                                f"node {instance.id}: hosted on {host}")
@@ -206,7 +211,9 @@ class Runtime:
             self._set_attributes(instance, {"private_address": LOCAL_ADDRESS,
                                             "public_address": LOCAL_ADDRESS,
                                             "networks": {}, "ports": {}})
+        self._latch(instance, "create")
         self._step(instance, "creating", "create", "created")
+        self._latch(instance, "configure")
         self._set_state(instance, "configuring")
         for requirement in node.requirements:
             peer = self.peer(instance, requirement.target)
@@ -218,6 +225,7 @@ class Runtime:
             for name in ("post_configure_source", "post_configure_target"):
                 self._relationship_op(instance, peer, requirement, name)
         self._set_state(instance, "configured")
+        self._latch(instance, "start")
         self._set_state(instance, "starting")
         self._run(instance, self._op(node, "Standard", "start"))
         self._check_running(instance)
@@ -226,6 +234,16 @@ class Runtime:
             for name in ("add_target", "add_source"):
                 self._relationship_op(instance, peer, requirement, name)
         self._set_state(instance, "started")
+
+    def _latch(self, instance: Instance, point: str) -> None:
+        """AMP's latches of ``instance``'s node held at ``point`` of its lifecycle:
+        each value evaluated, so a get_attribute (attributeWhenReady) in it waits
+        until the value is ready, as the get_attribute mode says."""
+        for phase, value in instance.node.latches.items():
+            if blocking.LATCHES[phase] == point:
+                functions.evaluate(value, Resolve(self, Where(instance)))
+                self.reporter.report("info", f"node {instance.id}: latch.{phase} released",
+                                     instance.node.name)
 
     def _requires_running(self, instance: Instance, requirement: Requirement) -> None:
         peer = self.peer(instance, requirement.target)

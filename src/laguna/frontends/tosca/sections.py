@@ -7,8 +7,9 @@ from __future__ import annotations
 import graphlib
 import typing as t
 
-from laguna.frontends.tosca import conditions
+from laguna.frontends.tosca import conditions, initializers
 from laguna.frontends.tosca.definitions import CheckerBase, written
+from laguna.frontends.tosca.initializers import AMP_INITIALIZER
 from laguna.frontends.tosca.grammar import ACTIVITIES, NODE_STATES, OPERATION_HOSTS
 from laguna.frontends.tosca.model import Node
 from laguna.frontends.tosca.problems import (
@@ -63,8 +64,14 @@ class SectionChecks(CheckerBase):
             properties = self._assign(body.get("properties"), self.registry.definitions(
                 "group_types", type_name, "properties"), body, "properties", entity,
                 strict=not self.registry.derives("group_types", type_name, AMP_INITIALIZER))
-            result[str(name)] = {"type": self.registry.full_name("group_types", type_name),
-                                 "members": list(members), "properties": properties}
+            full = self.registry.full_name("group_types", type_name)
+            if self.registry.derives("group_types", full, AMP_INITIALIZER):
+                given = body.get("properties")
+                for kind, why, holder, key in initializers.check(
+                        given if isinstance(given, dict) else {}, self.templates):
+                    self.add(kind, why, holder, key, entity)
+            result[str(name)] = {"type": full, "members": list(members),
+                                 "properties": properties}
         return result
 
     def _policies(self, policies: object, data: t.Mapping[str, t.Any],
@@ -111,11 +118,6 @@ class SectionChecks(CheckerBase):
                     own = count if count is not None else _scalable(nodes[target])
                     if isinstance(own, int):
                         nodes[target].instances = own
-        for node in nodes.values():
-            if node.is_a("tosca.entity.DynamicCluster"):
-                size = node.properties.get("cluster.initial.size")
-                if isinstance(size, int):
-                    node.instances = size
         return result
 
     def _outputs(self, outputs: object, data: t.Mapping[str, t.Any]) -> dict[str, t.Any]:
@@ -137,8 +139,7 @@ class SectionChecks(CheckerBase):
                 continue
             type_name = body.get("type")
             if type_name is not None and not self._known_data_type(type_name):
-                self.add(UNKNOWN_TYPE, f"unknown data type {type_name!r}", body, "type",
-                         entity)
+                self.add(UNKNOWN_TYPE, self._type_problem(type_name), body, "type", entity)
             self._functions(body["value"], None, body, "value", entity)
             value = written(body, "value", body["value"])
             result[str(name)] = {"value": value, "type": type_name}
@@ -405,9 +406,6 @@ class SectionChecks(CheckerBase):
             self.add(CYCLE, f"{what} form a cycle: {loop}", data, key, entity)
 
     # -- functions -------------------------------------------------------------------------
-
-#: AMP's group type that attaches AMP policies, locations... to its members (seed 003)
-AMP_INITIALIZER = "brooklyn.tosca.groups.initializer"
 
 
 def group_names(groups: object) -> list[str]:

@@ -10,7 +10,7 @@ import datetime
 import typing as t
 from pathlib import Path
 
-from laguna.frontends.tosca import blocking, filters, values
+from laguna.frontends.tosca import blocking, clusters, dsl, filters, locations, values
 from laguna.frontends.tosca.copies import apply_copies
 from laguna.frontends.tosca.definitions import (
     IMPLICIT_INTERFACES,
@@ -20,6 +20,7 @@ from laguna.frontends.tosca.definitions import (
 )
 from laguna.frontends.tosca.documents import CsarError, load, locate
 from laguna.frontends.tosca.grammar import TYPE_KINDS
+from laguna.frontends.tosca.initializers import AMP_INITIALIZER, initializer_policies
 from laguna.frontends.tosca.remote import Fetcher
 from laguna.frontends.tosca.model import (
     SHELL_SCRIPT,
@@ -47,6 +48,7 @@ from laguna.frontends.tosca.types import (
     span_of,
 )
 from laguna.source import Span
+from laguna.yamlio import YMap
 
 STANDARD = "tosca.interfaces.node.lifecycle.Standard"
 CONFIGURE = "tosca.interfaces.relationship.Configure"
@@ -84,6 +86,7 @@ class Checker(SectionChecks):
     """One validation run."""
 
     def run(self, supplied: dict[str, t.Any]) -> Topology | None:
+        self._translate_dsl()
         for document in self.documents:
             self._check_header(document)
             self.registry.add(document)
@@ -101,6 +104,18 @@ class Checker(SectionChecks):
             return None
         self._keys(topology_data, "topology_template", "topology_template")
         return self._topology(topology_data, supplied)
+
+    def _translate_dsl(self) -> None:
+        """AMP's ``$brooklyn:`` expressions become the TOSCA functions they stand for
+        (dsl.py), in every document, before anything reads them."""
+        topology = self.main.data.get("topology_template")
+        templates = topology.get("node_templates") if isinstance(topology, dict) else None
+        nodes = [str(n) for n in templates] if isinstance(templates, dict) else []
+        found: dsl.Found = []
+        for document in self.documents:
+            dsl.translate(document.data, nodes, found)
+        for kind, message, span, entity in found:
+            self.problems.add(kind, message, span or self.main.data.span, entity)
 
     def _empty(self) -> Topology:
         return Topology(self._name(), self.location.root, self.location.entry, {}, {}, {}, {},
@@ -144,6 +159,7 @@ class Checker(SectionChecks):
                          entity)
             else:
                 self.node_types[name] = self.registry.full_name("node_types", type_name)
+        self._clusters()
         relationships = data.get("relationship_templates") or {}
         if isinstance(relationships, dict):
             self.relationship_templates, refused = apply_copies(
@@ -154,12 +170,33 @@ class Checker(SectionChecks):
                 node = self._node(name, body, templates)
                 if node is not None:
                     nodes[name] = node
+        for name, cluster in self.cluster_types.items():
+            if name in nodes:
+                nodes[name].cluster = cluster
         for name, body in self.relationship_templates.items():
             if name not in refused:
                 self._relationship_template(name, body, relationships)
         self._hosting_cycles(nodes, templates)
         groups = self._groups(data.get("groups"), data)
         policies = self._policies(data.get("policies"), data, nodes)
+        for kind, message, member, source in locations.assign(groups, nodes,
+                                                               AMP_INITIALIZER):
+            body = dict((n, b) for n, b, _ in self._named_items(
+                data.get("groups"), data, "groups", "group")).get(source)
+            self.add(kind, message, body if isinstance(body, dict) else data,
+                     "members" if isinstance(body, dict) else "groups", f"node {member}")
+        # a cluster's own size wins over a Scaling policy's count (the seed's example
+        # gives both: cluster.initial.size 2, minPoolSize 1)
+        for name, size in self.cluster_sizes.items():
+            if name in nodes:
+                nodes[name].instances = size
+        for name, group in groups.items():
+            for key, policy in initializer_policies(name, group).items():
+                if key in policies:
+                    self.add(INVALID_TEMPLATE, f"policy {key} of initializer group {name} has "
+                             "the name of a policy of the topology", data, "policies",
+                             f"group {name}")
+                policies[key] = policy
         outputs = self._outputs(data.get("outputs"), data)
         self._substitution(data.get("substitution_mappings"), data)
         workflows = self._workflows(data.get("workflows"), data, nodes)
@@ -178,6 +215,34 @@ class Checker(SectionChecks):
                         description=str(description) if description else None,
                         csar=self.location.csar, metadata=self._metadata(),
                         external_workflows=self._external_workflows(workflows))
+
+    def _clusters(self) -> None:
+        """Each DynamicCluster with a member spec becomes the node template of its
+        members (clusters.py), its size kept for the instance counts."""
+        for name, type_name in list(self.node_types.items()):
+            if not self.registry.derives("node_types", type_name, clusters.DYNAMIC_CLUSTER):
+                continue
+            entity = f"node {name}"
+            body = self.templates[name]
+            member, found = clusters.member_template(name, body)
+            given = body.get("properties")
+            properties = self._assign(given, self.registry.definitions(
+                "node_types", type_name, "properties"), body, "properties", entity)
+            size, more = clusters.initial_size(properties.get(clusters.INITIAL_SIZE), given)
+            for kind, why, holder, key in [*found, *more]:
+                self.add(kind, why, holder, key, entity)
+            if size is not None:
+                self.cluster_sizes[name] = size
+            if member is None:
+                continue
+            self.templates[name] = member
+            del self.node_types[name]
+            if self.registry.resolve("node_types", member["type"]) is None:
+                self.add(UNKNOWN_TYPE, f"unknown node type {member['type']!r} (the members "
+                         f"of {clusters.MEMBER_SPEC})", member, "type", entity)
+                continue
+            self.node_types[name] = self.registry.full_name("node_types", member["type"])
+            self.cluster_types[name] = type_name
 
     def _external_workflows(self, workflows: t.Mapping[str, t.Any]
                             ) -> dict[str, ExternalWorkflow]:
@@ -259,7 +324,8 @@ class Checker(SectionChecks):
         type_name = self.node_types[name]
         self._keys(body, "node_template", entity)
         reg = self.registry
-        properties = self._assign(body.get("properties"),
+        given, latches = self._latches(body.get("properties"), entity)
+        properties = self._assign(given,
                                   reg.definitions("node_types", type_name, "properties"), body,
                                   "properties", entity)
         attributes = self._assign(body.get("attributes"),
@@ -294,7 +360,31 @@ class Checker(SectionChecks):
                             **artifact_defs, **(given_artifacts if isinstance(
                                 given_artifacts, dict) else {})}.items()
                         if key in artifacts and isinstance(art, dict)
-                        and isinstance(art.get("deploy_path"), str)})
+                        and isinstance(art.get("deploy_path"), str)}, latches=latches)
+
+    def _latches(self, given: object, entity: str) -> tuple[object, dict[str, t.Any]]:
+        """A node's property assignments without AMP's ``latch.<phase>`` entries, and
+        those latches by phase (their functions are checked with the properties)."""
+        if not isinstance(given, dict) or not any(
+                str(key).startswith(blocking.LATCH_PREFIX) for key in given):
+            return given, {}
+        kept = YMap()
+        kept.span = getattr(given, "span", None) or self.main.data.span
+        kept.key_spans = dict(getattr(given, "key_spans", {}))
+        kept.number_texts = dict(getattr(given, "number_texts", {}))
+        latches: dict[str, t.Any] = {}
+        for key, value in given.items():
+            if not str(key).startswith(blocking.LATCH_PREFIX):
+                kept[key] = value
+                continue
+            phase = str(key)[len(blocking.LATCH_PREFIX):]
+            if phase not in blocking.LATCHES:
+                self.add(INVALID_TEMPLATE, f"unknown latch {key!r} (laguna's latches: "
+                         f"{', '.join(blocking.LATCH_PREFIX + p for p in blocking.LATCHES)})",
+                         given, key, entity)
+                continue
+            latches[phase] = value
+        return kept, latches
 
     def _capabilities(self, name: str, type_name: str, body: t.Mapping[str, t.Any],
                       entity: str) -> dict[str, dict[str, t.Any]]:

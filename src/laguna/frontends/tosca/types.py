@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import dataclasses
 import functools
+import re
 import typing as t
 from pathlib import Path
 
@@ -41,6 +42,72 @@ _SHORT_PREFIX = {"artifact_types": "tosca.artifacts.", "data_types": "tosca.data
 def is_function(value: object) -> bool:
     """Whether ``value`` is a function call (a map of one function name)."""
     return isinstance(value, dict) and len(value) == 1 and next(iter(value)) in FUNCTIONS
+
+
+_GENERIC = re.compile(r"^\s*(map|list)\s*<(.*)>\s*$", re.S)
+
+
+def generic(type_name: object) -> tuple[str, list[str]] | None:
+    """AMP's generic collection type (seed 003: "giving generic arguments where
+    appropriate, e.g. map<string,boolean>") as its base and type arguments
+    (``("map", ["string", "boolean"])``); None when ``type_name`` is no generic,
+    ``("", [])`` when it is one written wrongly."""
+    if not isinstance(type_name, str) or "<" not in type_name:
+        return None
+    match = _GENERIC.match(type_name)
+    if not match:
+        return "", []
+    args: list[str] = []
+    depth, current = 0, ""
+    for char in match.group(2):
+        if char == "," and depth == 0:
+            args.append(current.strip())
+            current = ""
+            continue
+        depth += {"<": 1, ">": -1}.get(char, 0)
+        if depth < 0:
+            return "", []
+        current += char
+    args.append(current.strip())
+    if depth != 0 or not all(args):
+        return "", []
+    return match.group(1), args
+
+
+def generic_problem(type_name: str, known: t.Callable[[str], bool]) -> str | None:
+    """What is wrong with a generic type (None: nothing, or it is no generic)."""
+    found = generic(type_name)
+    if found is None:
+        return None
+    base, args = found
+    if not base:
+        return f"{type_name!r} is not a generic type (expected list<T> or map<K,V>)"
+    if base == "list" and len(args) != 1:
+        return f"{type_name!r}: list takes one type argument (list<T>)"
+    if base == "map" and len(args) not in (1, 2):
+        return f"{type_name!r}: map takes one or two type arguments (map<V>, map<K,V>)"
+    for arg in args:
+        why = generic_problem(arg, known)
+        if why is not None:
+            return why
+        if generic(arg) is None and not known(arg):
+            return f"{type_name!r} names unknown data type {arg!r}"
+    return None
+
+
+def expanded(schema: t.Mapping[str, t.Any]) -> t.Mapping[str, t.Any]:
+    """A definition of generic type as TOSCA writes it: ``map<string,boolean>`` is
+    ``type: map`` with ``key_schema: string`` and ``entry_schema: boolean``."""
+    found = generic(schema.get("type"))
+    if not found or not found[0]:
+        return schema
+    base, args = found
+    result = dict(schema)
+    result["type"] = base
+    result["entry_schema"] = {"type": args[-1]}
+    if base == "map" and len(args) == 2:
+        result["key_schema"] = {"type": args[0]}
+    return result
 
 
 def span_of(data: object, key: object = None) -> Span | None:
@@ -314,6 +381,7 @@ class Registry:
         parameter or entry schema definition)."""
         if is_function(value) or depth > 50:
             return []
+        schema = expanded(schema)
         type_name = schema.get("type")
         if not isinstance(type_name, str):
             return []
@@ -350,6 +418,7 @@ class Registry:
         properties filled in where it leaves them out, through lists and maps: TOSCA
         1.3 3.6.10 applies a property's default whenever no value is given, and an
         entry of a data type is no exception wherever the value came from."""
+        schema = expanded(schema)
         type_name = schema.get("type")
         if is_function(value) or depth > 50 or not isinstance(type_name, str):
             return value

@@ -1,0 +1,1 @@
+export OUT="$url|$again|$raw|$node|$self"

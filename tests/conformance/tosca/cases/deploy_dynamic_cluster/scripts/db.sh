@@ -1,0 +1,1 @@
+export URL=db://here

@@ -1,0 +1,1 @@
+export SAID="$greeting from $id to $db"

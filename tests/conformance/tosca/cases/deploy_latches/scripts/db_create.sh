@@ -1,0 +1,3 @@
+sleep 0.5
+touch db.created
+export HOST=db.internal

@@ -1,0 +1,2 @@
+date +%s.%N > web.created
+export SEEN="$db_host"
