@@ -130,22 +130,25 @@ def read_csar_bytes(data: bytes | None, validate: t.Callable[[Path], list[t.Any]
             try:
                 extract_archive(data, root)
             except LagunaError as error:
-                raise CatalogCsarError(f"CSAR refused: {error}") from None
+                raise CatalogCsarError(f"CSAR refused: {_plain(error)}") from None
         else:
             assert folder is not None
             buffer = io.BytesIO()
             try:
                 build_archive(folder, buffer)
             except LagunaError as error:
-                raise CatalogCsarError(f"CSAR refused: {error}") from None
+                raise CatalogCsarError(f"CSAR refused: {_plain(error)}") from None
             data = buffer.getvalue()
             extract_archive(data, root)
+        from laguna.frontends.tosca.documents import CsarError, entry_of
+        try:
+            entry = entry_of(root)
+        except CsarError as error:
+            raise CatalogCsarError(f"CSAR refused: {_plain(error)}") from None
         problems = validate(root)
         if problems:
             raise CatalogCsarError("CSAR refused: " + "; ".join(str(p) for p in problems),
                                    problems)
-        from laguna.frontends.tosca.documents import entry_of
-        entry = entry_of(root)
         template = yaml.safe_load(entry.read_text(encoding="utf-8")) or {}
         meta = _meta_fields(root)
         given = template.get("metadata")
@@ -157,7 +160,7 @@ def read_csar_bytes(data: bytes | None, validate: t.Callable[[Path], list[t.Any]
             version = parse_version(None if written is None else str(written))
         except VersionError as error:
             raise CatalogCsarError(f"CSAR refused: template_version {written!r}: "
-                                   f"{error}") from None
+                                   f"{_plain(error)}") from None
         topology = template.get("topology_template")
         mappings = topology.get("substitution_mappings") if isinstance(topology, dict) \
             else None
@@ -173,6 +176,11 @@ def read_csar_bytes(data: bytes | None, validate: t.Callable[[Path], list[t.Any]
         }
         return CsarPackage(name=name, version=str(version), description=str(description),
                            archive=data, manifest=manifest)
+
+
+def _plain(error: LagunaError) -> str:
+    """An error's message without its ``error[CODE]:`` head."""
+    return error.as_problems()[0].message
 
 
 def split_reference(text: str) -> tuple[str, str | None]:
@@ -231,7 +239,7 @@ class CatalogImports:
                 if cached.is_dir() else []
             version = choose(versions, spec)
         except VersionError as error:
-            raise CatalogCsarError(f"catalog package {reference}: {error}") from None
+            raise CatalogCsarError(f"catalog package {reference}: {_plain(error)}") from None
         if version is None:
             wanted = f"{name} {spec}" if spec else name
             raise CatalogCsarError(f"no TOSCA package {wanted} in the catalog")
@@ -250,7 +258,8 @@ class CatalogImports:
             try:
                 extract_archive(self.store.tosca_archive(package_id), scratch)
             except LagunaError as error:
-                raise CatalogCsarError(f"catalog package {name} {version}: {error}") from None
+                raise CatalogCsarError(f"catalog package {name} {version}: "
+                                       f"{_plain(error)}") from None
             (scratch / ".package-id").write_text(package_id, encoding="utf-8")
             shutil.rmtree(target, ignore_errors=True)
             os.rename(scratch, target)
@@ -265,7 +274,8 @@ class CatalogImports:
         try:
             return f"{name}=={version}", entry_of(folder)
         except CsarError as error:
-            raise CatalogCsarError(f"catalog package {name} {version}: {error}") from None
+            raise CatalogCsarError(f"catalog package {name} {version}: "
+                                   f"{_plain(error)}") from None
 
 
 def check_csar(root: Path, catalog: CatalogImports | None) -> list[t.Any]:
