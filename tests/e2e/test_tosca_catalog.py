@@ -26,7 +26,7 @@ def _import(workdir: Path, path: Path) -> str:
     return done.stdout.strip()
 
 
-def _csar(tmp: Path, name: str) -> Path:
+def csar_file(tmp: Path, name: str) -> Path:
     """The fixture folder ``name`` zipped as a .csar file."""
     return Path(shutil.make_archive(str(tmp / name), "zip", FIXTURES / name)) \
         .rename(tmp / f"{name}.csar")
@@ -35,7 +35,7 @@ def _csar(tmp: Path, name: str) -> Path:
 def test_a_csar_imported_into_the_catalog_deploys_from_it(
         workdir: Path, tmp_path_factory: pytest.TempPathFactory) -> None:
     scratch = tmp_path_factory.mktemp("csars")
-    assert _import(workdir, _csar(scratch, "web-service")).startswith(
+    assert _import(workdir, csar_file(scratch, "web-service")).startswith(
         "imported web-service 1.1.0 (id ")
     code, listed = laguna(workdir, "package", "list")
     assert [(p["name"], p["version"], p["type"]) for p in listed["packages"]] == [

@@ -43,3 +43,35 @@ def test_a_csar_whose_template_is_invalid_is_refused_with_its_problems(api: Api)
     assert (response.status_code, response.json()) == (400, fault(
         400, "Couldn't load package from file: CSAR refused: service.yaml:6:13: "
              "error[LAG-E1503]: node hello: unknown node type 'tosca.nodes.Nothing'"))
+
+
+def test_a_csar_whose_scripts_would_run_on_the_apis_machine_is_not_deployed(
+        api: Api) -> None:
+    token = api.token()
+    uploaded(api, token, zip_of({"service.yaml": TEMPLATE.replace(
+        "hello: {type: tosca.nodes.Root}",
+        "hello: {type: tosca.nodes.Root, interfaces: {Standard: {create: run.sh}}}"),
+        "run.sh": "touch ran\n"}))
+    env_id = api.client.post("/v1/environments", json={"name": "here"},
+                             headers=api.headers(token)).json()["id"]
+    session_id = api.client.post(f"/v1/environments/{env_id}/configure",
+                                 headers=api.headers(token)).json()["id"]
+    api.client.post(f"/v1/environments/{env_id}/services",
+                    json={"?": {"id": "a1", "type": "hello-csar"}},
+                    headers=api.headers(token, session_id))
+    api.client.post(f"/v1/environments/{env_id}/sessions/{session_id}/deploy",
+                    headers=api.headers(token))
+    assert api.run_tasks() == 1
+    session = api.client.get(f"/v1/environments/{env_id}/sessions/{session_id}",
+                             headers=api.headers(token)).json()
+    assert session["state"] == "deploy failure"
+    assert not (api.workdir / "ran").exists()
+    task = api.queue.database
+    from laguna.store.models import TaskRecord
+    with task.session() as db:
+        results = [record.result for record in db.query(TaskRecord)]
+    assert results == [{"status": "rejected", "error": {
+        "kind": "model_invalid", "code": "LAG-E1010",
+        "message": "hello-csar: node hello would run its operations on the API's machine; "
+                   "through the API, every node with operations is hosted on a "
+                   "tosca.nodes.Compute"}}]
