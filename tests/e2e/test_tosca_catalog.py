@@ -82,3 +82,25 @@ def test_a_substituted_node_deploys_its_inner_topology(workdir: Path) -> None:
     assert {name: c["state"] for name, c in data["components"].items()} == {
         "front.vm": "deleted", "front.site": "deleted", "front": "deleted"}
     assert not host.exists()
+
+
+def test_a_node_substituted_by_a_template_of_its_csar_runs_on_the_mapped_host(
+        workdir: Path) -> None:
+    code, data = laguna(workdir, "deploy", str(FIXTURES / "counting"), "--cloud", "local")
+    assert (code, data["status"]) == (0, "ok"), data["error"]
+    assert list(data["components"]) == ["vm", "counter.adder", "counter"]
+    stack = data["model"]["tosca"]["stack"]
+    # the outer node's requirement host (vm) is the inner adder's: it ran on vm's host
+    host = workdir / ".laguna" / "cloud" / "hosts" / stack / "tosca_vm"
+    assert (host / "total.txt").read_text() == "42\n"
+    assert data["components"]["counter"]["attributes"]["total"] == "42"
+    assert data["outputs"] == {"total": "42"}
+
+    # an inner node is reached by its name, as any node is
+    code, data = laguna(workdir, "action", "counting", "counter.adder", "Standard.create")
+    assert (code, data["status"]) == (0, "ok"), data["error"]
+    assert data["components"]["counter.adder"]["state"] == "created"
+
+    code, data = laguna(workdir, "undeploy", "counting")
+    assert (code, data["state"]) == (0, "undeployed")
+    assert not host.exists()

@@ -33,6 +33,7 @@ import re
 import shutil
 import tempfile
 import typing as t
+import weakref
 import zipfile
 from pathlib import Path
 
@@ -212,8 +213,11 @@ class CatalogImports:
 
     def __init__(self, store: ToscaStore | None, cache: Path | None) -> None:
         self.store = store
-        self.cache = cache if cache is not None else Path(
-            tempfile.mkdtemp(prefix="laguna-tosca-catalog-"))
+        if cache is None:
+            cache = Path(tempfile.mkdtemp(prefix="laguna-tosca-catalog-"))
+            # the files live as long as this catalog (a prepared blueprint keeps it)
+            weakref.finalize(self, shutil.rmtree, cache, True)
+        self.cache = cache
 
     @classmethod
     def of_workdir(cls, state_dir: Path | None, store: object = None) -> CatalogImports:

@@ -332,7 +332,7 @@ class ToscaFrontend:
         home = _home(context)
         topology, problems = load_topology(
             _deployed_source(stored, home), stored.get("inputs") or {},
-            catalog=CatalogImports.of_workdir(context.state_dir))
+            catalog=_kept_catalog(context.state_dir))
         if topology is None or problems:
             raise rejection(problems)
         machines = _machines(context) if stored.get("stack") else None
@@ -618,7 +618,7 @@ def _stored_runtime(stored: StoredState, state_dir: Path) -> Runtime | None:
     if not source.exists():
         return None
     topology, problems = load_topology(source, tosca.get("inputs") or {},
-                                       catalog=CatalogImports.of_workdir(state_dir))
+                                       catalog=_kept_catalog(state_dir))
     if topology is None or problems:
         return None
     return Runtime(topology, Path.cwd(), state_dir, _Silent())
@@ -648,6 +648,16 @@ def _listed_actions(runtime: Runtime) -> list[Action]:
         found.append(Action(object=WORKFLOW_OBJECT, object_name=WORKFLOW_OBJECT,
                             object_type="workflow", name=flow, arguments=tuple(arguments)))
     return found
+
+
+def _kept_catalog(state_dir: Path) -> CatalogImports:
+    """The catalog packages a deployed topology imported, as the working directory's
+    cache kept them (an action or undeploy has no store; ``state_dir`` is the
+    cloud's folder under ``.laguna``)."""
+    for folder in (state_dir, *state_dir.parents):
+        if folder.name == STATE_DIR:
+            return CatalogImports.of_workdir(folder)
+    return CatalogImports.of_workdir(state_dir)
 
 
 def _home(context: RunContext) -> Path:
