@@ -67,8 +67,9 @@ def deploy(model: Path, libs: tuple[Path, ...], name: str | None, settings: tupl
            dry_run: bool, isolation: str | None, address_range: str | None, inputs: tuple[str, ...], intended_state: str | None,
            db_url: str | None, as_json: bool) -> None:
     """Deploy MODEL (a MuranoPL object model file or package; a TOSCA service
-    template or CSAR, or a CSAR's NAME[==VERSION] in the catalog store; an assembly descriptor, or its assembly::NAME::VERSION in
-    the -l folders or the catalog store) into an environment.
+    template or CSAR, or a CSAR's NAME[==VERSION] in the catalog store; an
+    assembly descriptor, or its assembly::NAME::VERSION in the -l folders or
+    the catalog store) into an environment.
 
     Redeploying a changed model applies the difference. Exit status: 0 when the
     deployment succeeded, 1 when it failed, 2 when it was refused before

@@ -167,8 +167,8 @@ def import_command(path: str, public: bool, disabled: bool, categories: tuple[st
     CSAR (TOSCA-Metadata/TOSCA.meta, or one root yaml with
     tosca_definitions_version; its name and version are metadata's
     template_name and template_version). The package is checked first as
-    `laguna package check` does; one with errors is refused. Required packages come from the -l entries, then from
-    the catalog.
+    `laguna package check` does; one with errors is refused. Required packages
+    come from the -l entries, then from the catalog.
     """
     from laguna.frontends.assembly.packaging import is_descriptor_package
     from laguna.frontends.tosca.csar import is_csar_archive
