@@ -307,6 +307,10 @@ def _describe(record: PackageRecord, versions: list[Version]) -> list[tuple[str,
         ("Classes", ", ".join(sorted(manifest.get("Classes") or {})) or "-"),
         ("Requires", ", ".join(f"{name} ({spec or '0'})" for name, spec in requires.items())
          or "-"),
+        *([("Node types", ", ".join(manifest.get("Types") or []) or "-"),
+           ("Substitutes", manifest.get("Substitutes") or "-"),
+           ("Entry", str(manifest.get("Entry-Definitions")))]
+          if record.format == repo.TOSCA_FORMAT else []),
         ("ID", str(record.id)),
     ]
 

@@ -136,3 +136,14 @@ topology_template:
     assert found[0].message == "substituted by inner.yaml: " + "substituted by b.yaml: " \
         "substituted by inner.yaml: " * 3 + "substituted by b.yaml: " \
         "substitution nests deeper than 8 templates (inner.yaml substitutes example.A again)"
+
+
+def test_a_property_given_by_a_run_time_function_reaches_the_inner_input_as_written(
+        tmp_path: Path) -> None:
+    outer = OUTER.replace("properties: {size: 5}",
+                          "properties: {size: {get_attribute: [vm, tosca_id]}}")
+    topology, problems = load_topology(_files(tmp_path, INNER, outer))
+    assert [str(p) for p in problems] == []
+    assert topology is not None
+    assert topology.nodes["db.engine"].interfaces["Standard"]["create"].inputs["SIZE"] == {
+        "get_attribute": ["vm", "tosca_id"]}
