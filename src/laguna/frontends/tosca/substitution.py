@@ -32,6 +32,7 @@ applied) and workflows are not carried over.
 from __future__ import annotations
 
 import dataclasses
+import posixpath
 import typing as t
 from pathlib import Path
 
@@ -91,9 +92,16 @@ def compose(topology: Topology, documents: t.Sequence[Document], registry: Regis
         inputs = _inner_inputs(node, mappings, document)
         inner, found = load_inner(document.path, inputs)
         if inner is None or found:
+            # the inner template's files are named from its folder: name them as the
+            # outer blueprint does (types/inner.yaml, catalog:web==1.1.0/web.yaml)
+            folder = posixpath.dirname(document.source)
             for problem in found.sorted():
+                span = problem.span
+                if span is not None and folder and not span.source.startswith(
+                        (folder + "/", "catalog:", "http:", "https:", "file:", "/")):
+                    span = dataclasses.replace(span, source=f"{folder}/{span.source}")
                 problems.add(problem.kind, f"substituted by {document.source}: "
-                             f"{problem.message}", problem.span,
+                             f"{problem.message}", span,
                              f"{entity}: {problem.entity}" if problem.entity else entity)
             if inner is None and not found:
                 problems.add(INVALID_TEMPLATE, f"{document.source} has no topology to "
