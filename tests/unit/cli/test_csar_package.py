@@ -3,6 +3,7 @@ by side, shown and deleted; refused with the archive's or the template's problem
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 from laguna.config import Config
@@ -44,3 +45,28 @@ def test_a_csar_with_a_path_out_of_it_is_refused(config: Config, tmp_path: Path)
     assert (code, output) == (1, "CSAR refused: archive entry '../x.sh' points outside the "
                                  "package ('..')\n")
     assert run(config, "list") == (0, "no packages\n")
+
+
+def test_a_csar_is_deployed_from_the_catalog_by_name_and_version(tmp_path: Path) -> None:
+    from click.testing import CliRunner
+
+    from laguna.cli.main import cli
+    work = str(tmp_path / "work")
+    template = ("tosca_definitions_version: tosca_simple_yaml_1_3\n"
+                "metadata: {{template_version: '{v}'}}\n"
+                "topology_template:\n  node_templates:\n    a: {{type: tosca.nodes.Root}}\n"
+                "  outputs:\n    version: {{value: '{v}'}}\n")
+    for version in ("1.0.0", "1.1.0"):
+        path = tmp_path / "unnamed.csar"
+        path.write_bytes(zip_of({"service.yaml": template.format(v=version)}))
+        result = CliRunner().invoke(cli, ["package", "import", str(path), "--workdir", work])
+        assert result.output.startswith(f"imported unnamed {version} (id "), result.output
+    result = CliRunner().invoke(cli, ["deploy", "unnamed==1.0", "--json", "--workdir", work])
+    data = json.loads(result.output)
+    # no template_name: the environment is the package's name
+    assert (data["name"], data["status"], data["outputs"]) == (
+        "unnamed", "ok", {"version": "1.0.0"})
+    result = CliRunner().invoke(cli, ["deploy", "unnamed>=2.0", "--json", "--workdir", work])
+    assert json.loads(result.output)["error"] == {
+        "kind": "csar_invalid", "code": "LAG-E1512",
+        "message": "no TOSCA package unnamed >=2.0 in the catalog"}

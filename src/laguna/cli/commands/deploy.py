@@ -86,7 +86,12 @@ def deploy(model: Path, libs: tuple[Path, ...], name: str | None, settings: tupl
         if not model.exists() and str(model).startswith("assembly::"):
             model = descriptor_file(str(model), name, libs, store, as_json)
         elif not model.exists() and store is not None:
-            model = csar_folder(str(model), name, store, as_json) or model
+            found = csar_folder(str(model), name, store, as_json)
+            if found is not None:
+                # the environment is the package's name unless --name or the
+                # template's template_name says otherwise
+                model, default = found
+                name = name or _template_name(model) or default
         service = make_service()
         given = key_values(settings, "--set")
         values = {**given, **key_values(inputs, "--input")}
@@ -104,8 +109,13 @@ def deploy(model: Path, libs: tuple[Path, ...], name: str | None, settings: tupl
     emit_result(result, as_json)
 
 
+def _template_name(folder: Path) -> str | None:
+    from laguna.frontends.tosca.csar import template_name
+    return template_name(folder)
+
+
 def csar_folder(reference: str, name: str | None, store: PackageSource,
-                as_json: bool) -> Path | None:
+                as_json: bool) -> tuple[Path, str] | None:
     """The folder of the catalog's CSAR ``reference`` names (``NAME``, ``NAME==1.2``,
     ``NAME>=1.0,<2.0``), unpacked into the working directory's cache; None when
     the catalog has no CSAR of that name (the deploy then says the path does not
@@ -115,7 +125,8 @@ def csar_folder(reference: str, name: str | None, store: PackageSource,
     if catalog.store is None or not catalog.store.tosca_packages(split_reference(reference)[0]):
         return None
     try:
-        return catalog.folder(reference)[2]
+        package, _version, folder = catalog.folder(reference)
+        return folder, package
     except CatalogCsarError as error:
         emit_result(Result(name=name or reference, language="tosca", status=REJECTED,
                            state=None, error=ErrorInfo("csar_invalid", error.message)),

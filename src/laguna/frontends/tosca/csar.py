@@ -179,6 +179,19 @@ def read_csar_bytes(data: bytes | None, validate: t.Callable[[Path], list[t.Any]
                            archive=data, manifest=manifest)
 
 
+def template_name(folder: Path) -> str | None:
+    """The ``metadata.template_name`` of the CSAR folder's entry template, if it
+    gives one (None too when the folder has no readable entry)."""
+    from laguna.frontends.tosca.documents import CsarError, entry_of
+    try:
+        data = yaml.safe_load(entry_of(folder).read_text(encoding="utf-8"))
+    except (CsarError, OSError, UnicodeDecodeError, yaml.YAMLError):
+        return None
+    metadata = data.get("metadata") if isinstance(data, dict) else None
+    name = metadata.get("template_name") if isinstance(metadata, dict) else None
+    return str(name) if name is not None else None
+
+
 def _plain(error: LagunaError) -> str:
     """An error's message without its ``error[CODE]:`` head."""
     return error.as_problems()[0].message
