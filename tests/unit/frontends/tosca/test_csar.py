@@ -149,3 +149,11 @@ def test_an_import_reads_the_version_its_requirement_chooses(tmp_path: Path) -> 
         "types@1.4.0"
     again, problems = load_topology(entry, catalog=CatalogImports(None, tmp_path / "cache"))
     assert again is not None and again.nodes["a"].type == "v14.Thing"
+
+
+def test_a_csar_of_more_entries_than_a_package_may_hold_is_refused() -> None:
+    files = {f"scripts/{i}.sh": "" for i in range(10_000)}
+    with pytest.raises(CatalogCsarError) as caught:
+        _read({"service.yaml": _template(), **files})
+    assert caught.value.message == ("CSAR refused: archive has 10001 entries; the limit is "
+                                    "10000")
