@@ -151,13 +151,16 @@ class DeployHandler:
         """The environment's one application is a CSAR of the catalog: its topology
         deployed by the TOSCA front end on the local cloud (docs/TOSCA.md), the
         application's properties as the template's inputs."""
-        from laguna.frontends.tosca.csar import CatalogCsarError, CatalogImports
+        from laguna.frontends.tosca.csar import CatalogCsarError, CatalogImports, deployable
         from laguna.deploy.errors import MODEL_INVALID
         from laguna.deploy.result import REJECTED, ErrorInfo
         store = ProjectSource(self.work.database, record.project_id)
         catalog = CatalogImports.of_workdir(Workdir(self.work.workdir).state_dir, store)
         try:
-            folder = catalog.folder(reference)[2]
+            package, version, folder = catalog.folder(reference)
+            if not deployable(folder):
+                raise CatalogCsarError(f"TOSCA package {package} {version} has no node "
+                                       "templates to deploy")
         except CatalogCsarError as error:
             return Result(name=record.name, language="tosca", status=REJECTED, state=None,
                           error=ErrorInfo(MODEL_INVALID, error.message))

@@ -70,3 +70,18 @@ def test_a_csar_is_deployed_from_the_catalog_by_name_and_version(tmp_path: Path)
     assert json.loads(result.output)["error"] == {
         "kind": "csar_invalid", "code": "LAG-E1512",
         "message": "no TOSCA package unnamed >=2.0 in the catalog"}
+
+
+def test_a_csar_of_types_only_is_not_deployed(config: Config, tmp_path: Path) -> None:
+    from click.testing import CliRunner
+
+    from laguna.cli.main import cli
+    work = str(tmp_path / "work")
+    result = CliRunner().invoke(cli, ["package", "import", str(_csar(tmp_path, "1.0")),
+                                      "--workdir", work])
+    assert result.exit_code == 0, result.output
+    result = CliRunner().invoke(cli, ["deploy", "my-types", "--json", "--workdir", work])
+    assert (result.exit_code, json.loads(result.output)["error"]) == (2, {
+        "kind": "csar_invalid", "code": "LAG-E1512",
+        "message": "TOSCA package my-types 1.0.0 has no node templates to deploy (a CSAR "
+                   "of types: import it with catalog:my-types)"})

@@ -120,12 +120,18 @@ def csar_folder(reference: str, name: str | None, store: PackageSource,
     ``NAME>=1.0,<2.0``), unpacked into the working directory's cache; None when
     the catalog has no CSAR of that name (the deploy then says the path does not
     exist)."""
-    from laguna.frontends.tosca.csar import CatalogCsarError, CatalogImports, split_reference
+    from laguna.frontends.tosca.csar import (
+        CatalogCsarError, CatalogImports, deployable, split_reference,
+    )
     catalog = CatalogImports.of_workdir(current_workdir().state_dir, store)
     if catalog.store is None or not catalog.store.tosca_packages(split_reference(reference)[0]):
         return None
     try:
-        package, _version, folder = catalog.folder(reference)
+        package, version, folder = catalog.folder(reference)
+        if not deployable(folder):
+            raise CatalogCsarError(f"TOSCA package {package} {version} has no node "
+                                   "templates to deploy (a CSAR of types: import it "
+                                   f"with catalog:{package})")
         return folder, package
     except CatalogCsarError as error:
         emit_result(Result(name=name or reference, language="tosca", status=REJECTED,

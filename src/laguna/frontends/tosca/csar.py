@@ -179,15 +179,26 @@ def read_csar_bytes(data: bytes | None, validate: t.Callable[[Path], list[t.Any]
                            archive=data, manifest=manifest)
 
 
-def template_name(folder: Path) -> str | None:
-    """The ``metadata.template_name`` of the CSAR folder's entry template, if it
-    gives one (None too when the folder has no readable entry)."""
+def _entry_data(folder: Path) -> dict[str, t.Any]:
     from laguna.frontends.tosca.documents import CsarError, entry_of
     try:
         data = yaml.safe_load(entry_of(folder).read_text(encoding="utf-8"))
     except (CsarError, OSError, UnicodeDecodeError, yaml.YAMLError):
-        return None
-    metadata = data.get("metadata") if isinstance(data, dict) else None
+        return {}
+    return data if isinstance(data, dict) else {}
+
+
+def deployable(folder: Path) -> bool:
+    """Whether the CSAR folder's entry has node templates to deploy (a CSAR of types
+    only has none)."""
+    topology = _entry_data(folder).get("topology_template")
+    return isinstance(topology, dict) and bool(topology.get("node_templates"))
+
+
+def template_name(folder: Path) -> str | None:
+    """The ``metadata.template_name`` of the CSAR folder's entry template, if it
+    gives one (None too when the folder has no readable entry)."""
+    metadata = _entry_data(folder).get("metadata")
     name = metadata.get("template_name") if isinstance(metadata, dict) else None
     return str(name) if name is not None else None
 
