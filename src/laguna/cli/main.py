@@ -22,7 +22,8 @@ COMMANDS: dict[str, str] = {
     "action": "Run action METHOD of OBJECT (its id, or its name where no other object has "
               "it) in ENVIRONMENT.",
     "deploy": "Deploy MODEL (a MuranoPL object model file or package; a TOSCA service "
-              "template or CSAR; an assembly descriptor, or its assembly::NAME::VERSION in "
+              "template or CSAR, or a CSAR's NAME[==VERSION] in the catalog store; an "
+              "assembly descriptor, or its assembly::NAME::VERSION in "
               "the -l folders or the catalog store) into an environment.",
     "deployments": "List ENVIRONMENT's deployments, oldest first, each with its reports.",
     "environments": "List the environments, with their language, state and version.",

@@ -210,6 +210,19 @@ class DeferredCatalog:
             raise PackageNotFoundError(package_id)
         return store.descriptor_archive(package_id)
 
+    def tosca_packages(self, name: str) -> list[tuple[str, str]]:
+        """``(version, package id)`` of the store's CSAR packages called ``name``."""
+        store = self._store()
+        return [] if store is None else store.tosca_packages(name)
+
+    def tosca_archive(self, package_id: str) -> bytes:
+        store = self._store()
+        if store is None:
+            from laguna.packages.errors import PackageNotFoundError
+
+            raise PackageNotFoundError(package_id)
+        return store.tosca_archive(package_id)
+
     @property
     def opened(self) -> bool:
         """Whether the catalog was needed (and so opened)."""

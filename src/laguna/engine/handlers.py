@@ -19,6 +19,7 @@ from __future__ import annotations
 import dataclasses
 import json
 import logging
+import tempfile
 import typing as t
 from pathlib import Path
 
@@ -34,7 +35,7 @@ from laguna.store import environments as environment_store
 from laguna.store import sessions as session_store
 from laguna.store.db import Database
 from laguna.store.models import ConfigurationSession, EnvironmentRecord
-from laguna.store.source import StoreSource
+from laguna.store.source import ProjectSource, StoreSource
 
 log = logging.getLogger(__name__)
 
@@ -135,11 +136,51 @@ class DeployHandler:
         if objects is None:
             return self._delete(service, record, configuration)
         model = descriptions.to_engine(configuration.description, record.id)
-        result = service.deploy_data(record.name, LANGUAGE, model,
-                                     PrepareOptions(catalog=self.work.catalog))
+        csar = tosca_application(model, ProjectSource(self.work.database, record.project_id))
+        if csar is not None:
+            result = self._deploy_csar(service, record, *csar)
+        else:
+            result = service.deploy_data(record.name, LANGUAGE, model,
+                                         PrepareOptions(catalog=self.work.catalog))
         self.work.end_session(configuration.id, session_store.DEPLOYED if result.status == OK
                               else session_store.DEPLOY_FAILURE)
         return _summary(result)
+
+    def _deploy_csar(self, service: Service, record: EnvironmentRecord, reference: str,
+                     inputs: t.Mapping[str, t.Any]) -> Result:
+        """The environment's one application is a CSAR of the catalog: its topology
+        deployed by the TOSCA front end on the local cloud (docs/TOSCA.md), the
+        application's properties as the template's inputs."""
+        from laguna.frontends.tosca.csar import CatalogCsarError, CatalogImports, deployable
+        from laguna.deploy.errors import MODEL_INVALID
+        from laguna.deploy.result import REJECTED, ErrorInfo
+        store = ProjectSource(self.work.database, record.project_id)
+        catalog = CatalogImports.of_workdir(Workdir(self.work.workdir).state_dir, store)
+        try:
+            package, version, folder = catalog.folder(reference)
+            if not deployable(folder):
+                raise CatalogCsarError(f"TOSCA package {package} {version} has no node "
+                                       "templates to deploy")
+        except CatalogCsarError as error:
+            return Result(name=record.name, language="tosca", status=REJECTED, state=None,
+                          error=ErrorInfo(MODEL_INVALID, error.message))
+        from laguna.frontends.tosca.placement import on_this_machine
+        from laguna.frontends.tosca.topology import load_topology
+        topology, _problems = load_topology(folder, inputs, catalog=catalog)
+        local = on_this_machine(topology) if topology is not None else []
+        if local:
+            return Result(name=record.name, language="tosca", status=REJECTED, state=None,
+                          error=ErrorInfo(MODEL_INVALID, f"{reference}: node "
+                                          f"{', '.join(local)} would run its operations on "
+                                          "the API's machine; through the API, every node "
+                                          "with operations is hosted on a "
+                                          "tosca.nodes.Compute"))
+        with tempfile.NamedTemporaryFile("w", suffix=".json", prefix="laguna-inputs-") \
+                as given:
+            json.dump(dict(inputs), given)
+            given.flush()
+            return service.deploy(folder, PrepareOptions(
+                name=record.name, catalog=store, inputs=Path(given.name), cloud="local"))
 
     def _delete(self, service: Service, record: EnvironmentRecord,
                 configuration: ConfigurationSession) -> dict[str, t.Any]:
@@ -192,6 +233,25 @@ class ActionHandler:
 
     def lost(self, task_id: str, payload: t.Mapping[str, t.Any]) -> None:
         self.work.lost(payload)
+
+
+def tosca_application(model: t.Mapping[str, t.Any], store: ProjectSource
+                      ) -> tuple[str, dict[str, t.Any]] | None:
+    """``(CSAR package name, its inputs)`` when the model's only application is of
+    a type that names a CSAR package of the catalog (the project's or a public
+    one): Murano deployed a HOT package's template as such an application; its
+    properties other than ``?`` are the template's inputs. None otherwise."""
+    objects = model.get("Objects")
+    applications = objects.get("applications") if isinstance(objects, dict) else None
+    if not isinstance(applications, list) or len(applications) != 1 \
+            or not isinstance(applications[0], dict):
+        return None
+    header = applications[0].get("?")
+    kind = header.get("type") if isinstance(header, dict) else None
+    if not isinstance(kind, str) or not store.tosca_packages(kind.partition("/")[0]):
+        return None
+    inputs = {key: value for key, value in applications[0].items() if key != "?"}
+    return kind.partition("/")[0], inputs
 
 
 def _summary(result: Result) -> dict[str, t.Any]:

@@ -37,7 +37,8 @@ def is_tosca(path: Path) -> bool:
                 names = archive.namelist()
                 if TOSCA_META in names:
                     return True
-                return any(_tosca_marked(archive.read(n)) for n in names
+                # the head of each root yaml only: an upload's member may be a zip bomb
+                return any(_tosca_marked(archive.open(n).read(65536)) for n in names
                            if "/" not in n and n.endswith((".yaml", ".yml")))
         if path.is_file() and path.suffix in (".yaml", ".yml"):
             with path.open("rb") as handle:

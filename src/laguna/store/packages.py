@@ -122,6 +122,13 @@ def import_descriptor_package(session: Session, *, kind: str, name: str, version
         description=description or None, author=None, enabled=enabled, is_public=is_public,
         owner_id=owner_id, archive=archive, manifest=dict(manifest), logo=None,
         ui_definition=None)
+    return _added(session, record, categories)
+
+
+def _added(session: Session, record: PackageRecord, categories: t.Iterable[str]
+           ) -> PackageRecord:
+    """``record`` (a package with no tags and no classes) written; a name and version
+    someone imported since we looked is refused."""
     record.tag_rows = []
     record.category_rows = [PackageCategory(category=c) for c in sorted(set(categories))]
     record.class_rows = []
@@ -130,12 +137,56 @@ def import_descriptor_package(session: Session, *, kind: str, name: str, version
         with session.begin_nested():
             session.flush()
     except IntegrityError:
-        raise DuplicatePackageError(name, version) from None
+        raise DuplicatePackageError(record.fully_qualified_name, record.version) from None
     return record
 
 
 #: the format ``laguna package import`` gives descriptor packages
 DESCRIPTOR_FORMAT = "Descriptor/1.0"
+
+
+#: the format ``laguna package import`` gives CSAR packages (docs/TOSCA.md)
+TOSCA_FORMAT = "TOSCA/1.3"
+
+
+def import_tosca_package(session: Session, *, name: str, version: str, description: str,
+                         archive: bytes, manifest: t.Mapping[str, t.Any],
+                         enabled: bool = True, is_public: bool = False,
+                         owner_id: str | None = None,
+                         categories: t.Iterable[str] = ()) -> PackageRecord:
+    """Add a CSAR (checked by the TOSCA front end) beside the other packages: type
+    ``Tosca``, format ``TOSCA/1.3``, its SemVer version like a MuranoPL package's."""
+    parsed = parse_version(version)
+    if _find(session, name, parsed) is not None:
+        raise DuplicatePackageError(name, str(parsed))
+    record = PackageRecord(
+        fully_qualified_name=name, name=name, version=str(parsed),
+        version_major=parsed.major, version_minor=parsed.minor, version_patch=parsed.patch,
+        version_prerelease=".".join(parsed.prerelease), type="Tosca",
+        format=TOSCA_FORMAT, description=description or None, author=None,
+        enabled=enabled, is_public=is_public, owner_id=owner_id, archive=archive,
+        manifest=dict(manifest), logo=None, ui_definition=None)
+    return _added(session, record, categories)
+
+
+def tosca_packages(session: Session, name: str, enabled: bool | None = True,
+                   visible: sa.ColumnElement[bool] | None = None) -> list[tuple[str, str]]:
+    """``(version, package id)`` of every CSAR package called ``name``."""
+    statement = sa.select(PackageRecord.version, PackageRecord.id).where(
+        PackageRecord.format == TOSCA_FORMAT, PackageRecord.fully_qualified_name == name)
+    if enabled is not None:
+        statement = statement.where(PackageRecord.enabled == enabled)
+    if visible is not None:
+        statement = statement.where(visible)
+    return sorted((version, key.hex) for version, key in session.execute(statement))
+
+
+def tosca_archive(session: Session, package_id: str) -> bytes:
+    """The archive of CSAR package ``package_id``."""
+    record = find_package(session, package_id)
+    if record is None or record.format != TOSCA_FORMAT:
+        raise PackageNotFoundError(package_id)
+    return record.archive
 
 
 def descriptor_packages(session: Session, enabled: bool | None = True,

@@ -71,6 +71,17 @@ class StoreSource:
         with self.database.session() as session:
             return repo.descriptor_archive(session, package_id)
 
+    # -- CSAR packages (TOSCA) -----------------------------------------------------------
+    def tosca_packages(self, name: str) -> list[tuple[str, str]]:
+        """``(version, package id)`` of every CSAR package called ``name`` here."""
+        with self.database.session() as session:
+            return repo.tosca_packages(session, name, self._enabled, self._visible_clause())
+
+    def tosca_archive(self, package_id: str) -> bytes:
+        """The archive of a CSAR package listed by :meth:`tosca_packages`."""
+        with self.database.session() as session:
+            return repo.tosca_archive(session, package_id)
+
     def _visible_clause(self) -> sa.ColumnElement[bool] | None:
         return None
 

@@ -27,6 +27,7 @@ from laguna.api.identity import RequestContext
 from laguna.api.responses import JsonBytes, json_bytes
 from laguna.api.state import ApiState
 from laguna.api.timestamps import timestamp
+from laguna.frontends.tosca.csar import CsarPackage
 from laguna.packages.check import CheckResult, check_path
 from laguna.packages.errors import PackageNotFoundError
 from laguna.packages.package import Package
@@ -309,6 +310,45 @@ def checked_package(state: ApiState, archive: bytes) -> Package:
     return result.package
 
 
+def checked_csar(state: ApiState, archive: bytes) -> CsarPackage | None:
+    """The uploaded CSAR (docs/TOSCA.md) if the archive is one and passes the checks
+    of ``laguna package import`` (imports from the catalog); None when it is no
+    CSAR (a MuranoPL package); 400 with every problem otherwise."""
+    from laguna.frontends.tosca.csar import (
+        CatalogCsarError, CatalogImports, check_csar, is_csar_archive, read_csar,
+    )
+    with tempfile.TemporaryDirectory(prefix="laguna-upload-") as folder:
+        path = Path(folder) / "package.zip"
+        path.write_bytes(archive)
+        if not is_csar_archive(path):
+            return None
+        catalog = CatalogImports(StoreSource(state.database), Path(folder) / "imports")
+        try:
+            return read_csar(path, lambda root: check_csar(root, catalog), "package")
+        except CatalogCsarError as error:
+            raise bad_request(f"Couldn't load package from file: {error.message}") from None
+
+
+def _store_csar(caller: RequestContext, state: ApiState, metadata: t.Mapping[str, t.Any],
+                csar: CsarPackage) -> dict[str, t.Any]:
+    categories = metadata.get("categories") or []
+    with state.database.session() as session:
+        try:
+            require_categories(session, categories)
+            record = repo.import_tosca_package(
+                session, name=csar.name, version=csar.version,
+                description=metadata.get("description") or csar.description,
+                archive=csar.archive, manifest=csar.manifest,
+                enabled=metadata.get("enabled", True),
+                is_public=metadata.get("is_public", False), owner_id=caller.project_id,
+                categories=categories)
+        except UnknownCategoryError as error:
+            raise bad_request(f"Category '{error.name}' doesn't exist") from None
+        except DuplicatePackageError:
+            raise conflict("Package with specified full name is already registered") from None
+        return package_view(record)
+
+
 #: the bodies FastAPI cannot see (read from the request by upload_body and
 #: patch_body), described for the OpenAPI document
 UPLOAD_BODY = {"requestBody": {"required": True, "content": {"multipart/form-data": {
@@ -337,6 +377,9 @@ def upload_package(caller: Caller, state: State,
         raise forbidden(ACCESS_DENIED)
     if not upload.archive:
         raise bad_request("Uploading file can't be empty")
+    csar = checked_csar(state, upload.archive)
+    if csar is not None:
+        return _store_csar(caller, state, metadata, csar)
     # checked before the write session: the check reads the catalog itself
     package = checked_package(state, upload.archive)
     if len(package.manifest.name) > NAME_LIMIT:

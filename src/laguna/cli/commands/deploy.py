@@ -67,8 +67,9 @@ def deploy(model: Path, libs: tuple[Path, ...], name: str | None, settings: tupl
            dry_run: bool, isolation: str | None, address_range: str | None, inputs: tuple[str, ...], intended_state: str | None,
            db_url: str | None, as_json: bool) -> None:
     """Deploy MODEL (a MuranoPL object model file or package; a TOSCA service
-    template or CSAR; an assembly descriptor, or its assembly::NAME::VERSION in
-    the -l folders or the catalog store) into an environment.
+    template or CSAR, or a CSAR's NAME[==VERSION] in the catalog store; an
+    assembly descriptor, or its assembly::NAME::VERSION in the -l folders or
+    the catalog store) into an environment.
 
     Redeploying a changed model applies the difference. Exit status: 0 when the
     deployment succeeded, 1 when it failed, 2 when it was refused before
@@ -84,6 +85,13 @@ def deploy(model: Path, libs: tuple[Path, ...], name: str | None, settings: tupl
         store = stores[0] if stores else None
         if not model.exists() and str(model).startswith("assembly::"):
             model = descriptor_file(str(model), name, libs, store, as_json)
+        elif not model.exists() and store is not None:
+            found = csar_folder(str(model), name, store, as_json)
+            if found is not None:
+                # the environment is the package's name unless --name or the
+                # template's template_name says otherwise
+                model, default = found
+                name = name or _template_name(model) or default
         service = make_service()
         given = key_values(settings, "--set")
         values = {**given, **key_values(inputs, "--input")}
@@ -99,6 +107,37 @@ def deploy(model: Path, libs: tuple[Path, ...], name: str | None, settings: tupl
             with progress_view(stdout_console(), title) as view:
                 result = service.deploy(model, options, dry_run=dry_run, sink=view)
     emit_result(result, as_json)
+
+
+def _template_name(folder: Path) -> str | None:
+    from laguna.frontends.tosca.csar import template_name
+    return template_name(folder)
+
+
+def csar_folder(reference: str, name: str | None, store: PackageSource,
+                as_json: bool) -> tuple[Path, str] | None:
+    """The folder of the catalog's CSAR ``reference`` names (``NAME``, ``NAME==1.2``,
+    ``NAME>=1.0,<2.0``), unpacked into the working directory's cache; None when
+    the catalog has no CSAR of that name (the deploy then says the path does not
+    exist)."""
+    from laguna.frontends.tosca.csar import (
+        CatalogCsarError, CatalogImports, deployable, split_reference,
+    )
+    catalog = CatalogImports.of_workdir(current_workdir().state_dir, store)
+    if catalog.store is None or not catalog.store.tosca_packages(split_reference(reference)[0]):
+        return None
+    try:
+        package, version, folder = catalog.folder(reference)
+        if not deployable(folder):
+            raise CatalogCsarError(f"TOSCA package {package} {version} has no node "
+                                   "templates to deploy (a CSAR of types: import it "
+                                   f"with catalog:{package})")
+        return folder, package
+    except CatalogCsarError as error:
+        emit_result(Result(name=name or reference, language="tosca", status=REJECTED,
+                           state=None, error=ErrorInfo("csar_invalid", error.message)),
+                    as_json)
+    return None
 
 
 def descriptor_file(descriptor: str, name: str | None, libs: tuple[Path, ...],

@@ -163,11 +163,18 @@ def import_command(path: str, public: bool, disabled: bool, categories: tuple[st
                    libs: tuple[Path, ...], db_url: str | None) -> None:
     """Import a package folder or zip archive into the catalog.
 
-    The package is checked first as `laguna package check` does; one with
-    errors is refused. Required packages come from the -l entries, then from
-    the catalog.
+    A MuranoPL package, an assembly or resource descriptor package, or a TOSCA
+    CSAR (TOSCA-Metadata/TOSCA.meta, or one root yaml with
+    tosca_definitions_version; its name and version are metadata's
+    template_name and template_version). The package is checked first as
+    `laguna package check` does; one with errors is refused. Required packages
+    come from the -l entries, then from the catalog.
     """
     from laguna.frontends.assembly.packaging import is_descriptor_package
+    from laguna.frontends.tosca.csar import is_csar_archive
+    if is_csar_archive(Path(path)):
+        _import_csar(Path(path), public, disabled, categories, db_url)
+        return
     if is_descriptor_package(Path(path)):
         _import_descriptor_package(Path(path), public, disabled, categories, db_url)
         return
@@ -198,6 +205,34 @@ def _import_descriptor_package(path: Path, public: bool, disabled: bool,
                       categories=categories))
 
 
+def _import_csar(path: Path, public: bool, disabled: bool, categories: tuple[str, ...],
+                 db_url: str | None) -> None:
+    """A CSAR (TOSCA), its archive bounded and its template validated (its
+    ``catalog:NAME`` imports from this catalog), then stored (docs/TOSCA.md)."""
+    import tempfile
+
+    from laguna.frontends.tosca.csar import CatalogCsarError, CatalogImports, check_csar, read_csar
+    from laguna.store.source import StoreSource
+    database = _database(db_url)
+    try:
+        with tempfile.TemporaryDirectory(prefix="laguna-csar-imports-") as cache:
+            catalog = CatalogImports(StoreSource(database), Path(cache))
+            found = read_csar(path, lambda root: check_csar(root, catalog))
+    except CatalogCsarError as error:
+        for problem in error.problems:
+            click.echo(render(problem, _base(str(path))), err=True)
+        click.echo(error.message if not error.problems else "CSAR refused", err=True)
+        raise SystemExit(1) from None
+    finally:
+        database.dispose()
+    _store_import(db_url, f"{found.name} {found.version}",
+                  lambda session: repo.import_tosca_package(
+                      session, name=found.name, version=found.version,
+                      description=found.description, archive=found.archive,
+                      manifest=found.manifest, enabled=not disabled, is_public=public,
+                      categories=categories))
+
+
 def _store_import(db_url: str | None, what: str,
                   add: t.Callable[[t.Any], t.Any]) -> None:
     """Store a checked package with ``add(session)`` (which returns its record) and
@@ -214,7 +249,8 @@ def _store_import(db_url: str | None, what: str,
 
 
 @package.command("list")
-@click.option("--type", "package_type", type=click.Choice(["Application", "Library"]),
+@click.option("--type", "package_type",
+              type=click.Choice(["Application", "Library", "Assembly", "Resource", "Tosca"]),
               help="Only packages of this type.")
 @click.option("--tag", help="Only packages with this tag.")
 @click.option("--search", help="Text to look for in names and descriptions.")
@@ -271,6 +307,10 @@ def _describe(record: PackageRecord, versions: list[Version]) -> list[tuple[str,
         ("Classes", ", ".join(sorted(manifest.get("Classes") or {})) or "-"),
         ("Requires", ", ".join(f"{name} ({spec or '0'})" for name, spec in requires.items())
          or "-"),
+        *([("Node types", ", ".join(manifest.get("Types") or []) or "-"),
+           ("Substitutes", manifest.get("Substitutes") or "-"),
+           ("Entry", str(manifest.get("Entry-Definitions")))]
+          if record.format == repo.TOSCA_FORMAT else []),
         ("ID", str(record.id)),
     ]
 

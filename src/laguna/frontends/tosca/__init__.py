@@ -7,6 +7,8 @@ module               concept
 ``grammar``          the keynames of each entity, as data
 ``values``           scalar units, versions, timestamps, constraint operators
 ``documents``        CSAR entries and imports
+``csar``             CSARs as catalog packages; ``catalog:NAME`` imports
+``substitution``     substituted nodes composed with their inner topology
 ``types``            the type registry (normative types in ``types/*.yaml``)
 ``functions``        intrinsic functions: static checks and evaluation
 ``topology``         validation of a whole blueprint -> ``model.Topology``

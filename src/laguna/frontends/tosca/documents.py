@@ -15,6 +15,8 @@ from pathlib import Path
 import yaml
 
 from laguna.frontends.marks import TOSCA_META
+from laguna.packages.archive import extract_archive
+from laguna.frontends.tosca.csar import IMPORT_SCHEME, CatalogCsarError, CatalogImports
 from laguna.frontends.tosca.grammar import KEYNAMES
 from laguna.frontends.tosca.problems import CSAR_INVALID, INVALID_TEMPLATE, YAML_ERROR, Problems
 from laguna.frontends.tosca.remote import FetchError, Fetcher, in_repository, is_url, repository
@@ -59,15 +61,19 @@ def locate(path: Path) -> Location:
                         name=path.resolve().name)
     if zipfile.is_zipfile(path):
         folder = Path(tempfile.mkdtemp(prefix="laguna-csar-"))
-        with zipfile.ZipFile(path) as archive:
-            for member in archive.namelist():
-                target = (folder / member).resolve()
-                if not target.is_relative_to(folder.resolve()):
-                    raise CsarError(f"member {member!r} lies outside the archive")
-            archive.extractall(folder)
+        try:
+            # the package archives' bounds: entry count, sizes, no path out of it
+            extract_archive(path, folder)
+        except LagunaError as exc:
+            raise CsarError(str(exc)) from None
         return Location(folder.resolve(), _entry(folder.resolve()), csar=True,
                         unpacked=True, name=path.stem)
     return Location(path.resolve().parent, path.resolve(), csar=False, name=path.stem)
+
+
+def entry_of(root: Path) -> Path:
+    """The entry of the CSAR folder ``root`` (CsarError when it has none)."""
+    return _entry(root)
 
 
 def _entry(root: Path) -> Path:
@@ -120,15 +126,17 @@ class _Run:
     location: Location
     problems: Problems
     fetcher: Fetcher
+    catalog: CatalogImports | None = None
     documents: list[Document] = dataclasses.field(default_factory=list)
     seen: set[tuple[Path, str]] = dataclasses.field(default_factory=set)
 
 
-def load(location: Location, problems: Problems, fetcher: Fetcher | None = None
-         ) -> list[Document]:
+def load(location: Location, problems: Problems, fetcher: Fetcher | None = None,
+         catalog: CatalogImports | None = None) -> list[Document]:
     """The entry document, then every document it imports (each once); imports
-    from URLs and repositories come through ``fetcher`` (none: refused)."""
-    run = _Run(location, problems, fetcher or Fetcher(None))
+    from URLs and repositories come through ``fetcher`` (none: refused), and
+    ``catalog:NAME`` imports from ``catalog`` (none: refused)."""
+    run = _Run(location, problems, fetcher or Fetcher(None), catalog)
     _load(location.entry, "", run, None, None)
     return run.documents
 
@@ -140,13 +148,14 @@ def _name(path: Path, location: Location) -> str:
         return str(path)
 
 
-def _load(path: Path, prefix: str, run: _Run, span: Span | None, url: str | None) -> None:
+def _load(path: Path, prefix: str, run: _Run, span: Span | None, url: str | None,
+          source: str | None = None) -> None:
     key = (path.resolve(), prefix)
     if key in run.seen:
         return
     run.seen.add(key)
     problems = run.problems
-    source = url or _name(path, run.location)
+    source = source or url or _name(path, run.location)
     try:
         text = path.read_text(encoding="utf-8")
     except (OSError, UnicodeDecodeError) as exc:
@@ -210,6 +219,9 @@ def _import(item: object, document: Document, run: _Run) -> None:
         problems.add(INVALID_TEMPLATE, "an import is a file name or a map with a file",
                      where, document.source)
         return
+    if file.startswith(IMPORT_SCHEME) and repository_name is None:
+        _import_package(file, prefix, where, document, run)
+        return
     url: str | None = None
     credential: object = None
     if repository_name is not None:
@@ -241,6 +253,24 @@ def _import(item: object, document: Document, run: _Run) -> None:
                      document.source)
         return
     _load(target, prefix, run, where, None)
+
+
+def _import_package(file: str, prefix: str, where: Span | None, document: Document,
+                    run: _Run) -> None:
+    """An import of a catalog package (``catalog:NAME``, with a Murano-style
+    version requirement or not): its entry template, with what it imports."""
+    if run.catalog is None:
+        run.problems.add(INVALID_TEMPLATE, f"import {file}: no catalog to import from here",
+                         where, document.source)
+        return
+    try:
+        label, entry = run.catalog.entry(file[len(IMPORT_SCHEME):])
+    except CatalogCsarError as exc:
+        run.problems.add(INVALID_TEMPLATE, f"import {file}: {exc.message}", where,
+                         document.source)
+        return
+    _load(entry, prefix, run, where, None, source=f"{IMPORT_SCHEME}{label}/"
+          f"{entry.name}")
 
 
 def _span(data: object, key: str) -> Span | None:

@@ -38,6 +38,7 @@ from laguna.frontends.tosca.problems import (CSAR_INVALID, INVALID_TEMPLATE, OPE
                                             Problems)
 from laguna.frontends.tosca.machines import CloudMachines, Executor
 from laguna.frontends.tosca.runtime import DeployFailed, LocalExecutor, Runtime, end_sessions
+from laguna.frontends.tosca.csar import CatalogImports
 from laguna.frontends.tosca.topology import load_topology
 from laguna.frontends.tosca.types import is_function
 from laguna.frontends.tosca.workflows import WORKFLOW_OBJECT, WorkflowRun
@@ -59,6 +60,8 @@ class Prepared:
     fetcher: Fetcher | None = None
     #: ``--set`` wait settings (blocking.SETTING_KEYS)
     settings: dict[str, str] = dataclasses.field(default_factory=dict)
+    #: where its ``catalog:NAME`` imports came from
+    catalog: CatalogImports | None = None
 
 
 #: whether a path is a TOSCA blueprint (read without importing this module)
@@ -96,12 +99,20 @@ def wait_settings(options: PrepareOptions) -> dict[str, str]:
 
 def validate(path: Path, options: PrepareOptions) -> tuple[Topology | None, Problems]:
     """The topology at ``path`` with the inputs ``options`` give, and every problem."""
-    return load_topology(path, read_inputs(options), fetcher=fetcher_for(options))
+    return load_topology(path, read_inputs(options), fetcher=fetcher_for(options),
+                         catalog=catalog_for(options))
 
 
 #: why a template given as data (the API's) fetches nothing
 DATA_REFUSAL = ("a template given as data fetches no URLs (deploy it from a file or CSAR "
                 "with the command line)")
+
+
+def catalog_for(options: PrepareOptions) -> CatalogImports:
+    """The catalog ``catalog:NAME`` imports read: the store the options give (if it
+    holds CSARs), unpacked into the working directory's cache."""
+    return CatalogImports.of_workdir(
+        None if options.workdir is None else options.workdir / STATE_DIR, options.catalog)
 
 
 def fetcher_for(options: PrepareOptions) -> Fetcher:
@@ -174,7 +185,9 @@ class ToscaFrontend:
                  confined: bool = False) -> Blueprint:
         inputs = read_inputs(options)
         settings = wait_settings(options)
-        topology, problems = load_topology(path, inputs, fetcher=fetcher, confined=confined)
+        catalog = catalog_for(options)
+        topology, problems = load_topology(path, inputs, fetcher=fetcher, confined=confined,
+                                           catalog=catalog)
         if problems or topology is None:
             raise rejection(problems, None if confined else _shown_under(path))
         if options.cloud not in (None, HERE, *KINDS):
@@ -185,7 +198,8 @@ class ToscaFrontend:
                            "cloud": options.cloud or "here"}}
         return Blueprint(language=LANGUAGE, source=str(path), model=model, name=topology.name,
                          payload=Prepared(topology, path.resolve(), inputs, options.cloud,
-                                          fetcher=fetcher, settings=settings))
+                                          fetcher=fetcher, settings=settings,
+                                          catalog=catalog))
 
     def prepare_data(self, data: t.Mapping[str, t.Any], options: PrepareOptions) -> Blueprint:
         entry = _data_entry(data, options)
@@ -216,7 +230,8 @@ class ToscaFrontend:
                 shutil.rmtree(kept, ignore_errors=True)
                 shutil.copytree(topology.root, kept)
             reloaded, problems = load_topology(kept, prepared.inputs,
-                                               fetcher=prepared.fetcher)
+                                               fetcher=prepared.fetcher,
+                                               catalog=prepared.catalog)
             if reloaded is None:
                 raise rejection(problems)
             topology = reloaded
@@ -322,8 +337,9 @@ class ToscaFrontend:
             raise Rejected(NOT_DEPLOYED, f"environment {context.stored.name!r} has no "
                            "deployed TOSCA topology to run an action on")
         home = _home(context)
-        topology, problems = load_topology(_deployed_source(stored, home),
-                                           stored.get("inputs") or {})
+        topology, problems = load_topology(
+            _deployed_source(stored, home), stored.get("inputs") or {},
+            catalog=_kept_catalog(context.state_dir))
         if topology is None or problems:
             raise rejection(problems)
         machines = _machines(context) if stored.get("stack") else None
@@ -613,7 +629,8 @@ def _stored_runtime(stored: StoredState, state_dir: Path) -> Runtime | None:
     source = _deployed_source(tosca, state_dir / "tosca" / stored.environment_id)
     if not source.exists():
         return None
-    topology, problems = load_topology(source, tosca.get("inputs") or {})
+    topology, problems = load_topology(source, tosca.get("inputs") or {},
+                                       catalog=_kept_catalog(state_dir))
     if topology is None or problems:
         return None
     return Runtime(topology, Path.cwd(), state_dir, _Silent())
@@ -643,6 +660,16 @@ def _listed_actions(runtime: Runtime) -> list[Action]:
         found.append(Action(object=WORKFLOW_OBJECT, object_name=WORKFLOW_OBJECT,
                             object_type="workflow", name=flow, arguments=tuple(arguments)))
     return found
+
+
+def _kept_catalog(state_dir: Path) -> CatalogImports:
+    """The catalog packages a deployed topology imported, as the working directory's
+    cache kept them (an action or undeploy has no store; ``state_dir`` is the
+    cloud's folder under ``.laguna``)."""
+    for folder in (state_dir, *state_dir.parents):
+        if folder.name == STATE_DIR:
+            return CatalogImports.of_workdir(folder)
+    return CatalogImports.of_workdir(state_dir)
 
 
 def _home(context: RunContext) -> Path:

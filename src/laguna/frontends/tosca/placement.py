@@ -77,3 +77,13 @@ def place(topology: Topology, node: Node, index: int, cloud: bool) -> Placement:
 def placements(topology: Topology, node: Node, cloud: bool) -> list[Placement]:
     """Where each instance of ``node`` runs."""
     return [place(topology, node, i, cloud) for i in range(node.instances)]
+
+
+def on_this_machine(topology: Topology) -> list[str]:
+    """The nodes with a script to run that would run on this machine even with the
+    local cloud (hosted on no Compute laguna provides): what a template sent over
+    the API may not have, since the API's machine runs no one's scripts."""
+    return [name for name, node in topology.nodes.items()
+            if any(op.primary is not None for ops in node.interfaces.values()
+                   for op in ops.values())
+            and any(p.host == THIS_MACHINE for p in placements(topology, node, True))]

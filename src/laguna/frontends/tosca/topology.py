@@ -18,6 +18,7 @@ from laguna.frontends.tosca.definitions import (
     param_values,
     written,
 )
+from laguna.frontends.tosca.csar import CatalogImports
 from laguna.frontends.tosca.documents import CsarError, load, locate
 from laguna.frontends.tosca.grammar import TYPE_KINDS
 from laguna.frontends.tosca.initializers import AMP_INITIALIZER, initializer_policies
@@ -40,6 +41,7 @@ from laguna.frontends.tosca.problems import (
     Problems,
 )
 from laguna.frontends.tosca.sections import SectionChecks
+from laguna.frontends.tosca.substitution import compose
 from laguna.frontends.tosca.types import (
     TypeDef,
     inputs_of,
@@ -58,10 +60,13 @@ HOSTED_ON = "tosca.relationships.HostedOn"
 
 def load_topology(path: Path, inputs: t.Mapping[str, t.Any] | None = None,
                   problems: Problems | None = None, fetcher: Fetcher | None = None,
-                  confined: bool = False) -> tuple[Topology | None, Problems]:
+                  confined: bool = False, catalog: CatalogImports | None = None,
+                  depth: int = 0) -> tuple[Topology | None, Problems]:
     """Validate the blueprint at ``path`` with ``inputs``; the topology is None when
     any problem was found. Files named by URL come through ``fetcher`` (none: such
-    a file is a problem); ``confined``: no file outside the blueprint's folder."""
+    a file is a problem), ``catalog:NAME`` imports from ``catalog``; ``confined``:
+    no file outside the blueprint's folder. Substituted nodes are composed
+    (:mod:`.substitution`; ``depth``: how many substitutions enclose this one)."""
     problems = problems if problems is not None else Problems()
     try:
         location = locate(path)
@@ -74,11 +79,16 @@ def load_topology(path: Path, inputs: t.Mapping[str, t.Any] | None = None,
         return None, problems
     if confined:
         location = dataclasses.replace(location, confined=True)
-    documents = load(location, problems, fetcher)
+    documents = load(location, problems, fetcher, catalog)
     if not documents:
         return None, problems
     checker = Checker(location, documents, problems, fetcher)
     topology = checker.run(dict(inputs or {}))
+    if topology is not None and not problems:
+        def inner(entry: Path, values: dict[str, t.Any]) -> tuple[Topology | None, Problems]:
+            return load_topology(entry, values, fetcher=fetcher, confined=confined,
+                                 catalog=catalog, depth=depth + 1)
+        compose(topology, documents, checker.registry, problems, inner, depth)
     return (None if problems else topology), problems
 
 

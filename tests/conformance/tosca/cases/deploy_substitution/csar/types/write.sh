@@ -1,0 +1,2 @@
+echo "$TEXT" >> note
+export WRITTEN="$TEXT"

@@ -1,0 +1,3 @@
+# the inner node's create: a page in the host's directory, its path exported
+printf '%s\n' "$GREETING" > page.txt
+export PAGE="$PWD/page.txt"
