@@ -35,6 +35,7 @@ import os
 import secrets
 import stat
 import threading
+import time
 from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import Any, NamedTuple
@@ -46,6 +47,8 @@ TOKEN_VARIABLE = "LAGUNA_TRACKED_BY"
 #: bounds of one listing of the host's directory, and of a file hashed
 MAX_FILES = 20000
 MAX_HASHED = 64 * 1024 * 1024
+#: reads of an environment that is empty while its process execs
+EXEC_RETRIES = 20
 STATE_FILE = "drift.json"
 
 # (mtime_ns, size, inode) of a file
@@ -191,10 +194,7 @@ class Tracker:
         own = os.getpid()
         found = []
         for entry in _pids(self.proc):
-            try:
-                variables = (self.proc / str(entry) / "environ").read_bytes().split(b"\0")
-            except OSError:
-                continue    # gone, or another user's
+            variables = _environment(self.proc, entry)
             if token not in variables:
                 continue
             mark = next((v for v in variables
@@ -228,6 +228,29 @@ def _pids(proc: Path) -> list[int]:
         return [int(name) for name in os.listdir(proc) if name.isdigit()]
     except OSError:
         return []
+
+
+def _environment(proc: Path, pid: int) -> list[bytes]:
+    """The variables ``pid`` was started with. A process in the middle of an
+    ``exec`` (a daemon just started: ``nohup`` becoming ``sleep``) shows an
+    empty environment for a moment: it is read again, 10 ms apart (0.2 s at most)."""
+    for _ in range(EXEC_RETRIES):
+        try:
+            data = (proc / str(pid) / "environ").read_bytes()
+        except OSError:
+            return []   # gone, or another user's
+        if data or _parent(proc, pid) in (0, 2):     # kernel threads have none
+            return data.split(b"\0")
+        time.sleep(0.01)
+    return []
+
+
+def _parent(proc: Path, pid: int) -> int:
+    try:
+        text = (proc / str(pid) / "stat").read_text(encoding="utf-8", errors="replace")
+    except OSError:
+        return 0
+    return int(text[text.rindex(")") + 2:].split()[1])
 
 
 def _start_time(proc: Path, pid: int) -> int | None:

@@ -129,9 +129,12 @@ class DriftReport:
         if self.clean:
             yield Text(f"environment {self.name}: no drift ({len(tracked)} components, "
                        f"{len(self.hosts)} hosts checked)")
-        elif self.drifted:
+        if self.drifted:
             yield Text(f"environment {self.name}: {len(self.drifted)} of {len(tracked)} "
                        "components drifted; `laguna deploy` of its blueprint repairs them")
+        if self.unreachable:
+            yield Text(f"environment {self.name}: {len(self.unreachable)} of "
+                       f"{len(self.hosts)} hosts could not be checked")
 
 
 def report(name: str, environment_id: str, language: str | None,

@@ -14,6 +14,7 @@ import pytest
 from laguna.agent.executor import PlanExecutor
 from laguna.agent.tracking import COMPONENT_VARIABLE
 from laguna.hosts.plans import script_plan
+from tests.marked import kill
 
 DAEMON = """\
 echo ready > "$HOME/web.conf"
@@ -57,9 +58,8 @@ def test_a_component_with_its_daemon_and_file_has_no_drift(executor: PlanExecuto
 def test_a_killed_daemon_and_a_removed_file_are_drift(executor: PlanExecutor) -> None:
     run(executor, DAEMON)
     [pid] = pids_of(executor, "web")
-    os.kill(pid, signal.SIGKILL)
+    kill(pid)
     (executor.root / "web.conf").unlink()
-    _wait_gone(pid)
     assert executor.tracker.check()["web"]["drift"] == [
         {"kind": "process", "what": f"sleep 300 (pid {pid})", "problem": "gone"},
         {"kind": "file", "what": str(executor.root / "web.conf"), "problem": "missing"},
@@ -127,8 +127,7 @@ def test_an_address_the_daemon_listened_on_is_drift_when_no_one_listens(
     run(executor, server)
     assert executor.tracker.check()["web"]["tracked"]["addresses"] == 1
     [pid] = pids_of(executor, "web")
-    os.kill(pid, signal.SIGKILL)
-    _wait_gone(pid)
+    kill(pid)
     assert [d["kind"] + " " + d["problem"] for d in executor.tracker.check()["web"]["drift"]] \
         == ["process gone", "address not listening"]
     assert executor.tracker.check()["web"]["drift"][1]["what"] == f"127.0.0.1:{port}"
@@ -137,18 +136,3 @@ def test_an_address_the_daemon_listened_on_is_drift_when_no_one_listens(
 def test_the_marks_reach_the_scripts_environment(executor: PlanExecutor) -> None:
     run(executor, f"echo \"${COMPONENT_VARIABLE}\" > \"$HOME/seen\"\n")
     assert (executor.root / "seen").read_text() == "web\n"
-
-
-def _wait_gone(pid: int) -> None:
-    """Until the killed process is no longer a live process (reaped by init, or a zombie)."""
-    import time
-    deadline = time.monotonic() + 10
-    while time.monotonic() < deadline:
-        try:
-            state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
-        except OSError:
-            return
-        if state in ("Z", "X"):
-            return
-        time.sleep(0.02)
-    raise AssertionError(f"process {pid} did not end")
