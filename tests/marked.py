@@ -31,9 +31,9 @@ def kill(pid: int, seconds: float = 10.0) -> None:
 
 def marked(component: str, command: str) -> list[int]:
     """The live processes whose environment says they were started for
-    ``component`` (``LAGUNA_COMPONENT``) running ``command``."""
+    ``component`` (``LAGUNA_TRACKED_COMPONENT``) running ``command``."""
     found = []
-    mark = f"LAGUNA_COMPONENT={component}".encode()
+    mark = f"LAGUNA_TRACKED_COMPONENT={component}".encode()
     for entry in Path("/proc").iterdir():
         if not entry.name.isdigit():
             continue

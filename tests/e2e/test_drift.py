@@ -11,7 +11,7 @@ from pathlib import Path
 
 from tests.marked import kill, marked
 
-from .helpers import COMMAND_TIMEOUT, PACKAGES, command, environ, laguna
+from .helpers import COMMAND_TIMEOUT, PACKAGES, command, environ, laguna, wait_for_page
 
 DRIFT_MODEL = PACKAGES.parent / "drift.yaml"
 DRIFT_TOSCA = PACKAGES.parent / "drift_tosca" / "service.yaml"
@@ -168,3 +168,42 @@ def api_drift(workdir: Path, name: str) -> dict[str, t.Any]:
             return t.cast("dict[str, t.Any]", answer.json())
     finally:
         database.dispose()
+
+
+def test_descriptor_drift_is_found_and_healed(workdir: Path) -> None:
+    """An assembly's instance on a local-cloud host: its web server killed is
+    drift (the process and the address it listened on); CP4NA's heal intent
+    repairs it (`laguna deploy` of an existing assembly is refused, as
+    createAssembly of an existing name is)."""
+    here = PACKAGES.parent / "assembly"
+    code, data = laguna(workdir, "deploy", str(here / "three-tier.yaml"), "--name", "shop",
+                        "-l", str(here))
+    assert (code, data["state"]) == (0, "Active"), data
+    url = data["components"]["shop__db"]["properties"]["url"]
+    wait_for_page(url, "shop__db")  # its server listens: the check learns the address
+    code, report = check(workdir, "shop")
+    assert (code, report["drifted"], report["components"]["shop__db"]["tracked"]) == (
+        0, [], {"processes": 1, "files": 2, "addresses": 1})
+
+    address = url.split("//")[1].rstrip("/")
+    [server] = marked("shop__db", f"python3 -m http.server {address.split(':')[1]} --bind "
+                                  f"{address.split(':')[0]} --directory "
+                                  f"{server_home(workdir, 'shop__db')}/site")
+    kill(server)
+    code, report = check(workdir, "shop")
+    assert (code, report["drifted"]) == (1, ["shop__db"])
+    assert [(d["kind"], d["problem"]) for d in report["components"]["shop__db"]["drift"]] \
+        == [("process", "gone"), ("address", "not listening")]
+    assert report["components"]["shop__db"]["drift"][1]["what"] == address
+
+    code, data = laguna(workdir, "intent", "shop", "heal", "shop__db", "-l", str(here))
+    assert code == 0, data
+    code, report = check(workdir, "shop")
+    assert (code, report["drifted"]) == (0, [])
+    code, data = laguna(workdir, "intent", "shop", "delete", "-l", str(here))
+    assert code == 0, data
+
+
+def server_home(workdir: Path, instance: str) -> Path:
+    [home] = (workdir / ".laguna" / "cloud" / "hosts").glob(f"*/{instance}")
+    return home

@@ -1,7 +1,7 @@
 """What each component's plans left on the host, and whether it is still there (drift).
 
 A plan sent for a component (the request's ``component``) runs its scripts
-with two more variables: ``LAGUNA_COMPONENT=<component>`` and
+with two more variables: ``LAGUNA_TRACKED_COMPONENT=<component>`` and
 ``LAGUNA_TRACKED_BY=<this host's token>``. Processes inherit their parent's
 environment, so a daemon a script starts (``nohup ... &``, ``setsid``, a
 double fork) keeps both, whatever session or process group it moved to;
@@ -19,7 +19,8 @@ the token keeps apart the processes of other hosts of the same machine
   tracked process (a log, a database) is checked for existence only; what the
   plan removed is no one's any more;
 * **addresses**: the TCP ports the component's processes listen on
-  (``/proc/net/tcp``, ``tcp6``).
+  (``/proc/net/tcp``, ``tcp6``) after the plan, and those a check finds them
+  listening on later (a daemon may bind after its script ended).
 
 ``check()`` compares each component's record with the host as it is now:
 processes gone, files missing or changed, addresses no one listens on.
@@ -42,7 +43,7 @@ from typing import Any, NamedTuple
 
 from laguna.privacy import write_private
 
-COMPONENT_VARIABLE = "LAGUNA_COMPONENT"
+COMPONENT_VARIABLE = "LAGUNA_TRACKED_COMPONENT"
 TOKEN_VARIABLE = "LAGUNA_TRACKED_BY"
 #: bounds of one listing of the host's directory, and of a file hashed
 MAX_FILES = 20000
@@ -150,10 +151,23 @@ class Tracker:
 
     def check(self) -> dict[str, dict[str, Any]]:
         """Per component: what it has (``tracked`` counts) and its ``drift``."""
-        with self._lock:
-            records = json.loads(json.dumps(self._state["components"]))
         listening = _all_listening(self.proc)
         answer: dict[str, dict[str, Any]] = {}
+        with self._lock:
+            records: dict[str, Any] = self._state["components"]
+            learned = False
+            for record in records.values():
+                # a daemon may begin to listen after its plan ended: what the live
+                # ones listen on now is known from now on
+                alive = [process["pid"] for process in record.get("processes", [])
+                         if _start_time(self.proc, process["pid"]) == process["start"]]
+                known = set(record.get("addresses", []))
+                now = known | _listening(self.proc, alive)
+                if now != known:
+                    record["addresses"], learned = sorted(now), True
+            if learned:
+                self._save()
+            records = json.loads(json.dumps(records))
         for component, record in sorted(records.items()):
             differences: list[Difference] = []
             for process in record.get("processes", []):

@@ -6,6 +6,7 @@ from __future__ import annotations
 import os
 import signal
 import socket
+import time
 import typing as t
 from pathlib import Path
 
@@ -136,3 +137,25 @@ def test_an_address_the_daemon_listened_on_is_drift_when_no_one_listens(
 def test_the_marks_reach_the_scripts_environment(executor: PlanExecutor) -> None:
     run(executor, f"echo \"${COMPONENT_VARIABLE}\" > \"$HOME/seen\"\n")
     assert (executor.root / "seen").read_text() == "web\n"
+
+
+def test_an_address_bound_after_the_plan_is_learned_by_a_check(executor: PlanExecutor) -> None:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    run(executor, f"nohup python3 -c 'import socket,time; time.sleep(0.3); "
+                  f"s=socket.socket(); s.bind((\"127.0.0.1\", {port})); s.listen(); "
+                  f"time.sleep(300)' >/dev/null 2>&1 &\n")
+    assert executor.tracker.check()["web"]["tracked"]["addresses"] == 0
+    deadline = time.monotonic() + 10
+    while executor.tracker.check()["web"]["tracked"]["addresses"] == 0:
+        assert time.monotonic() < deadline, "the daemon never listened"
+        time.sleep(0.05)
+    [pid] = pids_of(executor, "web")
+    kill(pid)
+    assert executor.tracker.check()["web"]["drift"] == [
+        {"kind": "process", "what": f"python3 -c import socket,time; time.sleep(0.3); "
+                                    f"s=socket.socket(); s.bind((\"127.0.0.1\", {port})); "
+                                    f"s.listen(); time.sleep(300) (pid {pid})",
+         "problem": "gone"},
+        {"kind": "address", "what": f"127.0.0.1:{port}", "problem": "not listening"}]
