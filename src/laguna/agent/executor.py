@@ -18,6 +18,7 @@ import json
 import re
 import shlex
 import stat
+import sys
 import threading
 import time
 from collections.abc import Mapping
@@ -87,9 +88,17 @@ class PlanExecutor:
                                  {**self.env, **self.tracker.environment(component)})
             finally:
                 # whatever the plan did, even failed: what it left is the component's
-                self.tracker.record(component, before, files)
+                try:
+                    self.tracker.record(component, before, files)
+                except OSError as error:    # drift is a lookout; the plan's result stands
+                    sys.stderr.write(f"laguna-agent: what the plan of {component} left "
+                                     f"could not be recorded: {error}\n")
         finally:
             self._lock.release()
+
+    def drift(self) -> dict[str, Any]:
+        """What each component's plans left here and what of it is gone (``tracking``)."""
+        return self.tracker.check()
 
     def _run(self, plan: PlanV1 | PlanV2, v1: bool, deadline: float,
              timeout: float, env: Mapping[str, str]) -> Outcome:

@@ -178,7 +178,7 @@ class DeferredExecutor:
         return self._built().execute(raw, timeout, component, files)
 
     def drift(self) -> dict[str, Any]:
-        return self._built().tracker.check()
+        return self._built().drift()
 
 
 def main(argv: Sequence[str] | None = None, environ: Mapping[str, str] | None = None) -> int:

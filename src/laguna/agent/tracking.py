@@ -115,9 +115,11 @@ class Tracker:
     def record(self, component: str, before: Mapping[str, Stamp],
                declared: Iterable[str] = ()) -> None:
         """What the plan of ``component`` that began at listing ``before`` left."""
-        processes = self._processes(component)
-        held = {path for process in self._all_tracked() for path in _open_files(self.proc,
-                                                                                process)}
+        marked = self._marked()
+        wanted = f"{COMPONENT_VARIABLE}={component}".encode()
+        processes = [(pid, start, command) for pid, start, command, mark in marked
+                     if mark == wanted]
+        held = {path for pid, _, _, _ in marked for path in _open_files(self.proc, pid)}
         after = self.listing()
         written = [path for path, stamp in after.items() if before.get(path) != stamp]
         written += [self._absolute(path) for path in declared]
@@ -199,9 +201,6 @@ class Tracker:
         wanted = f"{COMPONENT_VARIABLE}={component}".encode()
         return [(pid, start, command) for pid, start, command, mark in self._marked()
                 if mark == wanted]
-
-    def _all_tracked(self) -> list[int]:
-        return [pid for pid, _, _, _ in self._marked()]
 
     def _marked(self) -> list[tuple[int, int, str, bytes]]:
         token = f"{TOKEN_VARIABLE}={self.token}".encode()
