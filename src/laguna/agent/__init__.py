@@ -29,7 +29,7 @@ if TYPE_CHECKING:
         AgentUnreachable,
     )
     from laguna.agent.reading import result_value
-    from laguna.agent.transport import AgentTransport, RecordingAgent
+    from laguna.agent.transport import AgentTransport, RecordingAgent, Track
 
 __all__ = [
     "AgentClient",
@@ -42,6 +42,7 @@ __all__ = [
     "AgentTransport",
     "AgentUnreachable",
     "RecordingAgent",
+    "Track",
     "result_value",
 ]
 
@@ -50,7 +51,7 @@ _HOMES = {
     "AgentForgedAnswer": "errors",
     "AgentPlanRejected": "errors", "AgentResultError": "errors", "AgentTimeout": "errors",
     "AgentTransport": "transport", "AgentUnreachable": "errors",
-    "RecordingAgent": "transport", "result_value": "reading",
+    "RecordingAgent": "transport", "Track": "transport", "result_value": "reading",
 }
 
 

@@ -23,11 +23,14 @@ import httpx
 from laguna.agent import signing
 from laguna.agent.errors import (AgentForgedAnswer, AgentPlanRejected, AgentTimeout,
                                  AgentUnreachable)
-from laguna.agent.protocol import (HEALTH_PATH, MAX_REQUEST, PLAN_MALFORMED, PLANS_PATH,
-                                   SIGNATURE_HEADER)
+from laguna.agent.protocol import (DRIFT_PATH, HEALTH_PATH, MAX_REQUEST, PLAN_MALFORMED,
+                                   PLANS_PATH, SIGNATURE_HEADER)
+from laguna.agent.transport import Track
 
 CONNECT_TIMEOUT = 5.0
 GRACE = 5.0
+#: a drift check lists the host's processes and files: bounded, not instant
+DRIFT_TIMEOUT = 60.0
 
 
 class AgentClient:
@@ -67,10 +70,32 @@ class AgentClient:
                                    "seconds") from exc
         return self._json(response)
 
-    def execute(self, plan: dict[str, Any], timeout: float) -> dict[str, Any]:
+    def drift(self) -> dict[str, Any]:
+        """Per component, what its plans left on the host and what of it is gone
+        (``laguna.agent.tracking``): ``{ID: {"tracked": {...}, "drift": [...]}}``."""
+        try:
+            response = self._request("GET", DRIFT_PATH, None,
+                                     httpx.Timeout(DRIFT_TIMEOUT, connect=CONNECT_TIMEOUT))
+        except httpx.TimeoutException as exc:
+            raise AgentUnreachable(self.url, f"no answer within {DRIFT_TIMEOUT:g} "
+                                   "seconds") from exc
+        if response.status_code != 200:
+            raise AgentUnreachable(self.url, f"HTTP {response.status_code}: "
+                                   f"{_message(response)}")
+        components = self._json(response).get("components")
+        if not isinstance(components, dict):
+            raise AgentUnreachable(self.url, "the answer has no components")
+        return components
+
+    def execute(self, plan: dict[str, Any], timeout: float, *,
+                track: Track | None = None) -> dict[str, Any]:
         plan_id = plan.get("ID") if isinstance(plan.get("ID"), str) else None
         limits = httpx.Timeout(timeout + self.grace, connect=CONNECT_TIMEOUT)
-        body = json.dumps({"plan": plan, "timeout": timeout}, separators=(",", ":")).encode()
+        request: dict[str, Any] = {"plan": plan, "timeout": timeout}
+        if track is not None:
+            request["component"] = track.component
+            request["files"] = list(track.files)
+        body = json.dumps(request, separators=(",", ":")).encode()
         if len(body) > self.max_request:
             raise AgentPlanRejected(f"The request of {len(body)} bytes is larger than the "
                                     f"agent's limit of {self.max_request} bytes",

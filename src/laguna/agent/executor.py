@@ -18,6 +18,7 @@ import json
 import re
 import shlex
 import stat
+import sys
 import threading
 import time
 from collections.abc import Mapping
@@ -35,6 +36,7 @@ from laguna.agent.results import (
     v1_exception,
     v1_result,
 )
+from laguna.agent.tracking import Tracker
 from laguna.agent.workspace import PlanWorkspace
 from laguna.privacy import write_private
 
@@ -55,13 +57,18 @@ class PlanExecutor:
     """Runs plans under ``root`` (the host's directory) with the scripts' environment ``env``."""
 
     def __init__(self, root: Path, env: Mapping[str, str],
-                 results: ResultFactory | None = None) -> None:
+                 results: ResultFactory | None = None,
+                 tracker: Tracker | None = None) -> None:
         self.root = root
         self.env = dict(env)
         self.results = results or ResultFactory()
+        self.tracker = tracker or Tracker(root)
         self._lock = threading.Lock()
 
-    def execute(self, raw: Any, timeout: float) -> Outcome:
+    def execute(self, raw: Any, timeout: float, component: str | None = None,
+                files: tuple[str, ...] = ()) -> Outcome:
+        """Run a plan; with ``component``, what it leaves on the host is recorded
+        as that component's (``tracking``), with the paths ``files`` beside."""
         deadline = time.monotonic() + timeout
         v1 = isinstance(raw, dict) and is_v1(raw)
         try:
@@ -73,21 +80,37 @@ class PlanExecutor:
             message = f"The agent was busy with another plan for {timeout:g} seconds"
             return self._timed_out(plan.plan_id, v1, PlanTimeout(message, timeout))
         try:
-            return self._run(plan, v1, deadline, timeout)
+            if component is None:
+                return self._run(plan, v1, deadline, timeout, self.env)
+            before = self.tracker.listing()
+            try:
+                return self._run(plan, v1, deadline, timeout,
+                                 {**self.env, **self.tracker.environment(component)})
+            finally:
+                # whatever the plan did, even failed: what it left is the component's
+                try:
+                    self.tracker.record(component, before, files)
+                except OSError as error:    # drift is a lookout; the plan's result stands
+                    sys.stderr.write(f"laguna-agent: what the plan of {component} left "
+                                     f"could not be recorded: {error}\n")
         finally:
             self._lock.release()
 
+    def drift(self) -> dict[str, Any]:
+        """What each component's plans left here and what of it is gone (``tracking``)."""
+        return self.tracker.check()
+
     def _run(self, plan: PlanV1 | PlanV2, v1: bool, deadline: float,
-             timeout: float) -> Outcome:
+             timeout: float, env: Mapping[str, str]) -> Outcome:
         workspace: PlanWorkspace | None = None
         try:
             workspace = PlanWorkspace(self.root, plan.plan_id)
             if isinstance(plan, PlanV1):
-                outcome = Outcome("done", self._run_v1(plan, workspace, deadline, timeout),
-                                  plan.plan_id)
+                outcome = Outcome(
+                    "done", self._run_v1(plan, workspace, deadline, timeout, env), plan.plan_id)
             else:
-                outcome = Outcome("done", self._run_v2(plan, workspace, deadline, timeout),
-                                  plan.plan_id)
+                outcome = Outcome(
+                    "done", self._run_v2(plan, workspace, deadline, timeout, env), plan.plan_id)
         except PlanTimeout as exc:
             outcome = self._timed_out(plan.plan_id, v1, exc)
         except Exception as exc:  # the agent answers whatever happens on the host
@@ -114,11 +137,11 @@ class PlanExecutor:
     # -- v2 -----------------------------------------------------------------
 
     def _run_v2(self, plan: PlanV2, workspace: PlanWorkspace, deadline: float,
-                timeout: float) -> dict[str, Any]:
+                timeout: float, env: Mapping[str, str]) -> dict[str, Any]:
         def bind(script: Script) -> ScriptFunction:
             def run(commandline: str, stdin: str | None) -> dict[str, Any]:
                 return self._run_application(plan, script, workspace, commandline, stdin,
-                                             deadline, timeout)
+                                             deadline, timeout, env)
             return ScriptFunction(script.name, run)
 
         functions = {name: bind(script) for name, script in plan.scripts.items()}
@@ -136,7 +159,7 @@ class PlanExecutor:
 
     def _run_application(self, plan: PlanV2, script: Script, workspace: PlanWorkspace,
                          commandline: str, stdin: str | None, deadline: float,
-                         timeout: float) -> dict[str, Any]:
+                         timeout: float, env: Mapping[str, str]) -> dict[str, Any]:
         for file_id in script.files:
             self._place(plan, file_id, script.name, workspace)
         entry = self._place(plan, script.entry_point, script.name, workspace)
@@ -145,7 +168,7 @@ class PlanExecutor:
         # command line is shell text (quoting included) and the file runs by its #! line.
         done = run_process(
             ["/bin/sh", "-c", f"./{shlex.quote(entry.name)} {commandline}"], cwd=entry.parent,
-            env=self.env, stdin=None if stdin is None else stdin.encode("utf-8"),
+            env=env, stdin=None if stdin is None else stdin.encode("utf-8"),
             deadline=deadline, log_prefix=workspace.log_prefix(script.name))
         options = script.options
         result = {
@@ -170,7 +193,7 @@ class PlanExecutor:
     # -- v1 -----------------------------------------------------------------
 
     def _run_v1(self, plan: PlanV1, workspace: PlanWorkspace, deadline: float,
-                timeout: float) -> dict[str, Any]:
+                timeout: float, env: Mapping[str, str]) -> dict[str, Any]:
         scripts = workspace.path / "scripts.sh"
         write_private(scripts, b"\n".join(plan.scripts) + b"\n")
         commands: list[dict[str, Any]] = []
@@ -178,7 +201,7 @@ class PlanExecutor:
             done = run_process(
                 ["/bin/sh", "-c", _V1_RUNNER, "laguna-agent", str(scripts), command.name,
                  *(_argument(value) for value in command.arguments.values())],
-                cwd=workspace.path, env=self.env, stdin=None, deadline=deadline,
+                cwd=workspace.path, env=env, stdin=None, deadline=deadline,
                 log_prefix=workspace.log_prefix(re.sub(r"[^\w.-]", "_", command.name)))
             if done.timed_out:
                 raise PlanTimeout(f"Command {command.name} did not finish within "

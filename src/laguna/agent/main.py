@@ -165,13 +165,20 @@ class DeferredExecutor:
         self._executor: PlanExecutor | None = None
         self._lock = threading.Lock()  # two first plans at once must share one executor
 
-    def execute(self, raw: Any, timeout: float) -> Outcome:
+    def _built(self) -> PlanExecutor:
         with self._lock:
             if self._executor is None:
                 from laguna.agent.executor import PlanExecutor
 
                 self._executor = PlanExecutor(self.root, self.env)
-        return self._executor.execute(raw, timeout)
+            return self._executor
+
+    def execute(self, raw: Any, timeout: float, component: str | None = None,
+                files: tuple[str, ...] = ()) -> Outcome:
+        return self._built().execute(raw, timeout, component, files)
+
+    def drift(self) -> dict[str, Any]:
+        return self._built().drift()
 
 
 def main(argv: Sequence[str] | None = None, environ: Mapping[str, str] | None = None) -> int:

@@ -7,6 +7,8 @@ the errors, plans or client (the agent's start imports as little as it can).
 
 HEALTH_PATH = "/v1/health"
 PLANS_PATH = "/v1/plans"
+#: what each component's plans left on the host, as it is now (``tracking``)
+DRIFT_PATH = "/v1/drift"
 
 TIMESTAMP_HEADER = "X-Laguna-Timestamp"
 NONCE_HEADER = "X-Laguna-Nonce"

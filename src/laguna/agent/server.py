@@ -2,7 +2,12 @@
 
 ``GET /v1/health``
     200 ``{"name": NAME, "status": "ready"}``
+``GET /v1/drift``
+    200 ``{"name": NAME, "components": {ID: {"tracked": {processes, files,
+    addresses}, "drift": [{"kind", "what", "problem"}]}}}`` (``tracking``)
 ``POST /v1/plans`` with ``{"plan": <v1 or v2 plan>, "timeout": seconds}``
+    (and laguna's ``"component": ID``, ``"files": [paths]``: what the plan
+    leaves is recorded as that component's)
     200 murano-agent's result document (success, or an error with ``ErrorCode``);
     400 ``{"error": {"code", "message"}, "result"?}`` for a malformed request or
     a refused plan; 504 ``{"error": {"message", "plan_id", "seconds"}, "result"}``
@@ -23,9 +28,9 @@ from http import HTTPStatus
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from socketserver import TCPServer
 
-from laguna.agent.protocol import (BODY_HEADER, HEALTH_PATH, MAX_REQUEST, NONCE_HEADER,
-                                   PLAN_MALFORMED, PLANS_PATH, SIGNATURE_HEADER,
-                                   TIMESTAMP_HEADER)
+from laguna.agent.protocol import (BODY_HEADER, DRIFT_PATH, HEALTH_PATH, MAX_REQUEST,
+                                   NONCE_HEADER, PLAN_MALFORMED, PLANS_PATH,
+                                   SIGNATURE_HEADER, TIMESTAMP_HEADER)
 
 # The agent's start imports this module; typing alone would cost it ~20 ms
 # (mypy reads any name TYPE_CHECKING as true).
@@ -39,7 +44,10 @@ if TYPE_CHECKING:
     class Executor(Protocol):
         """What the server needs of a ``PlanExecutor`` (``main`` hands it a deferred one)."""
 
-        def execute(self, raw: Any, timeout: float) -> Outcome: ...
+        def execute(self, raw: Any, timeout: float, component: str | None = None,
+                    files: tuple[str, ...] = ()) -> Outcome: ...
+
+        def drift(self) -> dict[str, Any]: ...
 
 DEFAULT_TIMEOUT = 600.0
 
@@ -94,6 +102,14 @@ class _Handler(BaseHTTPRequestHandler):
             return
         if self.path == HEALTH_PATH:
             self._send(HTTPStatus.OK, {"name": self.server.name, "status": "ready"})
+        elif self.path == DRIFT_PATH:
+            try:
+                components = self.server.executor.drift()
+            except Exception as exc:  # a bug of the agent: answer rather than drop
+                self._send(HTTPStatus.INTERNAL_SERVER_ERROR,
+                           {"error": {"message": f"{type(exc).__name__}: {exc}"}})
+                return
+            self._send(HTTPStatus.OK, {"name": self.server.name, "components": components})
         else:
             self._not_found()
 
@@ -107,9 +123,9 @@ class _Handler(BaseHTTPRequestHandler):
         request = self._read_request(body)
         if request is None:
             return
-        plan, timeout = request
+        plan, timeout, component, files = request
         try:
-            outcome = self.server.executor.execute(plan, timeout)
+            outcome = self.server.executor.execute(plan, timeout, component, files)
         except Exception as exc:  # a bug of the agent: answer rather than drop the connection
             self._send(HTTPStatus.INTERNAL_SERVER_ERROR,
                        {"error": {"message": f"{type(exc).__name__}: {exc}"}})
@@ -177,7 +193,8 @@ class _Handler(BaseHTTPRequestHandler):
             return None
         return int(text)
 
-    def _read_request(self, body: bytes) -> tuple[Any, float] | None:
+    def _read_request(self, body: bytes
+                      ) -> tuple[Any, float, str | None, tuple[str, ...]] | None:
         try:
             document = json.loads(body)
         except ValueError as exc:
@@ -190,7 +207,17 @@ class _Handler(BaseHTTPRequestHandler):
         if isinstance(timeout, bool) or not isinstance(timeout, int | float) or timeout <= 0:
             self._bad_request(f"timeout must be a positive number of seconds, not {timeout!r}")
             return None
-        return document["plan"], float(timeout)
+        component = document.get("component")
+        if component is not None and (not isinstance(component, str) or not component
+                                      or "\0" in component):
+            self._bad_request(f"component must be a non-empty string, not {component!r}")
+            return None
+        files = document.get("files", [])
+        if not isinstance(files, list) or not all(isinstance(f, str) and f and "\0" not in f
+                                                  for f in files):
+            self._bad_request(f"files must be a list of paths, not {files!r}")
+            return None
+        return document["plan"], float(timeout), component, tuple(files)
 
     def _refuse(self, status: HTTPStatus, message: str, code: int | None = None) -> None:
         """Answer a request refused before its body was read, and close the

@@ -9,10 +9,19 @@ from __future__ import annotations
 import copy
 import datetime
 from collections.abc import Callable
-from typing import Any, Protocol, runtime_checkable
+from typing import Any, NamedTuple, Protocol, runtime_checkable
 
 from laguna.agent.plan import is_v1
 from laguna.agent.results import ResultFactory, v1_result
+
+
+class Track(NamedTuple):
+    """Whose plan it is: what it leaves on the host is recorded as ``component``'s,
+    with ``files`` (paths where the plan puts files, absolute or from the host's
+    home) beside what it is seen to write (docs/AGENT.md, "Drift")."""
+
+    component: str
+    files: tuple[str, ...] = ()
 
 
 @runtime_checkable
@@ -21,11 +30,16 @@ class AgentTransport(Protocol):
         """``{"name": ..., "status": "ready"}`` once the agent takes plans."""
         ...
 
-    def execute(self, plan: dict[str, Any], timeout: float) -> dict[str, Any]:
+    def execute(self, plan: dict[str, Any], timeout: float, *,
+                track: Track | None = None) -> dict[str, Any]:
         """Run ``plan`` within ``timeout`` seconds and return murano-agent's result document.
 
         Raises ``AgentTimeout``, ``AgentUnreachable`` or ``AgentPlanRejected``.
         """
+        ...
+
+    def drift(self) -> dict[str, Any]:
+        """Per component tracked on the host: ``{"tracked": {...}, "drift": [...]}``."""
         ...
 
 
@@ -46,6 +60,7 @@ class RecordingAgent:
         self.name = name
         self.plans: list[dict[str, Any]] = []
         self.timeouts: list[float] = []
+        self.tracks: list[Track | None] = []
         self._answer = answer
         self._queued: list[Answer] = []
         counter = iter(range(1, 1 << 62))
@@ -60,9 +75,15 @@ class RecordingAgent:
     def health(self) -> dict[str, Any]:
         return {"name": self.name, "status": "ready"}
 
-    def execute(self, plan: dict[str, Any], timeout: float) -> dict[str, Any]:
+    def drift(self) -> dict[str, Any]:
+        """Nothing ran: nothing is tracked."""
+        return {}
+
+    def execute(self, plan: dict[str, Any], timeout: float, *,
+                track: Track | None = None) -> dict[str, Any]:
         self.plans.append(copy.deepcopy(plan))
         self.timeouts.append(timeout)
+        self.tracks.append(track)
         if self._queued:
             answer = self._queued.pop(0)
             if isinstance(answer, Exception):

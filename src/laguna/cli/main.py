@@ -21,6 +21,9 @@ from laguna.cli.shared import workdir_option
 COMMANDS: dict[str, str] = {
     "action": "Run action METHOD of OBJECT (its id, or its name where no other object has "
               "it) in ENVIRONMENT.",
+    "check": "Ask ENVIRONMENT's hosts whether what its components' scripts left is still "
+             "there (processes, files, addresses); exit 1 on drift, which `laguna deploy` "
+             "of the same blueprint repairs.",
     "deploy": "Deploy MODEL (a MuranoPL object model file or package; a TOSCA service "
               "template or CSAR, or a CSAR's NAME[==VERSION] in the catalog store; an "
               "assembly descriptor, or its assembly::NAME::VERSION in "

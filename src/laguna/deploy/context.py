@@ -111,6 +111,9 @@ class RunContext:
     #: the catalog store, for front ends that take packages from it after the
     #: environment's own (assembly descriptors); None when there is none
     catalog: PackageSource | None = None
+    #: components the last ``laguna check`` found drifted (deploys only): their
+    #: lifecycle runs again even where the blueprint did not change them
+    repair: frozenset[str] = frozenset()
 
     @property
     def cloud(self) -> Cloud | None:

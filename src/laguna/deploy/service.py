@@ -40,6 +40,8 @@ from laguna.deploy.context import (
     Timeouts,
     no_resources,
 )
+from laguna.deploy.drift import DriftMarks, DriftReport
+from laguna.deploy.drift import report as drift_report
 from laguna.deploy.events import DeploymentFinished, DeploymentStarted, EventSink, discard
 from laguna.deploy.frontend import (
     ActionLister,
@@ -309,6 +311,39 @@ class Service:
         finally:
             self._close(database)
 
+    def check(self, name: str) -> DriftReport:
+        """Ask the agent of every host of the environment what its components'
+        scripts left there that is no longer as they left it (processes, files,
+        addresses: docs/DEPLOY.md, "Drift"); the components found drifted are
+        kept for the next deploy to repair. EnvironmentNotFound; Refused
+        (environment_busy while an operation runs, not_deployed)."""
+        database = self._open(name)
+        try:
+            with database.session() as session:
+                record = self._find(session, name)
+                self._recover(session, record)
+                if record.acquired_by is not None:
+                    raise errors.Refused(errors.ENVIRONMENT_BUSY, f"environment {name!r} "
+                                         "is busy with another operation")
+                if record.model is None:
+                    raise errors.Refused(errors.NOT_DEPLOYED,
+                                         f"environment {name!r} has nothing deployed")
+                stored, language = _stored_state(record), record.language
+        finally:
+            self._close(database)
+        state_dir = self.workdir.cloud_dir
+        resources = self.resources(state_dir, stored.environment_id, False)
+        checks = []
+        if resources.cloud is not None and resources.agents is not None:
+            # the agent's client (httpx) only for a check: status stays light
+            from laguna.hosts.drift import check_hosts
+            stacks = choose(state_dir, stored.environment_id, None, keep=False).stacks
+            checks = check_hosts(resources.cloud, resources.agents, stacks)
+        found = drift_report(name, stored.environment_id, language, stored.components,
+                             checks, self.clock())
+        DriftMarks(state_dir).keep(stored.environment_id, found.drifted)
+        return found
+
     def environments(self) -> EnvironmentList:
         """Every environment of the project, by name."""
         if self.database is None and not self.workdir.has_store():
@@ -354,8 +389,15 @@ class Service:
                 outcome = Outcome(ok=False, error=ErrorInfo(errors.CLOUD_ERROR, str(error)))
                 outcome, rejected = self._close_reporter(reporter, outcome), True
             else:
+                marks = DriftMarks(self.workdir.cloud_dir)
+                if operation is Operation.DEPLOY:
+                    # what the last check found drifted runs its lifecycle again
+                    context = dataclasses.replace(
+                        context, repair=marks.get(started.stored.environment_id))
                 outcome, rejected = self._run(started.frontend, operation, context,
                                               blueprint, action)
+                if outcome.ok and not rejected and operation is not Operation.ACTION:
+                    marks.clear(started.stored.environment_id)
                 outcome = self._close_reporter(reporter, outcome)
             if rejected:
                 return self._undo(database, name, started, outcome)

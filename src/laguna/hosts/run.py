@@ -15,6 +15,7 @@ import shlex
 import typing as t
 
 from laguna.cloud.base import Host
+from laguna.hosts.drift import current_track
 from laguna.hosts.errors import ScriptError
 from laguna.hosts.plans import PlanBuilder, script_plan
 
@@ -54,9 +55,12 @@ class Machine:
         """The address its services bind to ("" when it has none: dry runs)."""
         return self.host.addresses[0] if self.host.addresses else ""
 
-    def execute(self, plan: dict[str, t.Any], timeout: float) -> dict[str, t.Any]:
-        """A built plan, as the agent answers it (murano-agent's result document)."""
-        return self.agent.execute(plan, timeout)
+    def execute(self, plan: dict[str, t.Any], timeout: float,
+                writes: t.Sequence[str] = ()) -> dict[str, t.Any]:
+        """A built plan, as the agent answers it (murano-agent's result document);
+        what it leaves on the host is the current component's (:mod:`.drift`),
+        with the paths it ``writes``."""
+        return self.agent.execute(plan, timeout, track=current_track(writes))
 
     def close(self) -> None:
         close = getattr(self.agent, "close", None)
@@ -73,13 +77,14 @@ def exports(env: t.Mapping[str, str]) -> str:
 def run_script(machine: Machine, script: str, env: t.Mapping[str, str] | None = None,
                files: t.Mapping[str, bytes] | None = None, *,
                timeout: float = DEFAULT_TIMEOUT, name: str = "script",
-               builder: PlanBuilder | None = None) -> ScriptResult:
+               builder: PlanBuilder | None = None,
+               writes: t.Sequence[str] = ()) -> ScriptResult:
     """Run ``script`` (shell) on ``machine`` with ``env`` exported and ``files``
     (name -> content) beside it. A non-zero exit status is the result's; the
     agent's own failure (a refused or failed plan) is ScriptError; the
     transport's errors (AgentTimeout, AgentUnreachable...) pass through."""
     plan = script_plan(name, exports(env or {}) + script, files, builder=builder)
-    result = machine.execute(plan, timeout)
+    result = machine.execute(plan, timeout, writes)
     body = result.get("Body") if isinstance(result, dict) else None
     if result.get("ErrorCode") not in (0, None) or not isinstance(body, dict):
         raise ScriptError(f"the agent of {machine.name} failed plan {name!r}: {body!r}",
@@ -97,7 +102,7 @@ def put_file(machine: Machine, path: str, data: bytes, *, mode: int | None = Non
               f"mkdir -p \"$(dirname {quoted})\" && cp \"$dir/content\" {quoted}"
               + (f" && chmod {mode:o} {quoted}" if mode is not None else "") + "\n")
     result = run_script(machine, script, files={"content": data}, timeout=timeout,
-                        name=f"put {path}")
+                        name=f"put {path}", writes=(path,))
     if not result.ok:
         raise ScriptError(f"{path} could not be written on {machine.name}: "
                           f"{(result.stderr or result.stdout).strip()}",

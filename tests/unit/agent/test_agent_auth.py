@@ -15,6 +15,8 @@ import subprocess
 import sys
 import threading
 import time
+import urllib.error
+import urllib.request
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -361,3 +363,14 @@ def test_nonces_are_forgotten_once_their_timestamp_leaves_the_window() -> None:
     other = signing.request_headers(b"k" * 32, "GET", "/v1/health", b"", "b" * 32, 1_000_301)
     verifier.check("GET", "/v1/health", other)
     assert list(verifier._seen) == ["b" * 32]     # the first nonce's memory is freed
+
+
+def test_the_drift_of_a_host_is_answered_only_to_a_signed_request(agent: Agent) -> None:
+    ready, _, _ = agent
+    request = urllib.request.Request(ready["url"] + "/v1/drift")
+    with pytest.raises(urllib.error.HTTPError) as refused:
+        urllib.request.urlopen(request, timeout=30)
+    assert (refused.value.code, json.load(refused.value)) == (401, {"error": {
+        "message": "The request is not signed: it has no X-Laguna-Timestamp header"}})
+    with AgentClient(ready["url"], SECRET) as client:
+        assert client.drift() == {}

@@ -181,3 +181,38 @@ def test_plain_http_clients_make_no_tls_context_of_their_own(
         with AgentClient(f"http://127.0.0.1:{port}", SECRET):
             pass
     assert made == []
+
+
+def test_a_tracked_plan_and_the_hosts_drift_over_http(server: AgentServer,
+                                                      tmp_path: Path) -> None:
+    from laguna.agent import Track
+    from laguna.hosts.plans import script_plan
+
+    plan = script_plan("conf", "echo on > \"$HOME/web.conf\"\n")
+    with AgentClient(server.url, SECRET) as client:
+        assert client.drift() == {}
+        result = client.execute(plan, 10, track=Track("web", ("/nowhere/declared",)))
+        assert result["Body"]["exitCode"] == 0
+        assert client.drift() == {"web": {
+            "tracked": {"processes": 0, "files": 1, "addresses": 0}, "drift": []}}
+        (tmp_path / "web.conf").unlink()
+        assert client.drift()["web"]["drift"] == [
+            {"kind": "file", "what": str(tmp_path / "web.conf"), "problem": "missing"}]
+
+
+@pytest.mark.parametrize(("extra", "message"), [
+    ({"component": ""}, "component must be a non-empty string, not ''"),
+    ({"component": 3}, "component must be a non-empty string, not 3"),
+    ({"component": "web", "files": "a"}, "files must be a list of paths, not 'a'"),
+])
+def test_a_bad_component_or_files_is_refused(server: AgentServer, extra: dict[str, Any],
+                                             message: str) -> None:
+    import json
+
+    body = json.dumps({"plan": {"FormatVersion": "2.0.0", "Body": "return"},
+                       **extra}).encode()
+    headers = signing.request_headers(SECRET.encode(), "POST", "/v1/plans", body,
+                                      secrets.token_hex(16), int(time.time()))
+    answer = httpx.post(f"{server.url}/v1/plans", content=body, headers=headers)
+    assert (answer.status_code, answer.json()) == (
+        400, {"error": {"code": 2, "message": message}})

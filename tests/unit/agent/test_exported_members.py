@@ -16,7 +16,7 @@ def test_public_api_is_pinned() -> None:
     assert laguna.agent.__all__ == [
         "AgentClient", "AgentClientError", "AgentError", "AgentForgedAnswer", "AgentPlanRejected",
         "AgentResultError", "AgentTimeout", "AgentTransport", "AgentUnreachable",
-        "RecordingAgent", "result_value",
+        "RecordingAgent", "Track", "result_value",
     ]
     for name in laguna.agent.__all__:
         assert getattr(laguna.agent, name).__name__ == name
@@ -85,5 +85,6 @@ def test_agent_loads_the_plan_machinery_with_its_first_plan(tmp_path: Path) -> N
         "laguna", "laguna.agent", "laguna.agent.body", "laguna.agent.errors",
         "laguna.agent.executor", "laguna.agent.main", "laguna.agent.plan",
         "laguna.agent.process", "laguna.agent.protocol", "laguna.agent.results",
-        "laguna.agent.server", "laguna.agent.workspace", "laguna.errors", "laguna.privacy",
+        "laguna.agent.server", "laguna.agent.tracking", "laguna.agent.workspace",
+        "laguna.errors", "laguna.privacy",
     ]]

@@ -35,6 +35,8 @@ class FakeFrontend:
 
     def __init__(self) -> None:
         self.calls: list[str] = []
+        #: each deploy's RunContext.repair
+        self.repairs: list[frozenset[str]] = []
 
     def recognises(self, path: Path) -> bool:
         return path.suffix == ".fake"
@@ -55,6 +57,7 @@ class FakeFrontend:
 
     def deploy(self, blueprint: Blueprint, context: RunContext) -> Outcome:
         self.calls.append("deploy")
+        self.repairs.append(context.repair)
         data = t.cast(dict[str, t.Any], blueprint.payload)
         old = {c["id"]: c for c in (context.stored.model or {}).get("components", [])}
         new = {c["id"]: c for c in data.get("components", [])}

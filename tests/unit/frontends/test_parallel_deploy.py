@@ -49,7 +49,8 @@ class Agents:
         agents = self
 
         class Agent:
-            def execute(self, plan: dict[str, t.Any], timeout: float) -> dict[str, t.Any]:
+            def execute(self, plan: dict[str, t.Any], timeout: float,
+                        **track: t.Any) -> dict[str, t.Any]:
                 agents.hosts.append(host.server_name)
                 return agents.answer(host.server_name, plan)
 

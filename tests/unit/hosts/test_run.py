@@ -10,8 +10,9 @@ from pathlib import Path
 import pytest
 
 from laguna.agent.executor import PlanExecutor
-from laguna.agent.transport import RecordingAgent
+from laguna.agent.transport import RecordingAgent, Track
 from laguna.cloud.base import Host
+from laguna.hosts.drift import working_on
 from laguna.hosts.errors import HostUnavailable, ScriptError
 from laguna.hosts.plans import PlanBuilder, script_plan
 from laguna.hosts.resources import agent_client
@@ -25,13 +26,17 @@ class LocalAgent:
         self.executor = PlanExecutor(root, {"PATH": "/usr/bin:/bin", "LANG": "C.UTF-8",
                                             "HOME": str(root)})
         self.plans: list[dict[str, t.Any]] = []
+        self.tracks: list[Track | None] = []
 
     def health(self) -> dict[str, t.Any]:
         return {"name": "local", "status": "ready"}
 
-    def execute(self, plan: dict[str, t.Any], timeout: float) -> dict[str, t.Any]:
+    def execute(self, plan: dict[str, t.Any], timeout: float, *,
+                track: Track | None = None) -> dict[str, t.Any]:
         self.plans.append(plan)
-        return self.executor.execute(plan, timeout).result
+        self.tracks.append(track)
+        return self.executor.execute(plan, timeout, track.component if track else None,
+                                     track.files if track else ()).result
 
 
 def host(name: str = "web", **changes: t.Any) -> Host:
@@ -106,3 +111,15 @@ def test_an_agent_client_needs_a_running_agent() -> None:
         assert client.health is not None
     finally:
         t.cast(t.Any, client).close()
+
+
+def test_plans_sent_while_working_on_a_component_are_its(machine: Machine,
+                                                         tmp_path: Path) -> None:
+    agent = t.cast(LocalAgent, machine.agent)
+    run_script(machine, "true\n")
+    with working_on("web"):
+        put_file(machine, "conf/web.conf", b"port 80\n")
+        run_script(machine, "echo up > \"$HOME/web.state\"\n")
+    assert agent.tracks == [None, Track("web", ("conf/web.conf",)), Track("web", ())]
+    assert agent.executor.tracker.check() == {"web": {
+        "tracked": {"processes": 0, "files": 2, "addresses": 0}, "drift": []}}

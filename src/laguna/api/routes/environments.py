@@ -165,3 +165,28 @@ def get_model(environment_id: str, path: str, context: Caller, session: Reader,
         return descriptions.get(description.get("Objects") or {}, path)
     except descriptions.PathError:
         raise not_found(f"No {path!r} in the environment's model") from None
+
+
+@router.get("/environments/{environment_id}/drift",
+            summary="What the deployment made on its hosts that is no longer as it was",
+            description="laguna's own: asks the agent of every host of the environment "
+                        "what each component's scripts left there (processes, files, "
+                        "addresses) and what of it is gone, as `laguna check --json` "
+                        "prints it; the next deploy repairs what is found drifted.")
+def drift(environment_id: str, context: Caller, state: State) -> dict[str, t.Any]:
+    from laguna.deploy.errors import DeployError
+    from laguna.deploy.frontend import FrontendRegistry
+    from laguna.deploy.service import Service
+    from laguna.deploy.workdir import Workdir
+    from laguna.hosts.factory import host_resources
+
+    with state.database.read_session() as session:
+        record = check_environment(session, context, environment_id)
+        name, project = record.name, record.project_id
+    # no front end is asked: the hosts answer for every blueprint language
+    service = Service(Workdir(state.settings.workdir), FrontendRegistry([]),
+                      resources=host_resources, project=project, database=state.database)
+    try:
+        return service.check(name).to_json()
+    except DeployError as error:
+        raise conflict(error.message) from None

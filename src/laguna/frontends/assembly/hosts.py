@@ -23,6 +23,7 @@ from laguna.frontends.assembly.drivers import (
     parse_outputs,
 )
 from laguna.frontends.assembly.errors import TransitionFailed
+from laguna.hosts.drift import working_on
 from laguna.hosts.errors import HostUnavailable, ScriptError
 from laguna.hosts.resources import Resources
 from laguna.hosts.run import Machine, run_script
@@ -64,9 +65,10 @@ class PlacingDriver:
                                   request.properties), {})
         script = self.local.script(request.package, request.name).read_text(encoding="utf-8")
         try:
-            result = run_script(machine, f"cd \"$LAGUNA_WORKDIR\"\n{script}",
-                                dict(sorted(env.items())), timeout=self.timeout,
-                                name=request.name)
+            with working_on(instance):  # what its scripts leave is the instance's (drift)
+                result = run_script(machine, f"cd \"$LAGUNA_WORKDIR\"\n{script}",
+                                    dict(sorted(env.items())), timeout=self.timeout,
+                                    name=request.name)
         except ScriptError as error:
             return Reply(1, {}, "", error.message)
         finally:

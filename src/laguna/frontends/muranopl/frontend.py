@@ -30,6 +30,7 @@ from laguna.frontends.muranopl.actions import object_name, stored_actions
 from laguna.frontends.muranopl.errors import error_info, kind_and_message, problems_of
 from laguna.frontends.muranopl.packages import registry_for, used_packages
 from laguna.frontends.muranopl.services import CloudServices
+from laguna.hosts.drift import working_on
 from laguna.lang.actions import invoke_action
 from laguna.lang.classes import ClassRegistry
 from laguna.lang.errors import MuranoPlError
@@ -191,7 +192,7 @@ class MuranoPlFrontend:
         model = models.settle_wrapped(dict(blueprint.model), stored.environment_id, stored.name)
         registry = registry_for(prepared.libs, stored.packages, prepared.catalog)
         outcome = Run(self, context, registry).deploy(
-            redeploy.deployment_model(model, stored.model))
+            redeploy.deployment_model(model, stored.model, context.repair))
         if context.dry_run:
             outcome = dataclasses.replace(outcome,
                                           changed=redeploy.changed_ids(model, stored.model))
@@ -282,7 +283,8 @@ class Run:
         def run() -> None:
             # the report's object names the target (progress lines show its name)
             self.context.reporter.report("info", f"running action {method}", object_id)
-            value = invoke_action(self.executor, target, method, arguments)
+            with working_on(target.real_this.id):
+                value = invoke_action(self.executor, target, method, arguments)
             returned.append(serialize_result(value, self.executor))
         outcome = self._finish(root, run, failing=object_id)
         return dataclasses.replace(outcome, result=returned[0] if returned else None)
@@ -369,8 +371,9 @@ class Run:
         reporter = self.context.reporter
         self.states[app.id] = "deploying"
         reporter.component(app.id, kind, name, "deploying")
-        self.executor.run(lambda: self.executor.invoke(
-            app.type.find_method("deploy"), app, (), {}, None))
+        with working_on(app.id):    # its plans' processes and files are its own
+            self.executor.run(lambda: self.executor.invoke(
+                app.type.find_method("deploy"), app, (), {}, None))
         self.states[app.id] = "deployed"
         reporter.component(app.id, kind, name, "deployed")
 

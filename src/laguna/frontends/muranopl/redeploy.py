@@ -62,16 +62,21 @@ def _apply(new: t.Any, stored: dict[str, dict[str, t.Any]]) -> t.Any:
 
 
 def deployment_model(new: t.Mapping[str, t.Any],
-                     stored: t.Mapping[str, t.Any] | None) -> dict[str, t.Any]:
+                     stored: t.Mapping[str, t.Any] | None,
+                     repair: t.Collection[str] = ()) -> dict[str, t.Any]:
     """What the engine loads for a deploy: ``Objects`` (new applied to stored),
-    ``ObjectsCopy`` (the stored objects) and the stored ``Attributes``."""
+    ``ObjectsCopy`` (the stored objects) and the stored ``Attributes``, but for
+    the objects to ``repair`` (found drifted by ``laguna check``): their
+    attributes are left behind, so that an application that skips what it did
+    (``If: not $.getAttr(deployed, false)``) does it again."""
     if not stored or stored.get("Objects") is None:
         return {"Objects": copy.deepcopy(new.get("Objects")),
                 "Attributes": copy.deepcopy(list(new.get("Attributes") or []))}
     objects = index_objects(stored["Objects"])
     return {"Objects": _apply(new.get("Objects"), objects),
             "ObjectsCopy": copy.deepcopy(stored["Objects"]),
-            "Attributes": copy.deepcopy(list(stored.get("Attributes") or []))}
+            "Attributes": copy.deepcopy([entry for entry in stored.get("Attributes") or []
+                                         if not entry or entry[0] not in repair])}
 
 
 def removal_model(stored: t.Mapping[str, t.Any] | None) -> dict[str, t.Any]:

@@ -27,6 +27,7 @@ from laguna.cloud.stacks import copy_data, share_copy
 from laguna.corelib.services import RecordingServices
 from laguna.deploy.context import Reporter
 from laguna.deploy.result import Component
+from laguna.hosts.drift import current_track
 from laguna.hosts.errors import HostUnavailable
 from laguna.hosts.resources import AgentFactory
 from laguna.lang.errors import DslError
@@ -181,7 +182,8 @@ class CloudServices:
                                                                  self.agent_timeout)
         transport = self._transport(host)
         try:
-            result = transport.execute(plan, seconds)
+            # what the plan leaves on the host is the application's being deployed
+            result = transport.execute(plan, seconds, track=current_track())
         except AgentTimeout:
             raise AgentTimeoutError(
                 f"the agent of {name} gave no result for plan {plan.get('Name') or plan.get('ID')!r} "

@@ -35,6 +35,7 @@ from laguna.frontends.tosca.machines import (CloudMachines, Executor, NotDeliver
                                             compute_image)
 from laguna.frontends.tosca.placement import is_machine, on_cloud
 from laguna.frontends.tosca.model import Node, Operation, Requirement, Topology
+from laguna.hosts.drift import working_on
 
 STANDARD_OPERATIONS = ("create", "configure", "start")
 #: the node states the progress view is told of (each is a commit of every component's
@@ -395,9 +396,10 @@ class Runtime:
         executor = on or self.executor(instance)
         artifacts = deliveries(instance.node, executor)
         try:
-            code, exported = executor.run(
-                operation.primary, operation.dependencies, inputs, log, self.timeout,
-                started, artifacts=artifacts)
+            with working_on(instance.node.name):    # on a host: drift is the node's
+                code, exported = executor.run(
+                    operation.primary, operation.dependencies, inputs, log, self.timeout,
+                    started, artifacts=artifacts)
         except NotDelivered as failed:
             name = next((name for name, delivery in zip(instance.node.artifacts, artifacts)
                          if delivery == (failed.source, failed.dest)), failed.source.name)

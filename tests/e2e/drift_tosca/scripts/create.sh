@@ -1,0 +1,1 @@
+echo "port 8080" > "$HOME/app.conf"

@@ -1,0 +1,1 @@
+nohup sleep 3601 > /dev/null 2>&1 &
