@@ -17,6 +17,8 @@ from laguna.api.routes import V1, root
 from laguna.api.settings import ApiSettings
 from laguna.api.state import ApiState
 from laguna.api.stats import RequestStats
+from laguna.dashboard.pages import PREFIX as DASHBOARD
+from laguna.dashboard.pages import dashboard
 from laguna.engine.tasks import TaskQueue
 from laguna.deploy.workdir import Workdir, open_store
 from laguna.store.db import Database
@@ -117,4 +119,6 @@ def create_app(settings: ApiSettings, *, database: Database | None = None,
     app.include_router(root.router)
     for router in V1:
         app.include_router(router, prefix="/v1")
+    # the dashboard: pages that ask this same application's API in process
+    app.mount(DASHBOARD, dashboard(app), name="dashboard")
     return app
