@@ -23,7 +23,9 @@ SIGNALS = {"laguna.lang.errors.FlowSignal", "laguna.lang.errors.ReturnSignal",
            "laguna.lang.errors.BreakSignal", "laguna.lang.errors.ContinueSignal",
            "laguna.agent.body._Return", "laguna.lang.codegen._Unsupported",
            # the fast read path hands over to the service: never reaches a user
-           "laguna.deploy.readonly._Unreadable"}
+           "laguna.deploy.readonly._Unreadable",
+           # the API's refusal carried to a dashboard page, which shows it
+           "laguna.dashboard.client.ApiFailure"}
 
 _CODE = re.compile(r"LAG-[EW]\d{4}")
 
