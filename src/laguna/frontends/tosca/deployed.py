@@ -64,6 +64,7 @@ def restore(runtime: Runtime, kept: t.Mapping[str, t.Any],
              for component in components.values()
              for entry in (component.details or {}).get("instances", [])
              if isinstance(entry, dict)}
+    _regroup(runtime, kept)
     for group in runtime.instances.values():
         for instance in group:
             record = kept.get(instance.id) or {}
@@ -84,3 +85,24 @@ def restore(runtime: Runtime, kept: t.Mapping[str, t.Any],
                     record.get("host") == runtime.machines.resource(instance.id):
                 runtime.hosts[instance.id] = str(record["host"])
 
+
+
+def _regroup(runtime: Runtime, kept: t.Mapping[str, t.Any]) -> None:
+    """The instances of each node as the store keeps them: a resize (a Scaling
+    policy, an auto-scaler, a replacer) changed their number and ids since the
+    topology's count made them."""
+    for name, group in runtime.instances.items():
+        ids = [key for key, record in kept.items()
+               if isinstance(record, dict) and record.get("node") == name]
+        if not ids or ids == [i.id for i in group]:
+            continue
+        made = {i.id: i for i in group}
+        node = runtime.topology.nodes[name]
+        runtime.instances[name] = [made.get(key) or Instance(node, index_of(key), key)
+                                   for key in ids]
+
+
+def index_of(instance_id: str) -> int:
+    """The index an instance id carries (``web.3``: 3; ``web``: 0)."""
+    _, _, suffix = instance_id.rpartition(".")
+    return int(suffix) if suffix.isdigit() else 0

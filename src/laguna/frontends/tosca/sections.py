@@ -96,7 +96,8 @@ class SectionChecks(CheckerBase):
                              "or group", body, "targets", entity)
             full = self.registry.full_name("policy_types", type_name)
             result[str(name)] = {"type": full, "targets": list(targets),
-                                 "properties": properties}
+                                 "properties": properties,
+                                 "triggers": dict(body.get("triggers") or {})}
             if self.registry.derives("policy_types", full, "tosca.policies.Scaling"):
                 count = _instances(properties)
                 for kind, why in [] if count is None or isinstance(count, int) else \
