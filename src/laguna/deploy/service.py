@@ -570,17 +570,6 @@ class Service:
         # components (a node on fire), not as a failed deployment of the whole
         record.status = started.previous.value if operation is Operation.WATCH \
             else finished(operation, outcome.ok).value
-        if operation is Operation.WATCH:
-            # a pass that failed (a front end's bug, a store that failed) is tried
-            # again later rather than ending the watch
-            record.watch_due = outcome.watch_due if outcome.ok or outcome.watch_due \
-                else now + WATCH_RETRY
-        elif record.model is None or operation is Operation.UNDEPLOY and outcome.ok:
-            record.watch_due = None
-        elif isinstance(started.frontend, Watcher):
-            # what a run deployed or changed is looked at by the next pass at once
-            # (the front end then says when its checks are due)
-            record.watch_due = now
         if operation is Operation.UNDEPLOY and outcome.ok:
             record.model, record.outputs, record.components = None, {}, {}
         else:
@@ -603,6 +592,17 @@ class Service:
             # an action that changed what the environment uses (an upgrade)
             repo.replace_packages(session, record, [
                 (p.name, p.version, p.archive) for p in outcome.packages])
+        if operation is Operation.WATCH:
+            # a pass that failed (a front end's bug, a store that failed) is tried
+            # again later rather than ending the watch
+            record.watch_due = outcome.watch_due if outcome.ok or outcome.watch_due \
+                else now + WATCH_RETRY
+        elif record.model is None:
+            record.watch_due = None
+        elif isinstance(started.frontend, Watcher):
+            # what a run deployed or changed is looked at by the next pass at once
+            # (the front end then says when its checks are due)
+            record.watch_due = now
         repo.release(session, record)
         record.updated = now
         record.actions = self._kept_actions(started.frontend, record)

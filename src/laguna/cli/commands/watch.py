@@ -49,6 +49,7 @@ def watch(environment: str, once: bool, period: float | None, as_json: bool) -> 
 
     previous = signal.signal(signal.SIGINT, interrupted)
     signal.signal(signal.SIGTERM, interrupted)
+    first = True
     try:
         while not stop.is_set():
             result, due = service.watch(environment, period=period)
@@ -56,11 +57,13 @@ def watch(environment: str, once: bool, period: float | None, as_json: bool) -> 
                 emit_result(result, as_json)
             if result.reports:     # a pass that changed something
                 _show(result, as_json)
+            if first:
+                click.echo(f"watching {environment} (Ctrl-C stops)", err=True)
+                first = False
             stop.wait(_wait(due))
     finally:
         signal.signal(signal.SIGINT, previous)
-    if not as_json:
-        click.echo(f"watch of {environment} stopped", err=True)
+    click.echo(f"watch of {environment} stopped", err=True)
     raise SystemExit(0)
 
 

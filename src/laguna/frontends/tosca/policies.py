@@ -25,6 +25,7 @@ A ``tosca.policies.Scaling`` (or auto-scaler) is also resized by hand:
 
 from __future__ import annotations
 
+import dataclasses
 import datetime
 import math
 import typing as t
@@ -343,7 +344,9 @@ def _trigger(runtime: Runtime, policy: str, body: t.Mapping[str, t.Any], name: s
     for instance in candidates:
         if not any(instance is i for group in runtime.instances.values() for i in group):
             continue
-        why = conditions.unmet(condition, instance) if isinstance(condition, list) else None
+        # attributes as get_attribute sees them: the declared ones evaluated
+        seen = dataclasses.replace(instance, attributes=runtime.attributes(instance))
+        why = conditions.unmet(condition, seen) if isinstance(condition, list) else None
         if why is not None:
             streaks.pop(instance.id, None)
             continue
@@ -380,6 +383,9 @@ def _fire(runtime: Runtime, policy: str, trigger: str, event: str, activities: t
                 WorkflowRun(runtime).run(str(flow), {})
                 _after_operation(runtime, instance, now)
             elif kind == "scale":
+                if (policy, trigger, node) in now.scaled:
+                    continue    # once a pass for the node, however many instances fire
+                now.scaled.add((policy, trigger, node))
                 size = len(runtime.instances[node])
                 text = str(argument).strip()
                 wanted = size + int(text) if text[:1] in "+-" else int(text)

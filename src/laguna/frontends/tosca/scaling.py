@@ -52,7 +52,6 @@ def resize(runtime: Runtime, name: str, size: int) -> tuple[list[str], list[str]
     if size > len(group):
         added = grow(runtime, name, size - len(group))
         return [i.id for i in added], []
-    removed = list(group[size:])
     # the newest go: they have the highest indexes
     removed = sorted(group, key=lambda i: i.index)[size:]
     for instance in reversed(removed):
@@ -75,6 +74,9 @@ def grow(runtime: Runtime, name: str, count: int) -> list[Instance]:
     with runtime.cond:
         group.extend(added)
     deploy_all(runtime, added)
+    for instance in added:
+        # started means its check (if any) passed during the deploy
+        runtime.set_attributes(instance, {"service.state": "running", "service.isUp": True})
     return added
 
 

@@ -91,6 +91,8 @@ class Pass:
     checked: list[Instance] = dataclasses.field(default_factory=list)
     #: instances a policy took care of in this pass (restarted, replaced)
     healed: set[str] = dataclasses.field(default_factory=set)
+    #: (policy, trigger, node) scaled by a trigger in this pass
+    scaled: set[tuple[str, str, str]] = dataclasses.field(default_factory=set)
     #: when something is due again (checks, policies waiting)
     dues: list[datetime.datetime] = dataclasses.field(default_factory=list)
     #: whether the pass changed something worth a deployment in the history
