@@ -25,7 +25,7 @@ def kept_instances(runtime: Runtime) -> dict[str, t.Any]:
         for instance in group:
             executor = runtime.executor(instance)
             kept[instance.id] = {
-                "node": name, "type": instance.node.type,
+                "node": name, "type": instance.node.type, "index": instance.index,
                 "sessions": list(instance.sessions),
                 "host": getattr(executor, "host_name", None),
                 "operations": _final_ops(runtime, instance),
@@ -92,17 +92,13 @@ def _regroup(runtime: Runtime, kept: t.Mapping[str, t.Any]) -> None:
     policy, an auto-scaler, a replacer) changed their number and ids since the
     topology's count made them."""
     for name, group in runtime.instances.items():
-        ids = [key for key, record in kept.items()
-               if isinstance(record, dict) and record.get("node") == name]
-        if not ids or ids == [i.id for i in group]:
+        records = [(key, record) for key, record in kept.items()
+                   if isinstance(record, dict) and record.get("node") == name]
+        # a model kept before resizing existed holds no index: the topology's count
+        if not records or any(not isinstance(r.get("index"), int) for _, r in records) \
+                or [key for key, _ in records] == [i.id for i in group]:
             continue
         made = {i.id: i for i in group}
         node = runtime.topology.nodes[name]
-        runtime.instances[name] = [made.get(key) or Instance(node, index_of(key), key)
-                                   for key in ids]
-
-
-def index_of(instance_id: str) -> int:
-    """The index an instance id carries (``web.3``: 3; ``web``: 0)."""
-    _, _, suffix = instance_id.rpartition(".")
-    return int(suffix) if suffix.isdigit() else 0
+        runtime.instances[name] = [made.get(key) or Instance(node, int(record["index"]), key)
+                                   for key, record in records]

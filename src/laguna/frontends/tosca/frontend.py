@@ -39,6 +39,7 @@ from laguna.frontends.tosca.problems import (CSAR_INVALID, INVALID_TEMPLATE, OPE
                                             UNKNOWN_OPERATION, Problems)
 from laguna.frontends.tosca.machines import CloudMachines, Executor
 from laguna.frontends.tosca.runtime import DeployFailed, LocalExecutor, Runtime, end_sessions
+from laguna.frontends.tosca.runtime import Reporter as RuntimeReporter
 from laguna.frontends.tosca.topology import load_topology
 from laguna.frontends.tosca.watching import Held, Memory, Pass, run_checks, unhealed
 from laguna.frontends.tosca.types import is_function
@@ -353,7 +354,8 @@ class ToscaFrontend:
                            {"actions": [a.to_json() for a in meant or listed]}) from None
         return target
 
-    def _reopen(self, context: RunContext, reporter: t.Any = None) -> Runtime:
+    def _reopen(self, context: RunContext, reporter: RuntimeReporter | None = None
+                ) -> Runtime:
         """A Runtime of the deployed topology, in the state the last run left it."""
         stored = (context.stored.model or {}).get("tosca") or {}
         if not stored.get("instances"):
