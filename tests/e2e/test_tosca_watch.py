@@ -147,6 +147,13 @@ def test_a_killed_service_is_seen_failed_within_two_periods(workdir: Path) -> No
     assert attributes["check_running.time"] <= status["reports"][-1]["time"].replace(
         "Z", "+00:00")
     assert _texts(status) == _texts(found)
+    condition = {"time": attributes["check_running.time"],
+                 "text": f"svc failed: CheckRunning.check_running exited with 1: svc "
+                         f"{instance['attributes']['tosca_id']}: process {pid} is gone"}
+    assert status["components"]["svc"]["condition"] == condition
+    shown = subprocess.run(command(workdir, "status", "watched"), capture_output=True,
+                           text=True, env=environ(), timeout=60, check=False)
+    assert f"svc: {condition['time']} {condition['text']}" in shown.stdout.splitlines()
     code, history = laguna(workdir, "deployments", "watched")
     assert [(d["operation"], d["state"]) for d in history["deployments"]] == [
         ("deploy", "success"), ("watch", "success")]

@@ -25,7 +25,7 @@ from laguna.deploy.context import RunContext, StoredState
 from laguna.deploy.errors import NOT_DEPLOYED, Rejected, rejection as problems_rejection
 from laguna.deploy.frontend import Blueprint, Outcome, PrepareOptions, listed
 from laguna.deploy.inputs import InputsFileError, read_inputs_file
-from laguna.deploy.result import Action, ActionArgument, Component, ErrorInfo
+from laguna.deploy.result import CONDITION, Action, ActionArgument, Component, ErrorInfo
 from laguna.deploy.workdir import STATE_DIR
 from laguna.frontends.marks import is_tosca
 from laguna.frontends.tosca import actions, blocking, functions, policies, scaling
@@ -41,7 +41,8 @@ from laguna.frontends.tosca.machines import CloudMachines, Executor
 from laguna.frontends.tosca.runtime import DeployFailed, LocalExecutor, Runtime, end_sessions
 from laguna.frontends.tosca.runtime import Reporter as RuntimeReporter
 from laguna.frontends.tosca.topology import load_topology
-from laguna.frontends.tosca.watching import Held, Memory, Pass, run_checks, unhealed
+from laguna.frontends.tosca.watching import (Held, Memory, Pass, run_checks, unhealed,
+                                            watched_condition)
 from laguna.frontends.tosca.types import is_function
 from laguna.frontends.tosca.workflows import WORKFLOW_OBJECT, WorkflowRun
 from laguna.source import Diagnostic
@@ -571,10 +572,13 @@ def components(runtime: Runtime) -> dict[str, Component]:
         group = runtime.instances[name]
         instances = [{"id": i.id, "state": i.state, "attributes": runtime.attributes(i)}
                      for i in group]
-        result[name] = Component(node.type, name, runtime.node_state(name), {
-            "properties": runtime.properties(node),
-            "attributes": instances[0]["attributes"] if instances else {},
-            "instances": instances})
+        details = {"properties": runtime.properties(node),
+                   "attributes": instances[0]["attributes"] if instances else {},
+                   "instances": instances}
+        condition = watched_condition(group)
+        if condition is not None:
+            details[CONDITION] = condition
+        result[name] = Component(node.type, name, runtime.node_state(name), details)
     return result
 
 

@@ -215,3 +215,21 @@ class Held:
         for call in self.held:
             call()
         self.held.clear()
+
+
+def watched_condition(instances: t.Sequence[Instance]) -> dict[str, str] | None:
+    """What watching last found wrong with a node's instances (its time: the latest
+    failed check), as ``laguna status`` shows it; None when nothing."""
+    wrong = [i for i in instances if i.attributes.get("service.state") in (ON_FIRE, FAILED)]
+    if not wrong:
+        return None
+    texts = []
+    for instance in wrong:
+        output = str(instance.attributes.get("check_running.output") or "").strip()
+        last = output.splitlines()[-1] if output else "no output"
+        code = instance.attributes.get("check_running.exit_code")
+        why = "reported IS_RUNNING=false" if code == 0 else f"exited with {code}"
+        texts.append(f"{instance.id} {instance.attributes['service.state']}: "
+                     f"{CHECK_NAME} {why}: {last}")
+    return {"time": max(str(i.attributes.get("check_running.time") or "") for i in wrong),
+            "text": "; ".join(texts)}
