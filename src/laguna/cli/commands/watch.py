@@ -13,11 +13,14 @@ import click
 
 from laguna.cli.results import emit_result, print_result
 from laguna.cli.workdirs import json_option, make_service, workdir_option
+from laguna.deploy.errors import ENVIRONMENT_BUSY
 from laguna.deploy.result import OK, REJECTED, Result
 
 #: the longest wait between two passes: what the environment's due time does not
 #: say (a deploy or an action by another process sets it) is noticed this late
 LONGEST_WAIT = 30.0
+#: how soon a pass is tried again when another operation holds the environment
+BUSY_WAIT = 0.5
 
 
 @click.command("watch")
@@ -53,6 +56,12 @@ def watch(environment: str, once: bool, period: float | None, as_json: bool) -> 
     try:
         while not stop.is_set():
             result, due = service.watch(environment, period=period)
+            if result.status == REJECTED and result.error is not None \
+                    and result.error.kind == ENVIRONMENT_BUSY:
+                # another operation holds it (an action, a deploy): the pass is
+                # tried again when it is over
+                stop.wait(BUSY_WAIT)
+                continue
             if result.status == REJECTED:
                 emit_result(result, as_json)
             if result.reports:     # a pass that changed something

@@ -7,7 +7,7 @@ from __future__ import annotations
 import graphlib
 import typing as t
 
-from laguna.frontends.tosca import conditions
+from laguna.frontends.tosca import conditions, triggers
 from laguna.frontends.tosca.definitions import CheckerBase, written
 from laguna.frontends.tosca.grammar import ACTIVITIES, NODE_STATES, OPERATION_HOSTS
 from laguna.frontends.tosca.model import Node
@@ -94,6 +94,11 @@ class SectionChecks(CheckerBase):
                 if not self._is_target(target, data):
                     self.add(UNRESOLVED_REQUIREMENT, f"target {target!r} is not a node template "
                              "or group", body, "targets", entity)
+            flows = data.get("workflows")
+            for why, where, key in triggers.problems(
+                    body.get("triggers"), [str(n) for n in targets], nodes,
+                    list(flows) if isinstance(flows, dict) else []):
+                self.add(INVALID_TEMPLATE, why, where, key, entity)
             full = self.registry.full_name("policy_types", type_name)
             result[str(name)] = {"type": full, "targets": list(targets),
                                  "properties": properties,

@@ -131,3 +131,38 @@ topology_template:
     topology, problems = load_topology(tmp_path / "t.yaml", {})
     assert [(p.kind, p.message, p.entity, p.span.line, p.span.col) for p in problems] == [
         ("invalid_template", "unknown property 'restartLimit'", "policy restarter", 9, 66)]
+
+
+def test_triggers_that_could_not_act_are_refused(tmp_path: Path) -> None:
+    (tmp_path / "s.sh").write_text("true\n")
+    (tmp_path / "t.yaml").write_text("""\
+tosca_definitions_version: tosca_simple_yaml_1_3
+topology_template:
+  node_templates:
+    web:
+      type: tosca.nodes.SoftwareComponent
+      interfaces: {Standard: {start: s.sh}}
+  policies:
+    - p:
+        type: tosca.policies.Root
+        targets: [web]
+        triggers:
+          t1:
+            event: failed
+            action: [{call_operation: Admin.fix}, {inline: nope}, {scale: many}]
+          t2:
+            event: load_high
+            condition: {constraint: [{load: 3}], every: 1 s}
+            action: [{notify: x}]
+""")
+    topology, problems = load_topology(tmp_path / "t.yaml", {})
+    assert [(p.kind, p.message, p.span.line) for p in problems] == [
+        ("invalid_template", "trigger t1: call_operation: web has no operation Admin.fix", 14),
+        ("invalid_template", "trigger t1: inline: unknown workflow 'nope'", 14),
+        ("invalid_template", "trigger t1: scale: 'many' is not a size (N) or a change "
+                             "(+N, -N)", 14),
+        ("invalid_template", "trigger t2: condition: unknown keyname 'every' (expected one "
+                             "of condition, constraint, evaluations, method, period)", 17),
+        ("invalid_template", "trigger t2: an activity is one of call_operation, inline, "
+                             "delegate, scale", 18)]
+    assert {p.entity for p in problems} == {"policy p"}
