@@ -188,7 +188,8 @@ def _autoscale(runtime: Runtime, name: str, body: t.Mapping[str, t.Any],
                mine: dict[str, t.Any], now: Pass) -> None:
     properties = body.get("properties") or {}
     metric = str(properties.get("metric") or "")
-    low = int(_number(properties.get("minPoolSize")) or 0)
+    # a node keeps at least one instance (scaling.resize)
+    low = max(1, int(_number(properties.get("minPoolSize")) or 0))
     high_value = _number(properties.get("maxPoolSize"))
     high = int(high_value) if high_value is not None else None
     for node in _targets(runtime, body):
@@ -283,9 +284,9 @@ def resize_size(runtime: Runtime, policy: str, method: str,
     properties = runtime.topology.policies[policy].get("properties") or {}
     low = _number(properties.get("minPoolSize", properties.get("min_instances")))
     high = _number(properties.get("maxPoolSize", properties.get("max_instances")))
-    if size < 0 or low is not None and size < low or high is not None and size > high:
-        bounds = f"between {low if low is not None else 0:g} and " \
-                 f"{high:g}" if high is not None else f"at least {low or 0:g}"
+    low = max(low or 1, 1)
+    if size < low or high is not None and size > high:
+        bounds = f"between {low:g} and {high:g}" if high is not None else f"at least {low:g}"
         raise PolicyRefused(f"policy {policy}: size {size} is out of bounds ({bounds})")
     return size
 

@@ -47,8 +47,11 @@ def resize(runtime: Runtime, name: str, size: int) -> tuple[list[str], list[str]
     for a later pass or an undeploy to deal with) or an old one fails to stop."""
     check_resizable(runtime, name)
     group = runtime.instances[name]
-    if size < 0:
-        raise ResizeRefused(f"node {name}: a size of {size} is not a number of instances")
+    if size < 1:
+        # the model keeps a node's instances, not its count: a node with none would
+        # come back with the topology's count when reopened
+        raise ResizeRefused(f"node {name}: a size of {size}: a node keeps at least one "
+                            "instance")
     if size > len(group):
         added = grow(runtime, name, size - len(group))
         return [i.id for i in added], []

@@ -118,6 +118,9 @@ def period_of(operation: Operation, override: float | None) -> float:
 
 def run_checks(runtime: Runtime, memory: Memory, now: Pass) -> None:
     """Every due check of an instance expected to run."""
+    present = {i.id for group in runtime.instances.values() for i in group}
+    for gone in [key for key in memory.due if key not in present]:
+        del memory.due[gone]    # removed by a resize or a replacement
     for group in runtime.instances.values():
         for instance in list(group):
             operation = check_operation(instance)

@@ -15,7 +15,7 @@ from laguna.frontends.tosca.runtime import Runtime
 from laguna.frontends.tosca.topology import load_topology
 from laguna.frontends.tosca.watching import Memory, Pass, run_checks, unhealed
 
-from .day2 import cleanup, deployed
+from .day2 import cleanup, deployed, reporter
 
 TOPOLOGY = """\
 topology_template:
@@ -166,3 +166,55 @@ topology_template:
         ("invalid_template", "trigger t2: an activity is one of call_operation, inline, "
                              "delegate, scale", 18)]
     assert {p.entity for p in problems} == {"policy p"}
+
+
+WORKFLOW_TOPOLOGY = """\
+topology_template:
+  node_templates:
+    web:
+      type: my.nodes.Server
+      interfaces:
+        Standard: {start: start.sh}
+        Admin: {operations: {note: note.sh}}
+        CheckRunning: {inputs: {period: 1 s}, operations: {check_running: check.sh}}
+  workflows:
+    repair:
+      steps:
+        mark: {target: web, activities: [{call_operation: Admin.note}]}
+  policies:
+    - on_fire:
+        type: tosca.policies.Root
+        targets: [web]
+        triggers:
+          repair_it:
+            event: failed
+            action: [{inline: repair}]
+"""
+
+
+def test_a_trigger_runs_a_workflow_when_its_target_fails(tmp_path: Path) -> None:
+    (tmp_path / "up").touch()
+    runtime = deployed(tmp_path, WORKFLOW_TOPOLOGY, {
+        "start.sh": "true\n", "note.sh": "echo noted >> notes\ntouch up\n",
+        "check.sh": "[ -f up ]\n"})
+    try:
+        memory = Memory()
+        assert one_pass(runtime, memory, T0).changed is False
+        (tmp_path / "up").unlink()
+        this = one_pass(runtime, memory, T0 + datetime.timedelta(seconds=1))
+        assert this.changed is True
+        assert (tmp_path / "notes").read_text() == "noted\n"
+        [instance] = runtime.instances["web"]
+        # the trigger took care of it: on fire, not failed; running at the next check
+        assert (instance.state, instance.attributes["service.state"]) == ("error", "on-fire")
+        this = one_pass(runtime, memory, T0 + datetime.timedelta(seconds=2))
+        assert (instance.state, instance.attributes["service.state"]) == (
+            "started", "running")
+        assert [text for _, text, _ in reporter(runtime).reports if ": sh " not in text] == [
+            "node web: CheckRunning.check_running exited with 1: not running (on fire)",
+            "policy on_fire: trigger repair_it fired on web (event failed)",
+            "workflow repair: step mark on web",
+            "policy on_fire: trigger repair_it: inline repair done",
+            "node web: CheckRunning.check_running passed: running again"]
+    finally:
+        cleanup(runtime)
