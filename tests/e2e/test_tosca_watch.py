@@ -287,33 +287,52 @@ def test_policy_resize_by_hand(workdir: Path) -> None:
         2, "rejected", "policy autoscaler: size 4 is out of bounds (between 1 and 3)")
 
 
+class Sent:
+    """The broker the worker's jobs send to: the task ids it was given."""
+
+    def __init__(self) -> None:
+        self.tasks: list[str] = []
+
+    def enqueue(self, message: t.Any) -> None:
+        self.tasks.append(message.args[0])
+
+
 def test_the_workers_watch_job_runs_a_due_pass(workdir: Path) -> None:
-    """The worker's periodic `watch` job: a `refresh` task for each environment
-    whose watch is due, run as a watch pass."""
+    """The worker's periodic `watch` job (claimed and run as `laguna worker` runs
+    it, on the working directory's store): a `refresh` task for each environment
+    whose watch is due, sent to the broker and run as a watch pass."""
     import datetime
+
+    from dramatiq.brokers.rabbitmq import RabbitmqBroker
 
     from laguna.deploy.workdir import Workdir
     from laguna.engine.handlers import REFRESH, engine_handlers
-    from laguna.engine.housekeeping import queue_watches
+    from laguna.engine.housekeeping import housekeeping_jobs, queue_watches
+    from laguna.engine.periodic import Periodic
     from laguna.store.models import TaskRecord
 
     data = _deploy(workdir, "watched")
     os.kill(_pid(workdir, _instances(data)[0]["attributes"]["tosca_id"]), signal.SIGKILL)
     database = Workdir(workdir).open_store()
     try:
+        sent = Sent()
+        jobs = {job.name: job for job in housekeeping_jobs(
+            database, t.cast(RabbitmqBroker, sent), watch_every=datetime.timedelta(seconds=1))}
         # a deploy leaves its environment due at once
-        now = datetime.datetime.now(datetime.timezone.utc)
-        [task_id] = queue_watches(database, now)
+        assert Periodic(database, list(jobs.values())).tick(jobs["watch"]) is True
+        [task_id] = sent.tasks
         with database.session() as session:
             task = session.get(TaskRecord, task_id)
-            assert task is not None
+            assert task is not None and task.kind == REFRESH
             payload = dict(task.payload)
         result = engine_handlers(workdir, database)[REFRESH].run(task_id, payload)
         assert result is not None and (result["watched"], result["changed"]) == ("ok", True)
         due = datetime.datetime.fromisoformat(result["due"])
-        # the next pass is due a period later, not before
         with database.session() as session:
-            session.get(TaskRecord, task_id).state = "done"   # type: ignore[union-attr]
+            done = session.get(TaskRecord, task_id)
+            assert done is not None
+            done.state = "done"
+        # the next pass is due a period later, not before
         assert queue_watches(database, due - datetime.timedelta(seconds=0.5)) == []
         assert len(queue_watches(database, due)) == 1
     finally:
