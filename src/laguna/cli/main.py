@@ -43,12 +43,12 @@ COMMANDS: dict[str, str] = {
                 "what was destroyed.",
     "worker": "Run deployments, actions and static actions that `laguna serve --broker` "
               "queues, until interrupted (SIGTERM or Ctrl-C: the running ones finish first).",
-    "watch": "Watch ENVIRONMENT: run each node's check when its period is due and the "
-             "policies that act on what the checks find, until interrupted (Ctrl-C ends the "
-             "pass under way first, then stops).",
     "validate": "Check PATH (a blueprint in any language laguna reads) and report every "
                 "problem, or a summary of what it would deploy (its parts with counts, its "
                 "inputs; --json: the blueprint's model).",
+    "watch": "Watch ENVIRONMENT: run each node's check when its period is due and the "
+             "policies that act on what the checks find, until interrupted (Ctrl-C ends the "
+             "pass under way first, then stops).",
 }
 
 
