@@ -340,3 +340,10 @@ def test_the_workers_watch_job_runs_a_due_pass(workdir: Path) -> None:
     code, status = laguna(workdir, "status", "watched")
     assert (status["state"], status["components"]["svc"]["state"]) == ("ready", "error")
     assert _texts(status)[-1] == "node svc failed: no policy restarts or replaces it"
+
+
+def test_watch_of_an_unknown_environment_is_refused(workdir: Path) -> None:
+    done = subprocess.run(command(workdir, "watch", "nowhere", "--json"), capture_output=True,
+                          text=True, env=environ(), timeout=60, check=False)
+    assert (done.returncode, json.loads(done.stdout)["error"]["kind"]) == (
+        2, "environment_not_found")

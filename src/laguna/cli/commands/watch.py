@@ -55,7 +55,14 @@ def watch(environment: str, once: bool, period: float | None, as_json: bool) -> 
     first = True
     try:
         while not stop.is_set():
-            result, due = service.watch(environment, period=period)
+            try:
+                result, due = service.watch(environment, period=period)
+            except Exception as exc:  # noqa: BLE001 - a watcher outlives a bad moment
+                # (a store busy past its timeout): said, and tried again
+                click.echo(f"watch pass of {environment} failed: {type(exc).__name__}: "
+                           f"{exc}", err=True)
+                stop.wait(BUSY_WAIT)
+                continue
             if result.status == REJECTED and result.error is not None \
                     and result.error.kind == ENVIRONMENT_BUSY:
                 # another operation holds it (an action, a deploy): the pass is
