@@ -56,35 +56,3 @@ def test_check_running_actions_and_a_workflow(workdir: Path) -> None:
         "kind": "not_deployed", "code": "LAG-E1018",
         "message": "environment 'web-day2' has nothing deployed to run an action on"})
 
-
-def test_the_workers_refresh_runs_check_running_of_a_ready_environment(
-        workdir: Path) -> None:
-    """The periodic `check-running` job of `laguna worker`: a refresh task for
-    each ready environment that offers CheckRunning.check_running, run as the
-    action is."""
-    from laguna.deploy.workdir import Workdir
-    from laguna.engine.handlers import REFRESH, engine_handlers
-    from laguna.engine.housekeeping import queue_refreshes
-    from laguna.store.models import TaskRecord
-
-    code, data = laguna(workdir, "deploy", str(BLUEPRINT))
-    assert (code, data["state"]) == (0, "ready")
-    os.kill(_server(workdir), signal.SIGKILL)
-    database = Workdir(workdir).open_store()
-    try:
-        [task_id] = queue_refreshes(database)
-        with database.session() as session:
-            task = session.get(TaskRecord, task_id)
-            assert task is not None
-            payload = dict(task.payload)
-        result = engine_handlers(workdir, database)[REFRESH].run(task_id, payload)
-        assert result == {"checked": {"web": "failed"}}
-        # the environment is no longer ready: no refresh until it is again
-        assert queue_refreshes(database) == []
-    finally:
-        database.dispose()
-    code, status = laguna(workdir, "status", "web-day2")
-    assert (status["state"], status["components"]["web"]["state"]) == (
-        "deploy failure", "error")
-    code, data = laguna(workdir, "undeploy", "web-day2")
-    assert (code, data["state"]) == (0, "undeployed")

@@ -65,7 +65,9 @@ def _action(deployment: DeploymentRecord) -> dict[str, t.Any]:
                 "method": deployment.action.get("method"),
                 "args": deployment.action.get("arguments") or {}}
     return {"object_id": deployment.environment_id,
-            "method": "deploy" if deployment.operation == "deploy" else "destroy", "args": {}}
+            # a watch pass (laguna's own; Murano had none) keeps its name
+            "method": deployment.operation if deployment.operation in ("deploy", "watch")
+            else "destroy", "args": {}}
 
 
 def report_view(report: StatusReport) -> dict[str, t.Any]:

@@ -50,6 +50,9 @@ COMMANDS: dict[str, str] = {
     "validate": "Check PATH (a blueprint in any language laguna reads) and report every "
                 "problem, or a summary of what it would deploy (its parts with counts, its "
                 "inputs; --json: the blueprint's model).",
+    "watch": "Watch ENVIRONMENT: run each node's check when its period is due and the "
+             "policies that act on what the checks find, until interrupted (Ctrl-C ends the "
+             "pass under way first, then stops).",
 }
 
 

@@ -23,6 +23,7 @@ third parties add theirs through the entry-point group ``laguna.frontends``
 from __future__ import annotations
 
 import dataclasses
+import datetime
 import typing as t
 from importlib import metadata
 from pathlib import Path
@@ -112,6 +113,12 @@ class Outcome:
     #: dry runs: the ids of stored components the blueprint gives other values
     #: (they are changed, not created); those it leaves alone are not listed
     changed: t.Collection[str] = ()
+    #: a watch pass (:class:`Watcher`): when the environment next needs watching
+    #: (its earliest check or policy); None: nothing of it is watched
+    watch_due: datetime.datetime | None = None
+    #: a watch pass that changed nothing (no state, no attribute, no policy acted):
+    #: it leaves no deployment in the environment's history
+    quiet: bool = False
 
 
 @t.runtime_checkable
@@ -185,6 +192,21 @@ class ActionChecker(t.Protocol):
                      arguments: t.Mapping[str, str]) -> str:
         """The object ``target`` names, when ``method`` with ``arguments`` is an action
         it offers; else Rejected (with the actions meant under ``actions``)."""
+        ...
+
+
+@t.runtime_checkable
+class Watcher(t.Protocol):
+    """What a front end adds to :class:`Frontend` to watch what it deployed:
+    ``laguna watch`` and the worker's ``watch`` job call :meth:`watch` when the
+    environment's ``watch_due`` time comes, under the environment's claim, as
+    any other operation (its reports and component states are recorded)."""
+
+    def watch(self, context: RunContext, now: datetime.datetime,
+              period: float | None = None) -> Outcome:
+        """One pass: the checks and policies due at ``now`` (``period``, in seconds,
+        replaces every check's own period); ``Outcome.watch_due`` says when the
+        next pass is due, ``Outcome.quiet`` that this one changed nothing."""
         ...
 
 

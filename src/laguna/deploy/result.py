@@ -67,6 +67,12 @@ class Report:
         return f"{iso(self.time)} {self.level}{where}: {self.text}"
 
 
+#: a component detail any language may set: what watching last found wrong with the
+#: component (``{"time": ISO time, "text": ...}``); human output shows it under the
+#: components table, JSON in the component
+CONDITION = "condition"
+
+
 @dataclasses.dataclass(frozen=True)
 class Component:
     """What the progress view and ``components`` show of one deployed object."""
@@ -318,6 +324,7 @@ class Result:
         yield head
         if self.components:
             yield components_table(self.components)
+            yield from condition_lines(self.components)
         for key, value in self.outputs.items():
             yield Text(f"output {key}: {shown(value)}")
         if self.plan is not None:
@@ -344,6 +351,15 @@ class Result:
                 yield Text("\n".join(f"  {line}" for line in text.splitlines()))
             else:
                 yield Text(f"{key}: {text}")
+
+
+def condition_lines(components: t.Mapping[str, Component]) -> t.Iterator[Text]:
+    """``ID: TIME TEXT`` for each component whose watching found something wrong."""
+    from rich.text import Text
+    for key, component in components.items():
+        found = component.details.get(CONDITION)
+        if isinstance(found, dict):
+            yield Text(f"{key}: {found.get('time')} {found.get('text')}")
 
 
 def components_table(components: t.Mapping[str, Component], title: str | None = None,

@@ -51,6 +51,7 @@ from laguna.deploy.frontend import (
     Outcome,
     PrepareOptions,
     StoreActionLister,
+    Watcher,
 )
 from laguna.deploy.owner import Liveness, ProcessLiveness, ProcessOwner, current_owner
 from laguna.deploy.readonly import kept_actions
@@ -94,6 +95,8 @@ from laguna.store.models import DeploymentRecord, EnvironmentRecord, StatusRepor
 log = logging.getLogger(__name__)
 
 Clock = t.Callable[[], datetime.datetime]
+#: when a watch pass that failed is tried again
+WATCH_RETRY = datetime.timedelta(minutes=1)
 
 
 def utcnow() -> datetime.datetime:
@@ -203,6 +206,27 @@ class Service:
                           error=ErrorInfo(rejected.kind, rejected.message, rejected.details))
         return self._operate(name, Operation.ACTION, sink, cloud=cloud,
                              action={"object": object_id, "method": method, "arguments": args})
+
+    def watch(self, name: str, *, period: float | None = None,
+              sink: EventSink = discard) -> tuple[Result, datetime.datetime | None]:
+        """One pass of watching the environment (:class:`Watcher`): the checks and
+        policies due now; the result, and when the next pass is due (None: nothing
+        is watched). A pass that changed nothing leaves no deployment behind."""
+        result = self._operate(name, Operation.WATCH, sink, watch_period=period)
+        return result, self._watch_due(name) if result.status != REJECTED else None
+
+    def _watch_due(self, name: str) -> datetime.datetime | None:
+        database = self._open(name)
+        try:
+            with database.session() as session:
+                due = self._find(session, name).watch_due
+        except errors.DeployError:
+            return None
+        finally:
+            self._close(database)
+        if due is not None and due.tzinfo is None:    # SQLite keeps no zone
+            due = due.replace(tzinfo=datetime.timezone.utc)
+        return due
 
     def _check_action(self, name: str, target: str, method: str,
                       arguments: t.Mapping[str, str]) -> str:
@@ -364,7 +388,8 @@ class Service:
     def _operate(self, name: str, operation: Operation, sink: EventSink, *,
                  blueprint: Blueprint | None = None, frontend: Frontend | None = None,
                  action: dict[str, t.Any] | None = None,
-                 cloud: CloudRequest | None = None) -> Result:
+                 cloud: CloudRequest | None = None,
+                 watch_period: float | None = None) -> Result:
         try:
             database = self._open(None if operation is Operation.DEPLOY else name)
         except errors.DeployError as error:
@@ -395,12 +420,21 @@ class Service:
                     context = dataclasses.replace(
                         context, repair=marks.get(started.stored.environment_id))
                 outcome, rejected = self._run(started.frontend, operation, context,
-                                              blueprint, action)
-                if outcome.ok and not rejected and operation is not Operation.ACTION:
+                                              blueprint, action, watch_period)
+                # a deploy repaired the drift, an undeploy removed it; an action
+                # or a watch pass did neither
+                if outcome.ok and not rejected and operation in (Operation.DEPLOY,
+                                                                  Operation.UNDEPLOY):
                     marks.clear(started.stored.environment_id)
                 outcome = self._close_reporter(reporter, outcome)
             if rejected:
                 return self._undo(database, name, started, outcome)
+            if operation is Operation.WATCH and outcome.ok and outcome.quiet \
+                    and not reporter.components:
+                result = self._quiet(database, name, started, outcome)
+                sink(DeploymentFinished(name, started.deployment_id,
+                                        DeploymentState.SUCCESS.value, self.clock()))
+                return result
             with database.session() as session:
                 record = self._finish(session, started, operation, outcome,
                                       blueprint, reporter.components)
@@ -472,7 +506,8 @@ class Service:
                 raise errors.Refused(errors.ENVIRONMENT_BUSY,
                                      f"environment {name!r} is busy: another deployment "
                                      "claimed it first")
-            record.status = RUNNING[operation].value
+            if operation in RUNNING:
+                record.status = RUNNING[operation].value
             record.updated = now
             packages_before = tuple((row.name, row.version, row.archive)
                                     for row in record.package_rows)
@@ -486,10 +521,15 @@ class Service:
                             created, packages_before)
 
     def _run(self, frontend: Frontend, operation: Operation, context: RunContext,
-             blueprint: Blueprint | None,
-             action: dict[str, t.Any] | None) -> tuple[Outcome, bool]:
+             blueprint: Blueprint | None, action: dict[str, t.Any] | None,
+             watch_period: float | None = None) -> tuple[Outcome, bool]:
         """The front end's outcome, and whether it refused before running anything."""
         try:
+            if operation is Operation.WATCH:
+                if not isinstance(frontend, Watcher):
+                    # a language that watches nothing (yet): no pass is due again
+                    return Outcome(ok=True, quiet=True), False
+                return frontend.watch(context, self.clock(), watch_period), False
             if operation is Operation.DEPLOY:
                 assert blueprint is not None
                 return frontend.deploy(blueprint, context), False
@@ -517,11 +557,7 @@ class Service:
         deployment record goes, the environment as it was (gone if this operation
         made it), its packages those it had."""
         with database.session() as session:
-            deployment = repo.get_deployment(session, started.deployment_id)
-            assert deployment is not None
-            record = session.get(EnvironmentRecord, deployment.environment_id)
-            assert record is not None
-            session.delete(deployment)
+            record = _drop_deployment(session, started.deployment_id)
             state: str | None = None
             model = None
             if started.created:
@@ -535,6 +571,28 @@ class Service:
             session.flush()
         return Result(name=name, language=started.frontend.language, status=REJECTED,
                       state=state, model=model, error=outcome.error)
+
+    def _quiet(self, database: Database, name: str, started: _Started,
+               outcome: Outcome) -> Result:
+        """A watch pass that changed nothing: its deployment goes (a watch every
+        second must not fill the history), the environment as it was, its next
+        pass due when the front end says."""
+        with database.session() as session:
+            record = _drop_deployment(session, started.deployment_id)
+            record.status = started.previous.value
+            record.watch_due = outcome.watch_due
+            # what the pass read is kept (the checks' times and outputs, the next
+            # dues): the environment shows its last check, without a history entry
+            if outcome.model is not None:
+                record.model = dict(outcome.model)
+            if outcome.components is not None:
+                record.components = {k: c.to_json() for k, c in outcome.components.items()}
+            if outcome.outputs:
+                record.outputs = dict(outcome.outputs)
+            repo.release(session, record)
+            session.flush()
+            # no deployment of its own: no reports, no error
+            return self._result(session, record, None)
 
     def _finish(self, session: Session, started: _Started, operation: Operation,
                 outcome: Outcome, blueprint: Blueprint | None,
@@ -553,7 +611,10 @@ class Service:
         }
         if operation is Operation.ACTION:
             deployment.result["result"] = outcome.result
-        record.status = finished(operation, outcome.ok).value
+        # a watch pass leaves the environment's state: what it found shows in the
+        # components (a node on fire), not as a failed deployment of the whole
+        record.status = started.previous.value if operation is Operation.WATCH \
+            else finished(operation, outcome.ok).value
         if operation is Operation.UNDEPLOY and outcome.ok:
             record.model, record.outputs, record.components = None, {}, {}
         else:
@@ -576,6 +637,17 @@ class Service:
             # an action that changed what the environment uses (an upgrade)
             repo.replace_packages(session, record, [
                 (p.name, p.version, p.archive) for p in outcome.packages])
+        if operation is Operation.WATCH:
+            # a pass that failed (a front end's bug, a store that failed) is tried
+            # again later rather than ending the watch
+            record.watch_due = outcome.watch_due if outcome.ok or outcome.watch_due \
+                else now + WATCH_RETRY
+        elif record.model is None:
+            record.watch_due = None
+        elif isinstance(started.frontend, Watcher):
+            # what a run deployed or changed is looked at by the next pass at once
+            # (the front end then says when its checks are due)
+            record.watch_due = now
         repo.release(session, record)
         record.updated = now
         record.actions = self._kept_actions(started.frontend, record)
@@ -753,6 +825,16 @@ class Service:
             outputs=dict(record.outputs),
             components={k: Component.from_json(v) for k, v in record.components.items()},
             reports=reports, model=record.model, error=error)
+
+
+def _drop_deployment(session: Session, deployment_id: str) -> EnvironmentRecord:
+    """Delete a deployment (its reports with it); its environment."""
+    deployment = repo.get_deployment(session, deployment_id)
+    assert deployment is not None
+    record = session.get(EnvironmentRecord, deployment.environment_id)
+    assert record is not None
+    session.delete(deployment)
+    return record
 
 
 def _stored_state(record: EnvironmentRecord) -> StoredState:

@@ -16,6 +16,7 @@ and undeployable again.
 ::
 
     pending ──deploy──> deploying ──ok──> ready ──action──> deploying ──> ready
+    ready / deploy failure ──watch──> (unchanged: what it finds shows in the components)
                             └──fail──> deploy failure ──deploy/undeploy──> ...
     ready / deploy failure / delete failure ──undeploy──> deleting ──ok──> undeployed
                                                               └──fail──> delete failure
@@ -53,6 +54,9 @@ class Operation(str, enum.Enum):
     DEPLOY = "deploy"
     ACTION = "action"
     UNDEPLOY = "undeploy"
+    #: one pass of watching a deployed environment (its checks and policies,
+    #: :class:`laguna.deploy.frontend.Watcher`): the environment keeps its state
+    WATCH = "watch"
 
 
 @dataclasses.dataclass(frozen=True)
@@ -105,6 +109,17 @@ class ActionNeedsADeployment(AdmissionRule):
                 "action on")
 
 
+class WatchNeedsADeployment(AdmissionRule):
+    OPERATIONS = frozenset({Operation.WATCH})
+
+    def check(self, proposal: Proposal) -> None:
+        if not proposal.deployed or proposal.state in (
+                EnvironmentState.PENDING, EnvironmentState.UNDEPLOYED):
+            raise errors.Refused(
+                errors.NOT_DEPLOYED,
+                f"environment {proposal.environment!r} has nothing deployed to watch")
+
+
 class UndeployNeedsSomethingDeployed(AdmissionRule):
     OPERATIONS = frozenset({Operation.UNDEPLOY})
 
@@ -136,6 +151,7 @@ class OneLanguagePerEnvironment(AdmissionRule):
 ADMISSION: tuple[AdmissionRule, ...] = (
     OneOperationAtATime(),
     ActionNeedsADeployment(),
+    WatchNeedsADeployment(),
     UndeployNeedsSomethingDeployed(),
     OneLanguagePerEnvironment(),
 )
@@ -148,7 +164,8 @@ def admit(proposal: Proposal, rules: t.Sequence[AdmissionRule] = ADMISSION) -> N
             rule.check(proposal)
 
 
-#: the state an environment is in while an operation runs
+#: the state an environment is in while an operation runs (a watch pass leaves
+#: it in the state it had, before and after: :func:`finished` is not asked)
 RUNNING: t.Mapping[Operation, EnvironmentState] = {
     Operation.DEPLOY: EnvironmentState.DEPLOYING,
     Operation.ACTION: EnvironmentState.DEPLOYING,

@@ -42,9 +42,8 @@ log = logging.getLogger(__name__)
 DEPLOY = "deploy"
 ACTION = "action"
 STATIC_ACTION = "static-action"
+#: a watch pass of an environment (laguna.engine.housekeeping's ``watch`` job)
 REFRESH = "refresh"
-#: the refresh action a ``refresh`` task runs, whichever language offers it
-CHECK_RUNNING = "CheckRunning.check_running"
 #: the language of what the API deploys: Murano's object models
 LANGUAGE = "muranopl"
 
@@ -311,10 +310,9 @@ class StaticActionHandler:
 
 
 class RefreshHandler:
-    """The periodic refresh of a ready environment: its every
-    ``CheckRunning.check_running`` action (TOSCA's, seed 003), each a run of
-    the deployment layer's ``action`` (its reports and states recorded as an
-    action's are)."""
+    """A watch pass of an environment whose watch is due: the deployment layer's
+    ``watch`` (its front end's checks and policies; a pass that changed
+    something is recorded as a deployment, with its reports and states)."""
 
     resumable = False
 
@@ -327,15 +325,9 @@ class RefreshHandler:
             if record is None:
                 return {"error": "the environment is gone"}
             project, name = record.project_id, record.name
-        service = self.work.service(project)
-        # the actions as `laguna status` lists them: kept in the store, or
-        # listed by the environment's front end (TOSCA's, from its runtime)
-        listed = service.status(name).actions or ()
-        objects = sorted({action.object for action in listed if action.name == CHECK_RUNNING})
-        ran = {}
-        for object_id in objects:
-            ran[object_id] = service.action(name, object_id, CHECK_RUNNING).status
-        return {"checked": ran}
+        result, due = self.work.service(project).watch(name)
+        return {"watched": result.status, "changed": bool(result.reports),
+                "due": due.isoformat() if due is not None else None}
 
     def lost(self, task_id: str, payload: t.Mapping[str, t.Any]) -> None:
         self.work.lost(payload)

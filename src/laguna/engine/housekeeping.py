@@ -9,11 +9,12 @@ once per period across all of them):
   asked for is sent again: its first message may never have reached RabbitMQ
   (the broker was down, or the API process died between its commit and the
   send). A duplicate is harmless: a task runs only while it has not ended;
-- ``check-running``: each ready environment that offers (or may offer: its
-  actions are not kept in the store) a ``CheckRunning.check_running`` action
-  (TOSCA's refresh, seed 003) gets a ``refresh`` task, which runs it on every
-  node that has one, unless the environment already has a task waiting or
-  running.
+- ``watch``: each environment whose watch is due (``watch_due``, which its
+  front end's last pass set to its earliest check or policy: TOSCA's
+  ``check_running`` every ``period``, seed 003) gets a ``refresh`` task, a
+  watch pass (:meth:`laguna.deploy.service.Service.watch`), unless it already
+  has a task waiting or running. The job runs every :data:`WATCH_EVERY`: a
+  check is run at most that late.
 """
 
 from __future__ import annotations
@@ -25,7 +26,7 @@ import sqlalchemy as sa
 from dramatiq.brokers.rabbitmq import RabbitmqBroker
 
 from laguna.engine.broker import task_message
-from laguna.engine.handlers import CHECK_RUNNING, REFRESH
+from laguna.engine.handlers import REFRESH
 from laguna.engine.periodic import Job
 from laguna.engine.tasks import QUEUED, RUNNING, utcnow
 from laguna.store import identity, sessions
@@ -36,12 +37,16 @@ log = logging.getLogger(__name__)
 
 SESSION_LIFETIME = datetime.timedelta(hours=24)
 RESEND_AFTER = datetime.timedelta(minutes=2)
+#: how often the ``watch`` job looks for environments due a watch pass
+WATCH_EVERY = datetime.timedelta(seconds=5)
+#: the states of environments that are watched (something is deployed and no
+#: operation holds them)
+WATCHED_STATES = ("ready", "deploy failure")
 
 
 def housekeeping_jobs(database: Database, broker: RabbitmqBroker, *,
                       resend_after: datetime.timedelta = RESEND_AFTER,
-                      check_running_every: datetime.timedelta = datetime.timedelta(minutes=5),
-                      ) -> list[Job]:
+                      watch_every: datetime.timedelta = WATCH_EVERY) -> list[Job]:
     def expire_tokens() -> None:
         with database.session() as session:
             gone = identity.delete_expired(session, utcnow())
@@ -59,14 +64,14 @@ def housekeeping_jobs(database: Database, broker: RabbitmqBroker, *,
             broker.enqueue(task_message(task_id))
             log.warning("resend-tasks: task %s was still queued; sent again", task_id)
 
-    def check_running() -> None:
-        for task_id in queue_refreshes(database):
+    def watch() -> None:
+        for task_id in queue_watches(database, utcnow()):
             broker.enqueue(task_message(task_id))
 
     return [Job("expire-tokens", datetime.timedelta(minutes=10), expire_tokens),
             Job("expire-sessions", datetime.timedelta(minutes=10), expire_sessions),
             Job("resend-tasks", max(resend_after / 2, datetime.timedelta(seconds=1)), resend),
-            Job("check-running", check_running_every, check_running)]
+            Job("watch", watch_every, watch)]
 
 
 def stale_tasks(database: Database, before: datetime.datetime) -> list[str]:
@@ -76,28 +81,20 @@ def stale_tasks(database: Database, before: datetime.datetime) -> list[str]:
             .order_by(TaskRecord.created)))
 
 
-def may_offer_check_running(record: EnvironmentRecord) -> bool:
-    """Whether the environment offers check_running, or may: its actions are
-    kept in the store only when its front end lists them from the stored
-    model alone (MuranoPL's); otherwise (TOSCA's) the refresh asks the front end."""
-    kept = record.actions
-    if kept is None or kept.get("actions") is None:
-        return True
-    return any(isinstance(action, dict) and action.get("name") == CHECK_RUNNING
-               for action in kept["actions"])
-
-
-def queue_refreshes(database: Database) -> list[str]:
-    """A ``refresh`` task for each ready environment offering check_running and
-    having no task waiting or running; their ids."""
+def queue_watches(database: Database, now: datetime.datetime) -> list[str]:
+    """A ``refresh`` task (a watch pass) for each environment whose watch is due
+    at ``now`` and that has no task waiting or running; their ids."""
     queued = []
     with database.session() as session:
         busy = set(session.scalars(sa.select(TaskRecord.environment_id).where(
             TaskRecord.state.in_((QUEUED, RUNNING)),
             TaskRecord.environment_id.is_not(None))))
         for record in session.scalars(sa.select(EnvironmentRecord).where(
-                EnvironmentRecord.status == "ready")):
-            if record.id in busy or not may_offer_check_running(record):
+                EnvironmentRecord.status.in_(WATCHED_STATES),
+                EnvironmentRecord.watch_due.is_not(None),
+                EnvironmentRecord.watch_due <= now)
+                .order_by(EnvironmentRecord.watch_due)):
+            if record.id in busy:
                 continue
             task = TaskRecord(kind=REFRESH, project_id=record.project_id,
                               environment_id=record.id, state=QUEUED,
@@ -106,5 +103,3 @@ def queue_refreshes(database: Database) -> list[str]:
             session.flush()
             queued.append(task.id)
     return queued
-
-

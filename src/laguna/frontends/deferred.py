@@ -11,6 +11,7 @@ imports the real front end at the first call of anything else.
 
 from __future__ import annotations
 
+import datetime
 import threading
 import typing as t
 from pathlib import Path
@@ -24,6 +25,7 @@ from laguna.deploy.frontend import (
     Outcome,
     PrepareOptions,
     Summarizer,
+    Watcher,
 )
 from laguna.deploy.result import Action
 
@@ -77,6 +79,13 @@ class DeferredFrontend:
     def check_action(self, stored: StoredState, state_dir: Path, target: str, method: str,
                      arguments: t.Mapping[str, str]) -> str:
         return check(self.loaded, stored, state_dir, target, method, arguments)
+
+    def watch(self, context: RunContext, now: datetime.datetime,
+              period: float | None = None) -> Outcome:
+        loaded = self.loaded
+        if isinstance(loaded, Watcher):
+            return loaded.watch(context, now, period)
+        return Outcome(ok=True, quiet=True)   # a language that watches nothing (yet)
 
     def summarize(self, blueprint: Blueprint) -> t.Sequence[tuple[str, str]]:
         loaded = self.loaded

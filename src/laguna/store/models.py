@@ -167,6 +167,9 @@ class EnvironmentRecord(Base):
     #: (``{"digest": ..., "actions": [...]}``, laguna.deploy.readonly), for
     #: ``laguna status`` to read without loading the language; None when not kept
     actions: Mapped[dict[str, t.Any] | None] = mapped_column(JSON)
+    #: when the environment next needs watching (its front end's earliest check
+    #: or policy, :class:`laguna.deploy.frontend.Watcher`); None: nothing to watch
+    watch_due: Mapped[datetime.datetime | None] = mapped_column(DateTime(timezone=True))
 
     package_rows: Mapped[list[EnvironmentPackage]] = relationship(
         back_populates="environment", cascade="all, delete-orphan",

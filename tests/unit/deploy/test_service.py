@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import datetime
 import typing as t
 from pathlib import Path
 
@@ -357,3 +358,71 @@ def test_a_store_that_fails_to_keep_the_reports_fails_the_run(
     # the environment was released: the next deploy runs
     retry = service.deploy(path)
     assert (retry.status, retry.state) == ("ok", "ready")
+
+
+class Watching(FakeFrontend):
+    """A front end that watches: each pass finds what ``found`` says next."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.found: list[str | None] = []
+
+    def watch(self, context: RunContext, now: datetime.datetime,
+              period: float | None = None) -> Outcome:
+        self.calls.append(f"watch {period}")
+        fire = self.found.pop(0)
+        due = now + datetime.timedelta(seconds=period or 60)
+        if fire is None:
+            return Outcome(ok=True, quiet=True, watch_due=due,
+                           model={**(context.stored.model or {}), "checked": now.isoformat()})
+        context.reporter.report("error", f"{fire} is on fire", fire)
+        context.reporter.component(fire, "Web", fire, "error")
+        return Outcome(ok=True, watch_due=due)
+
+
+def _due(service: Service, name: str) -> t.Any:
+    database = service.workdir.open_store()
+    try:
+        with database.session() as session:
+            record = repo.find_environment(session, repo.LOCAL_PROJECT, name)
+            assert record is not None
+            return record.watch_due
+    finally:
+        database.dispose()
+
+
+def test_a_watch_pass_that_changed_something_is_a_deployment_keeping_the_state(
+        tmp_path: Path) -> None:
+    frontend = Watching()
+    service = Service(Workdir(tmp_path / "wd"), FrontendRegistry([frontend]), clock=Ticker(),
+                      owner=ProcessOwner("here", 100, "1"), liveness=DeadOwners(set()))
+    service.deploy(write_blueprint(tmp_path, "shop", components=[WEB]))
+    assert _due(service, "shop") is not None    # a deploy is watched at once
+    frontend.found = [None, "web1"]
+    result, due = service.watch("shop", period=5)
+    # nothing changed: no deployment, no reports, what it read kept, due in 5 s
+    assert (result.status, result.state, list(result.reports)) == ("ok", "ready", [])
+    assert result.model is not None and "checked" in result.model
+    assert [d["operation"] for d in service.deployments("shop").to_json()] == ["deploy"]
+    assert due is not None and due.tzinfo is not None
+    result, due = service.watch("shop", period=5)
+    assert (result.status, result.state, result.components["web1"].state) == (
+        "ok", "ready", "error")
+    assert [r.text for r in result.reports] == ["web1 is on fire"]
+    assert [(d["operation"], d["state"]) for d in service.deployments("shop").to_json()] == [
+        ("deploy", "success"), ("watch", "success")]
+    assert frontend.calls == ["deploy", "watch 5", "watch 5"]
+    service.undeploy("shop")
+    assert _due(service, "shop") is None
+    result, due = service.watch("shop")
+    assert result.error is not None
+    assert (result.status, result.error.message, due) == (
+        "rejected", "environment 'shop' has nothing deployed to watch", None)
+
+
+def test_a_language_that_watches_nothing_has_quiet_passes(service: Service,
+                                                          tmp_path: Path) -> None:
+    service.deploy(write_blueprint(tmp_path, "shop", components=[WEB]))
+    result, due = service.watch("shop")
+    assert (result.status, result.state, due) == ("ok", "ready", None)
+    assert [d["operation"] for d in service.deployments("shop").to_json()] == ["deploy"]

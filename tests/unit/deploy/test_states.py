@@ -24,8 +24,8 @@ def proposal(state: EnvironmentState, operation: Operation, acquired_by: str | N
 
 def test_rules_are_asked_in_order() -> None:
     assert [type(rule).__name__ for rule in ADMISSION] == [
-        "OneOperationAtATime", "ActionNeedsADeployment", "UndeployNeedsSomethingDeployed",
-        "OneLanguagePerEnvironment"]
+        "OneOperationAtATime", "ActionNeedsADeployment", "WatchNeedsADeployment",
+        "UndeployNeedsSomethingDeployed", "OneLanguagePerEnvironment"]
 
 
 @pytest.mark.parametrize("operation", list(Operation))
@@ -52,6 +52,19 @@ def test_a_failed_or_ready_environment_can_be_deployed_and_undeployed(
     admit(proposal(state, Operation.UNDEPLOY, deployed=False))
 
 
+@pytest.mark.parametrize("state", [S.PENDING, S.UNDEPLOYED])
+def test_nothing_to_watch(state: EnvironmentState) -> None:
+    with pytest.raises(Refused, match=r"^error\[not_deployed\]: environment 'shop' has "
+                                      r"nothing deployed to watch$"):
+        admit(proposal(state, Operation.WATCH))
+
+
+def test_a_failed_environment_is_watched() -> None:
+    admit(proposal(S.DEPLOY_FAILURE, Operation.WATCH))
+    with pytest.raises(Refused):
+        admit(proposal(S.DEPLOY_FAILURE, Operation.WATCH, deployed=False))
+
+
 def test_action_needs_a_stored_model() -> None:
     with pytest.raises(Refused):
         admit(proposal(S.DEPLOY_FAILURE, Operation.ACTION, deployed=False))
@@ -59,8 +72,9 @@ def test_action_needs_a_stored_model() -> None:
 
 
 def test_finish_states() -> None:
+    # a watch pass keeps the state the environment had (the service does not ask)
     assert [(op.value, ok, finished(op, ok).value) for op in Operation
-            for ok in (True, False)] == [
+            if op is not Operation.WATCH for ok in (True, False)] == [
         ("deploy", True, "ready"), ("deploy", False, "deploy failure"),
         ("action", True, "ready"), ("action", False, "deploy failure"),
         ("undeploy", True, "undeployed"), ("undeploy", False, "delete failure")]

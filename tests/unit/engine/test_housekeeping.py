@@ -3,27 +3,24 @@
 from __future__ import annotations
 
 import datetime
+from pathlib import Path
 
 import sqlalchemy as sa
 
 from laguna.engine.handlers import REFRESH
-from laguna.engine.housekeeping import SESSION_LIFETIME, queue_refreshes, stale_tasks
+from laguna.deploy.workdir import Workdir
+from laguna.engine.housekeeping import SESSION_LIFETIME, queue_watches, stale_tasks
 from laguna.engine.tasks import DONE, QUEUED, RUNNING
 from laguna.store import identity, sessions
 from laguna.store.db import Database
 from laguna.store.models import ConfigurationSession, EnvironmentRecord, TaskRecord
 
 NOW = datetime.datetime.now(datetime.timezone.utc)
-CHECK = {"digest": "x", "actions": [
-    {"object": "web", "object_name": "web", "object_type": "tosca.nodes.WebServer",
-     "name": "CheckRunning.check_running", "arguments": [], "open": True}]}
-
-
 def environment(database: Database, name: str, status: str = "ready",
-                actions: dict[str, object] | None = None) -> str:
+                watch_due: datetime.datetime | None = None) -> str:
     with database.session() as session:
         record = EnvironmentRecord(project_id="p", name=name, status=status,
-                                   language="tosca", actions=actions)
+                                   language="tosca", watch_due=watch_due)
         session.add(record)
         session.flush()
         return record.id
@@ -42,24 +39,32 @@ def test_tasks_queued_too_long_are_found_for_resending(pg: Database) -> None:
     assert stale_tasks(pg, NOW - datetime.timedelta(minutes=2)) == [old_id]
 
 
-def test_ready_environments_offering_check_running_get_one_refresh(pg: Database) -> None:
-    offers = environment(pg, "offers", actions=CHECK)
-    environment(pg, "plain", actions={"digest": "x", "actions": []})
-    # actions not kept in the store: the front end lists them, so it may offer one
-    unkept = environment(pg, "unkept", actions=None)
-    environment(pg, "failed", status="deploy failure", actions=CHECK)
-    busy = environment(pg, "busy", actions=CHECK)
-    with pg.session() as session:
-        session.add(TaskRecord(kind="deploy", project_id="p", environment_id=busy,
-                               payload={}, state=RUNNING))
-    queued = queue_refreshes(pg)
-    with pg.session() as session:
-        tasks = [session.get(TaskRecord, task_id) for task_id in queued]
-        assert sorted((t.kind, t.environment_id, t.payload["environment_id"])
-                      for t in tasks if t is not None) == sorted(
-            [(REFRESH, offers, offers), (REFRESH, unkept, unkept)])
-    # its refresh is now waiting: none more until it ran
-    assert queue_refreshes(pg) == []
+def test_environments_due_a_watch_get_one_refresh(tmp_path: Path) -> None:
+    """The ``watch`` job's sweep (on SQLite here, as `laguna worker` over a working
+    directory's store): each environment whose watch is due and that no task
+    holds gets one ``refresh`` task; one due later, one not watched, one
+    undeployed and one busy get none."""
+    database = Workdir(tmp_path).open_store()
+    try:
+        due = environment(database, "due", watch_due=NOW - datetime.timedelta(seconds=1))
+        failed = environment(database, "failed", status="deploy failure", watch_due=NOW)
+        environment(database, "later", watch_due=NOW + datetime.timedelta(seconds=5))
+        environment(database, "unwatched")
+        environment(database, "gone", status="undeployed", watch_due=NOW)
+        busy = environment(database, "busy", watch_due=NOW)
+        with database.session() as session:
+            session.add(TaskRecord(kind="deploy", project_id="p", environment_id=busy,
+                                   payload={}, state=RUNNING))
+        queued = queue_watches(database, NOW)
+        with database.session() as session:
+            tasks = [session.get(TaskRecord, task_id) for task_id in queued]
+            assert [(t.kind, t.environment_id, t.payload["environment_id"])
+                    for t in tasks if t is not None] == [
+                (REFRESH, due, due), (REFRESH, failed, failed)]
+        # their passes are now waiting: none more until they ran
+        assert queue_watches(database, NOW) == []
+    finally:
+        database.dispose()
 
 
 def test_expired_tokens_and_abandoned_sessions_go(pg: Database) -> None:

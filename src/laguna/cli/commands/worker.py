@@ -38,7 +38,7 @@ def _amqp(_ctx: click.Context, _param: click.Parameter, value: str) -> str:
               help="Tasks this process runs at once.")
 @click.option("--no-periodic", is_flag=True,
               help="Take no part in the periodic work (token and session expiry, resending "
-                   "lost tasks, check_running refreshes).")
+                   "lost tasks, watch passes of environments whose checks are due).")
 @workdir_option
 def worker(db_url: str, broker_url: str, threads: int, no_periodic: bool) -> None:
     """Run deployments, actions and static actions that `laguna serve --broker`

@@ -25,7 +25,7 @@ def kept_instances(runtime: Runtime) -> dict[str, t.Any]:
         for instance in group:
             executor = runtime.executor(instance)
             kept[instance.id] = {
-                "node": name, "type": instance.node.type,
+                "node": name, "type": instance.node.type, "index": instance.index,
                 "sessions": list(instance.sessions),
                 "host": getattr(executor, "host_name", None),
                 "operations": _final_ops(runtime, instance),
@@ -64,6 +64,7 @@ def restore(runtime: Runtime, kept: t.Mapping[str, t.Any],
              for component in components.values()
              for entry in (component.details or {}).get("instances", [])
              if isinstance(entry, dict)}
+    _regroup(runtime, kept)
     for group in runtime.instances.values():
         for instance in group:
             record = kept.get(instance.id) or {}
@@ -84,3 +85,20 @@ def restore(runtime: Runtime, kept: t.Mapping[str, t.Any],
                     record.get("host") == runtime.machines.resource(instance.id):
                 runtime.hosts[instance.id] = str(record["host"])
 
+
+
+def _regroup(runtime: Runtime, kept: t.Mapping[str, t.Any]) -> None:
+    """The instances of each node as the store keeps them: a resize (a Scaling
+    policy, an auto-scaler, a replacer) changed their number and ids since the
+    topology's count made them."""
+    for name, group in runtime.instances.items():
+        records = [(key, record) for key, record in kept.items()
+                   if isinstance(record, dict) and record.get("node") == name]
+        # a model kept before resizing existed holds no index: the topology's count
+        if not records or any(not isinstance(r.get("index"), int) for _, r in records) \
+                or [key for key, _ in records] == [i.id for i in group]:
+            continue
+        made = {i.id: i for i in group}
+        node = runtime.topology.nodes[name]
+        runtime.instances[name] = [made.get(key) or Instance(node, int(record["index"]), key)
+                                   for key, record in records]

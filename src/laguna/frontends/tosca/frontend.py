@@ -10,6 +10,7 @@ operations started), so undeploy works without the blueprint.
 from __future__ import annotations
 
 import dataclasses
+import datetime
 import graphlib
 import json
 import hashlib
@@ -24,10 +25,10 @@ from laguna.deploy.context import RunContext, StoredState
 from laguna.deploy.errors import NOT_DEPLOYED, Rejected, rejection as problems_rejection
 from laguna.deploy.frontend import Blueprint, Outcome, PrepareOptions, listed
 from laguna.deploy.inputs import InputsFileError, read_inputs_file
-from laguna.deploy.result import Action, ActionArgument, Component, ErrorInfo
+from laguna.deploy.result import CONDITION, Action, ActionArgument, Component, ErrorInfo
 from laguna.deploy.workdir import STATE_DIR
 from laguna.frontends.marks import is_tosca
-from laguna.frontends.tosca import actions, blocking, functions, locations
+from laguna.frontends.tosca import actions, blocking, functions, locations, policies, scaling
 from laguna.frontends.tosca.deployed import kept_instances, restore
 from laguna.frontends.tosca.documents import CsarError, locate
 from laguna.frontends.tosca.grammar import RUNNING_STATES
@@ -35,11 +36,14 @@ from laguna.frontends.tosca.model import Operation, Topology
 from laguna.frontends.tosca.placement import THIS_MACHINE, is_machine, placements
 from laguna.frontends.tosca.remote import Fetcher
 from laguna.frontends.tosca.problems import (CSAR_INVALID, INVALID_TEMPLATE, OPERATION_FAILED,
-                                            Problems)
+                                            UNKNOWN_OPERATION, Problems)
 from laguna.frontends.tosca.machines import CloudMachines, Executor
 from laguna.frontends.tosca.runtime import DeployFailed, LocalExecutor, Runtime, end_sessions
 from laguna.frontends.tosca.csar import CatalogImports
+from laguna.frontends.tosca.runtime import Reporter as RuntimeReporter
 from laguna.frontends.tosca.topology import load_topology
+from laguna.frontends.tosca.watching import (Held, Memory, Pass, run_checks, unhealed,
+                                            watched_condition)
 from laguna.frontends.tosca.types import is_function
 from laguna.frontends.tosca.workflows import WORKFLOW_OBJECT, WorkflowRun
 from laguna.source import Diagnostic
@@ -270,7 +274,14 @@ class ToscaFrontend:
         stored = context.stored.model or {}
         flows: dict[str, t.Any] = dict(stored["tosca"].get("workflow_outputs") or {})
         try:
-            if _is_workflow(runtime, object_id, method):
+            policy = _policy_of(runtime, object_id, arguments)
+            if policy is not None:
+                size = _checked(lambda: policies.resize_size(runtime, policy, method,
+                                                             arguments))
+                result = {"policy": policy,
+                          "resized": _checked(lambda: policies.resize_action(
+                              runtime, policy, size))}
+            elif _is_workflow(runtime, object_id, method):
                 run = WorkflowRun(runtime)
                 steps = run.run(method, arguments)
                 result = {"workflow": method, "steps": steps, "outputs": run.outputs}
@@ -282,6 +293,9 @@ class ToscaFrontend:
         except actions.ActionFailed as failure:
             error = ErrorInfo(failure.kind, failure.message, failure.details)
             context.reporter.report("error", failure.message, failure.details.get("node"))
+        except DeployFailed as failure:     # a resize whose new instance failed
+            error = ErrorInfo(OPERATION_FAILED, failure.message, failure.details)
+            context.reporter.report("error", failure.message, failure.details.get("node"))
         model = {**stored, "tosca": {**stored["tosca"], "instances": kept_instances(runtime),
                                      "workflow_outputs": flows}}
         # each workflow's outputs of its last successful run, beside the topology's
@@ -291,6 +305,33 @@ class ToscaFrontend:
         return Outcome(ok=error is None, model=model,
                        outputs={**outputs, **runtime.outputs()},
                        components=components(runtime), error=error, result=result)
+
+    # -- watching (laguna watch, the worker's watch job) -------------------------------
+    def watch(self, context: RunContext, now: datetime.datetime,
+              period: float | None = None) -> Outcome:
+        """One watch pass: the due checks, then the policies (:mod:`.watching`,
+        :mod:`.policies`); reports are kept only when the pass changed something."""
+        stored = (context.stored.model or {}).get("tosca") or {}
+        if not stored.get("instances"):
+            return Outcome(ok=True, quiet=True)
+        held = Held(context.reporter)
+        runtime = self._reopen(context, held)
+        runtime.blocking = False
+        memory = Memory.of(stored.get("watch"))
+        this = Pass(now, period)
+        run_checks(runtime, memory, this)
+        policies.run_policies(runtime, memory, this)
+        unhealed(runtime, this)
+        if this.changed:
+            held.release()
+        model = {**(context.stored.model or {}),
+                 "tosca": {**stored, "instances": kept_instances(runtime),
+                           "watch": memory.to_json()}}
+        return Outcome(ok=True, model=model, outputs={**_workflow_outputs(stored),
+                                                      **runtime.outputs()},
+                       components=components(runtime),
+                       watch_due=min(this.dues) if this.dues else None,
+                       quiet=not this.changed)
 
     def summarize(self, blueprint: Blueprint) -> list[tuple[str, str]]:
         topology = blueprint.model["tosca"]["topology"]
@@ -316,6 +357,12 @@ class ToscaFrontend:
         if runtime is None:
             return target
         try:
+            policy = _policy_of(runtime, target, arguments)
+            if policy is not None:
+                _checked(lambda: policies.resize_size(runtime, policy, method, arguments))
+                for node in runtime.topology.policies[policy].get("targets") or []:
+                    _checked(lambda: scaling.check_resizable(runtime, str(node)))
+                return policy
             if _is_workflow(runtime, target, method):
                 WorkflowRun(runtime).check(method, arguments)
             else:
@@ -330,7 +377,8 @@ class ToscaFrontend:
                            {"actions": [a.to_json() for a in meant or listed]}) from None
         return target
 
-    def _reopen(self, context: RunContext) -> Runtime:
+    def _reopen(self, context: RunContext, reporter: RuntimeReporter | None = None
+                ) -> Runtime:
         """A Runtime of the deployed topology, in the state the last run left it."""
         stored = (context.stored.model or {}).get("tosca") or {}
         if not stored.get("instances"):
@@ -343,7 +391,8 @@ class ToscaFrontend:
         if topology is None or problems:
             raise rejection(problems)
         machines = _machines(context) if stored.get("stack") else None
-        runtime = Runtime(topology, _workdir(context), home / "logs", context.reporter,
+        runtime = Runtime(topology, _workdir(context), home / "logs",
+                          reporter if reporter is not None else context.reporter,
                           timeout=context.timeouts.agent, machines=machines)
         runtime.on_session = _session_keeper(home)
         restore(runtime, stored["instances"], context.stored.components)
@@ -551,10 +600,13 @@ def components(runtime: Runtime) -> dict[str, Component]:
         group = runtime.instances[name]
         instances = [{"id": i.id, "state": i.state, "attributes": runtime.attributes(i)}
                      for i in group]
-        result[name] = Component(node.type, name, runtime.node_state(name), {
-            "properties": runtime.properties(node),
-            "attributes": instances[0]["attributes"] if instances else {},
-            "instances": instances})
+        details = {"properties": runtime.properties(node),
+                   "attributes": instances[0]["attributes"] if instances else {},
+                   "instances": instances}
+        condition = watched_condition(group)
+        if condition is not None:
+            details[CONDITION] = condition
+        result[name] = Component(node.type, name, runtime.node_state(name), details)
     return result
 
 
@@ -592,6 +644,30 @@ def _is_workflow(runtime: Runtime, object_id: str, method: str) -> bool:
     "workflow" is reached when METHOD is no workflow."""
     return object_id == WORKFLOW_OBJECT and (method in runtime.topology.workflows or
                                              object_id not in runtime.instances)
+
+
+def _policy_of(runtime: Runtime, object_id: str,
+               arguments: t.Mapping[str, str]) -> str | None:
+    """The Scaling policy ``action OBJECT`` names (:func:`.policies.scaling_policy`)."""
+    return _checked(lambda: policies.scaling_policy(runtime, object_id, arguments))
+
+
+T = t.TypeVar("T")
+
+
+def _checked(call: t.Callable[[], T]) -> T:
+    """``call()``, a policy's or a resize's refusal as the action's refusal."""
+    try:
+        return call()
+    except (policies.PolicyRefused, scaling.ResizeRefused) as refused:
+        raise actions.ActionRefused(UNKNOWN_OPERATION, refused.message) from None
+
+
+def _workflow_outputs(stored: t.Mapping[str, t.Any]) -> dict[str, t.Any]:
+    """Each workflow's outputs of its last run, as ``action`` shows them."""
+    flows = stored.get("workflow_outputs") or {}
+    return {f"workflow.{flow}.{key}": value for flow, found in flows.items()
+            for key, value in (found or {}).items()}
 
 
 def _node_of(runtime: Runtime, object_id: str) -> str:
@@ -659,6 +735,11 @@ def _listed_actions(runtime: Runtime) -> list[Action]:
                 str(spec.get("type") or "string")))
         found.append(Action(object=WORKFLOW_OBJECT, object_name=WORKFLOW_OBJECT,
                             object_type="workflow", name=flow, arguments=tuple(arguments)))
+    for name, body in runtime.topology.policies.items():
+        if body.get("type") in (policies.SCALING, policies.AUTOSCALER):
+            found.append(Action(object=name, object_name=name, object_type=str(body["type"]),
+                                name=policies.RESIZE,
+                                arguments=(ActionArgument("size", True, "integer"),)))
     return found
 
 

@@ -7,7 +7,7 @@ from __future__ import annotations
 import graphlib
 import typing as t
 
-from laguna.frontends.tosca import conditions, initializers
+from laguna.frontends.tosca import conditions, initializers, triggers
 from laguna.frontends.tosca.definitions import CheckerBase, written
 from laguna.frontends.tosca.initializers import AMP_INITIALIZER
 from laguna.frontends.tosca.grammar import ACTIVITIES, NODE_STATES, OPERATION_HOSTS
@@ -101,9 +101,15 @@ class SectionChecks(CheckerBase):
                 if not self._is_target(target, data):
                     self.add(UNRESOLVED_REQUIREMENT, f"target {target!r} is not a node template "
                              "or group", body, "targets", entity)
+            flows = data.get("workflows")
+            for why, where, key in triggers.problems(
+                    body.get("triggers"), [str(n) for n in targets], nodes,
+                    list(flows) if isinstance(flows, dict) else []):
+                self.add(INVALID_TEMPLATE, why, where, key, entity)
             full = self.registry.full_name("policy_types", type_name)
             result[str(name)] = {"type": full, "targets": list(targets),
-                                 "properties": properties}
+                                 "properties": properties,
+                                 "triggers": dict(body.get("triggers") or {})}
             if self.registry.derives("policy_types", full, "tosca.policies.Scaling"):
                 count = _instances(properties)
                 for kind, why in [] if count is None or isinstance(count, int) else \

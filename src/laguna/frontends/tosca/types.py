@@ -143,7 +143,7 @@ class TypeDef:
 @functools.cache
 def _builtin_documents() -> tuple[tuple[str, YMap], ...]:
     loaded = []
-    for name in ("normative.yaml", "amp.yaml"):
+    for name in ("normative.yaml", "amp.yaml", "amp-policies.yaml"):
         path = _BUILTIN_DIR / name
         (data,) = load_all(path.read_text(encoding="utf-8"), f"<tosca>/{name}")
         loaded.append((name, t.cast(YMap, data)))
