@@ -1,0 +1,189 @@
+"""``laguna takeover murano`` on a Murano database (tests/fixtures/murano/build.py)
+on SQLite and PostgreSQL: what the dry run says, what the store holds after,
+that a second run changes nothing, and what a taken-over environment allows."""
+
+from __future__ import annotations
+
+import typing as t
+import uuid
+from pathlib import Path
+
+import pytest
+import sqlalchemy as sa
+from click.testing import CliRunner, Result
+
+from laguna.cli.main import cli
+from laguna.store.db import Database
+from laguna.store.models import Base
+from tests.fixtures.murano import build as murano
+from tests.pgschema import PG_URL, with_schema
+
+A, B = murano.TENANT_A, murano.TENANT_B
+
+
+@pytest.fixture(params=["sqlite", "postgresql"])
+def source_url(request: pytest.FixtureRequest, tmp_path: Path) -> t.Iterator[str]:
+    if request.param == "sqlite":
+        url = f"sqlite:///{tmp_path / 'murano.sqlite'}"
+        murano.build(url)
+        yield url
+    else:
+        yield from murano_schema()
+
+
+def murano_schema() -> t.Iterator[str]:
+    """The Murano tables in a private PostgreSQL schema of their own (laguna's
+    store has an ``instance_stats`` too), dropped after."""
+    if not PG_URL:
+        pytest.skip("LAGUNA_TEST_PG_URL is not set")
+    schema = f"murano_test_{uuid.uuid4().hex[:12]}"
+    admin = sa.create_engine(PG_URL)
+    with admin.begin() as connection:
+        connection.execute(sa.text(f'CREATE SCHEMA "{schema}"'))
+    try:
+        url = with_schema(PG_URL, schema)
+        murano.build(url)
+        yield url
+    finally:
+        with admin.begin() as connection:
+            connection.execute(sa.text(f'DROP SCHEMA "{schema}" CASCADE'))
+        admin.dispose()
+
+
+def laguna(workdir: Path, *args: str) -> Result:
+    return CliRunner().invoke(cli, [*args, "--workdir", str(workdir)])
+
+
+DRY_RUN = f"""\
+Murano database at migration head 016
+would import:
+  (all tenants): categories 4
+  {A} (project local): packages 2, environments 2, sessions 1, deployments 2, templates 1, instance stats 2
+  {B}: packages 3, environments 1, deployments 1
+already in the store:
+  nothing
+not imported:
+  package {murano.PKG_NO_ARCHIVE} (com.example.Gone, tenant {B}): its archive is missing
+  session {murano.SESSION_NEW} (opened, tenant {A}): open sessions are not carried over: open a new one
+  session {murano.SESSION_BAD} (deploy failure, tenant {B}): only deployed sessions are carried over; its deployment and its reports are
+  api stats 1 (murano-api-1, tenant -): laguna counts its own servers' API statistics afresh
+imported, but would not load:
+  package {murano.PKG_BROKEN} (com.example.Broken, tenant {B}): LAG-E0531 file 'Classes/Missing.yaml' of class 'com.example.Missing' does not exist
+"""
+
+
+def dump(workdir: Path) -> dict[str, list[tuple[t.Any, ...]]]:
+    """Every row of every table of the working directory's store."""
+    database = Database(f"sqlite:///{workdir / '.laguna' / 'laguna.sqlite'}")
+    try:
+        with database.session() as session:
+            return {name: sorted(map(tuple, session.execute(sa.select(table))), key=repr)
+                    for name, table in Base.metadata.tables.items()}
+    finally:
+        database.dispose()
+
+
+def store_rows(workdir: Path, sql: str) -> list[sa.Row[t.Any]]:
+    database = Database(f"sqlite:///{workdir / '.laguna' / 'laguna.sqlite'}")
+    try:
+        with database.session() as session:
+            return list(session.execute(sa.text(sql)))
+    finally:
+        database.dispose()
+
+
+def test_takeover(source_url: str, tmp_path: Path) -> None:
+    workdir = tmp_path / "work"
+    workdir.mkdir()
+    project_map = tmp_path / "projects.yaml"
+    project_map.write_text(f"{A}: local\n")
+    mapped = ("--project-map", str(project_map))
+
+    dry = laguna(workdir, "takeover", "murano", source_url, "--dry-run", *mapped)
+    assert (dry.output, dry.exit_code) == (DRY_RUN, 1)
+    empty = dump(workdir)
+    assert empty["environments"] == [] and empty["packages"] == []
+
+    first = laguna(workdir, "takeover", "murano", source_url, *mapped)
+    assert first.output == DRY_RUN.replace("would import:", "imported:")
+    after = dump(workdir)
+
+    def rows(sql: str) -> list[tuple[t.Any, ...]]:
+        return sorted(tuple(row) for row in store_rows(workdir, sql))
+
+    packages = {row[0]: row[1:] for row in rows(
+        "SELECT id, fully_qualified_name, is_public, enabled, owner_id FROM packages")}
+    tags = rows("SELECT package_id, tag FROM package_tags")
+    categories = rows("SELECT package_id, category FROM package_categories")
+    environments = rows("SELECT id, project_id, name, status, version, language "
+                        "FROM environments")
+    reports = rows("SELECT deployment_id, position, level, text FROM status_reports")
+    deployments = rows("SELECT id, environment_id, operation, state FROM deployments")
+    # SQLite keeps the UUIDs as 32 hex digits
+    assert {uuid.UUID(k).hex: v for k, v in packages.items()} == {
+        murano.PKG_HELLO: ("test.smoke", 1, 1, "local"),
+        murano.PKG_PROBE: ("org.laguna.tests.Probe", 0, 1, "local"),
+        murano.PKG_APP: ("com.example.App", 0, 0, B),
+        murano.PKG_BROKEN: ("com.example.Broken", 0, 1, B),
+        murano.PKG_LIB: ("com.example.Lib", 1, 1, B),
+    }
+    assert [(uuid.UUID(p).hex, tag) for p, tag in tags] == sorted([
+        (murano.PKG_APP, "example"), (murano.PKG_HELLO, "demo"), (murano.PKG_PROBE, "demo"),
+        (murano.PKG_PROBE, "probe")])
+    assert [(uuid.UUID(p).hex, c) for p, c in categories] == sorted([
+        (murano.PKG_APP, "Legacy Apps"), (murano.PKG_HELLO, "Web"),
+        (murano.PKG_PROBE, "Databases"), (murano.PKG_PROBE, "Monitoring")])
+    assert environments == [
+        (murano.ENV_NEW, "local", "never-deployed", "ready", 0, None),
+        (murano.ENV_OK, "local", "deployed-ok", "taken over", 2, "muranopl"),
+        (murano.ENV_BAD, B, "deployed-bad", "taken over", 1, "muranopl"),
+    ]
+    assert deployments == sorted([
+        (murano.TASK_OK, murano.ENV_OK, "deploy", "success"),
+        (murano.TASK_ACTION, murano.ENV_OK, "action", "success"),
+        (murano.TASK_BAD, murano.ENV_BAD, "deploy", "failure"),
+    ])
+    assert [r for r in reports if r[0] == murano.TASK_BAD] == [
+        (murano.TASK_BAD, 0, "info", "Action deploy is scheduled"),
+        (murano.TASK_BAD, 1, "error", "Probe db failed: script exited 3"),
+        (murano.TASK_BAD, 2, "warning", "Deployment finished with errors"),
+    ]
+
+    second = laguna(workdir, "takeover", "murano", source_url, *mapped)
+    assert second.output.splitlines()[1:3] == ["imported:", "  nothing"]
+    assert dump(workdir) == after
+
+
+def test_taken_over_environment(tmp_path: Path) -> None:
+    url = f"sqlite:///{tmp_path / 'murano.sqlite'}"
+    murano.build(url)
+    workdir = tmp_path / "work"
+    workdir.mkdir()
+    (tmp_path / "projects.json").write_text(f'{{"{A}": "local"}}')
+    laguna(workdir, "takeover", "murano", url, "--project-map", str(tmp_path / "projects.json"))
+
+    status = laguna(workdir, "status", "deployed-ok")
+    assert "taken over" in status.output
+    refused = laguna(workdir, "undeploy", "deployed-ok")
+    assert refused.exit_code == 2
+    assert ("environment 'deployed-ok' was deployed by Murano on OpenStack; laguna has no "
+            "OpenStack cloud driver yet: abandon or delete it (laguna forget deployed-ok)"
+            ) in refused.output
+    deployments = laguna(workdir, "deployments", "deployed-ok")
+    assert "Probe web is ready" in deployments.output
+    forgotten = laguna(workdir, "forget", "deployed-ok")
+    assert (forgotten.output, forgotten.exit_code) == ("environment deployed-ok: forgotten\n", 0)
+
+
+def test_not_a_murano_database(tmp_path: Path) -> None:
+    url = f"sqlite:///{tmp_path / 'other.sqlite'}"
+    engine = sa.create_engine(url)
+    with engine.begin() as connection:
+        connection.execute(sa.text("CREATE TABLE package (id TEXT)"))
+    engine.dispose()
+    result = laguna(tmp_path, "takeover", "murano", url)
+    assert result.exit_code == 2
+    assert result.output == (
+        "error: not a Murano database (migration head 010 to 016): no table category, tag, "
+        "package_to_tag, package_to_category, environment, session, task, status, "
+        "environment-template, instance_stats, apistats\n")
