@@ -17,6 +17,8 @@ import typing as t
 import sqlalchemy as sa
 
 from laguna.corelib import APPLICATIONS_PACKAGE_DIR, CORE_PACKAGE_DIR
+from laguna.deploy.errors import MURANOPL_ERROR
+from laguna.deploy.result import ErrorInfo
 from laguna.deploy.states import DeploymentState, EnvironmentState
 from laguna.packages.package import load_package
 from laguna.packages.source import DirectorySource
@@ -194,6 +196,16 @@ def _take_deployments(job: Takeover, taken: dict[str, str],
     job.session.flush()
 
 
+def _error(outcome: t.Any, reports: list[Row]) -> dict[str, t.Any]:
+    """A failed task's error as laguna keeps errors (``ErrorInfo``'s JSON): the
+    message of Murano's exception, else its last error report's text."""
+    message = outcome.get("message") if isinstance(outcome, dict) else None
+    if not isinstance(message, str):
+        errors = [r["text"] for r in reports if r["level"] == "error"]
+        message = errors[-1] if errors else "the deployment failed under Murano"
+    return ErrorInfo(MURANOPL_ERROR, message).to_json()
+
+
 def _take_deployment(job: Takeover, tenant: str, row: Row, reports: list[Row]) -> None:
     try:
         description = parse_json(row["description"])
@@ -216,7 +228,9 @@ def _take_deployment(job: Takeover, tenant: str, row: Row, reports: list[Row]) -
         started=utc(row["started"]), finished=finished or utc(row["updated"]),
         description=engine_form(description) if isinstance(description, dict) else None,
         action=laguna_action,
-        result={"error": outcome if failed else None, "result": None if failed else outcome},
+        result={"outputs": {}, "error": _error(outcome, reports) if failed else None,
+                # what the original's API showed as the deployment's result
+                "result": outcome},
         owner_host=MURANO_OWNER, owner_pid=0, owner_started="")
     record.report_rows = [
         StatusReport(id=report["id"], position=position, level=report["level"],

@@ -58,7 +58,7 @@ DRY_RUN = f"""\
 Murano database at migration head 016
 would import:
   (all tenants): categories 4
-  {A} (project local): packages 2, environments 2, sessions 1, deployments 2, templates 1, instance stats 2
+  {A} (project local): packages 3, environments 2, sessions 1, deployments 2, templates 1, instance stats 2
   {B}: packages 3, environments 1, deployments 1
 already in the store:
   nothing
@@ -126,13 +126,15 @@ def test_takeover(source_url: str, tmp_path: Path) -> None:
         murano.PKG_APP: ("com.example.App", 0, 0, B),
         murano.PKG_BROKEN: ("com.example.Broken", 0, 1, B),
         murano.PKG_LIB: ("com.example.Lib", 1, 1, B),
+        murano.PKG_WEB: ("org.laguna.examples.WebServer", 0, 1, "local"),
     }
     assert [(uuid.UUID(p).hex, tag) for p, tag in tags] == sorted([
-        (murano.PKG_APP, "example"), (murano.PKG_HELLO, "demo"), (murano.PKG_PROBE, "demo"),
+        (murano.PKG_APP, "example"), (murano.PKG_HELLO, "demo"), (murano.PKG_WEB, "example"), (murano.PKG_PROBE, "demo"),
         (murano.PKG_PROBE, "probe")])
     assert [(uuid.UUID(p).hex, c) for p, c in categories] == sorted([
         (murano.PKG_APP, "Legacy Apps"), (murano.PKG_HELLO, "Web"),
-        (murano.PKG_PROBE, "Databases"), (murano.PKG_PROBE, "Monitoring")])
+        (murano.PKG_PROBE, "Databases"), (murano.PKG_PROBE, "Monitoring"),
+        (murano.PKG_WEB, "Web")])
     assert environments == [
         (murano.ENV_NEW, "local", "never-deployed", "ready", 0, None),
         (murano.ENV_OK, "local", "deployed-ok", "taken over", 2, "muranopl"),
@@ -150,7 +152,8 @@ def test_takeover(source_url: str, tmp_path: Path) -> None:
     ]
 
     second = laguna(workdir, "takeover", "murano", source_url, *mapped)
-    assert second.output.splitlines()[1:3] == ["imported:", "  nothing"]
+    assert (second.output.splitlines()[1:3], second.exit_code) == (
+        ["imported:", "  nothing"], 1)
     assert dump(workdir) == after
 
 
