@@ -48,6 +48,21 @@ def engine_form(description: t.Mapping[str, t.Any]) -> dict[str, t.Any]:
     return model
 
 
+def components(description: t.Mapping[str, t.Any]) -> dict[str, t.Any]:
+    """The applications of a taken-over model as ``laguna status`` lists
+    components: each is ``taken over`` (its resources are Murano's, on OpenStack)."""
+    objects = description.get("Objects")
+    services = objects.get("services") if isinstance(objects, dict) else None
+    found: dict[str, t.Any] = {}
+    for service in services if isinstance(services, list) else []:
+        marker = service.get("?") if isinstance(service, dict) else None
+        if isinstance(marker, dict) and isinstance(marker.get("id"), str):
+            found[marker["id"]] = {"type": str(marker.get("type", "")).split("/", 1)[0],
+                                   "name": str(service.get("name", marker["id"])),
+                                   "state": EnvironmentState.TAKEN_OVER.value}
+    return found
+
+
 def object_types(node: t.Any) -> set[str]:
     """The class of every object in a model (``?.type``, without Murano's
     ``/version@package`` suffix)."""
@@ -125,8 +140,8 @@ def _take(job: Takeover, row: Row, deployed: bool) -> bool:
         language=MURANOPL if deployed else None,
         status=(EnvironmentState.TAKEN_OVER if deployed else EnvironmentState.READY).value,
         version=int(row["version"]), model=engine_form(description) if deployed else None,
-        outputs={}, components={}, created=utc(row["created"]), updated=utc(row["updated"]),
-        description=description))
+        outputs={}, components=components(description) if deployed else {},
+        created=utc(row["created"]), updated=utc(row["updated"]), description=description))
     job.session.flush()
     job.report.add(tenant, "environments")
     return True

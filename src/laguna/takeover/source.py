@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import datetime
 import json
+import os
 import typing as t
 
 import sqlalchemy as sa
@@ -59,9 +60,19 @@ class MuranoDatabase:
 
     def __init__(self, url: str) -> None:
         self.url = url
+        parsed = sa.make_url(url) if "://" in url else None
+        if parsed is not None and parsed.get_backend_name() == "sqlite" and parsed.database \
+                and not os.path.isfile(parsed.database):
+            # SQLite would make an empty database there; a mistyped path says so instead
+            raise TakeoverError(f"no SQLite database at {parsed.database}")
         try:
             self.engine = sa.create_engine(url)
-        except (sa.exc.ArgumentError, ImportError) as error:
+        except ImportError as error:
+            # laguna's requirements hold no MySQL driver (docs/TAKEOVER.md)
+            raise TakeoverError(f"the database driver of {sa.make_url(url).drivername} is not "
+                                f"installed ({error.name}): install it beside laguna "
+                                "(for MySQL and MariaDB: pip install pymysql)") from None
+        except sa.exc.ArgumentError as error:
             raise TakeoverError(f"{url!r} is not a database URL laguna can open: {error}"
                                 ) from None
         self.meta = sa.MetaData()

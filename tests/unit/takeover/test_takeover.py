@@ -16,7 +16,7 @@ from laguna.cli.main import cli
 from laguna.store.db import Database
 from laguna.store.models import Base
 from tests.fixtures.murano import build as murano
-from tests.pgschema import PG_URL, with_schema
+from tests.pgschema import PG_URL, private_schema, with_schema
 
 A, B = murano.TENANT_A, murano.TENANT_B
 
@@ -50,6 +50,7 @@ def murano_schema() -> t.Iterator[str]:
         admin.dispose()
 
 
+# (the lines of the report are as long as the ids and reasons they carry)
 def laguna(workdir: Path, *args: str) -> Result:
     return CliRunner().invoke(cli, [*args, "--workdir", str(workdir)])
 
@@ -64,6 +65,8 @@ already in the store:
   nothing
 not imported:
   package {murano.PKG_NO_ARCHIVE} (com.example.Gone, tenant {B}): its archive is missing
+  package {murano.PKG_DUP} (test.smoke, tenant {B}): version 0.0.0 of test.smoke is in the store already, as package {murano.PKG_HELLO} (laguna keeps one package of a name and version)
+  environment {murano.ENV_LOST} (lost-class, tenant {B}): its model does not load with the packages present: no package defines com.example.Gone
   session {murano.SESSION_NEW} (opened, tenant {A}): open sessions are not carried over: open a new one
   session {murano.SESSION_BAD} (deploy failure, tenant {B}): only deployed sessions are carried over; its deployment and its reports are
   api stats 1 (murano-api-1, tenant -): laguna counts its own servers' API statistics afresh
@@ -166,7 +169,10 @@ def test_taken_over_environment(tmp_path: Path) -> None:
     laguna(workdir, "takeover", "murano", url, "--project-map", str(tmp_path / "projects.json"))
 
     status = laguna(workdir, "status", "deployed-ok")
-    assert "taken over" in status.output
+    assert (status.output, status.exit_code) == (
+        "environment deployed-ok: taken over\n"
+        "ID                                   TYPE                   NAME STATE\n"
+        f"{murano.APP_OK} org.laguna.tests.Probe web  taken over\n", 0)
     refused = laguna(workdir, "undeploy", "deployed-ok")
     assert refused.exit_code == 2
     assert ("environment 'deployed-ok' was deployed by Murano on OpenStack; laguna has no "
@@ -190,3 +196,70 @@ def test_not_a_murano_database(tmp_path: Path) -> None:
         "error: not a Murano database (migration head 010 to 016): no table category, tag, "
         "package_to_tag, package_to_category, environment, session, task, status, "
         "environment-template, instance_stats, apistats\n")
+
+
+def test_head_010(tmp_path: Path) -> None:
+    """Before 011 templates had no ``is_public``, before 015 environments and
+    templates no ``description_text``: such a database is read all the same."""
+    url = f"sqlite:///{tmp_path / 'murano.sqlite'}"
+    murano.build(url, head=10)
+    result = laguna(tmp_path, "takeover", "murano", url)
+    assert result.output.splitlines()[:5] == [
+        "Murano database at migration head 010", "imported:", "  (all tenants): categories 4",
+        f"  {A}: packages 3, environments 2, sessions 1, deployments 2, templates 1, "
+        "instance stats 2",
+        f"  {B}: packages 3, environments 1, deployments 1"]
+    assert [tuple(row) for row in store_rows(
+        tmp_path, "SELECT id, name, is_public FROM environment_templates")] == [
+        (murano.TEMPLATE, "probe-pair", 0)]
+
+
+def test_into_a_postgresql_store(tmp_path: Path) -> None:
+    """``--db``: the store may be PostgreSQL (the Murano database here is SQLite)."""
+    url = f"sqlite:///{tmp_path / 'murano.sqlite'}"
+    murano.build(url)
+    with private_schema() as store_url:
+        first = laguna(tmp_path, "takeover", "murano", url, "--db", store_url)
+        assert first.output.splitlines()[3] == (
+            f"  {A}: packages 3, environments 2, sessions 1, deployments 2, templates 1, "
+            "instance stats 2")
+        second = laguna(tmp_path, "takeover", "murano", url, "--db", store_url)
+        assert second.output.splitlines()[1:3] == ["imported:", "  nothing"]
+        engine = sa.create_engine(store_url)
+        try:
+            with engine.connect() as connection:
+                rows = connection.execute(sa.text(
+                    "SELECT id, status FROM environments ORDER BY id")).all()
+        finally:
+            engine.dispose()
+        assert [tuple(row) for row in rows] == [
+            (murano.ENV_NEW, "ready"), (murano.ENV_OK, "taken over"),
+            (murano.ENV_BAD, "taken over")]
+
+
+@pytest.mark.parametrize(("text", "message"), [
+    ("- a\n- b\n", "expected a mapping of tenant ids to project ids (text to text)"),
+    ("a: [b]\n", "expected a mapping of tenant ids to project ids (text to text)"),
+    ("a: b: c\n", "not YAML or JSON: mapping values are not allowed here"),
+])
+def test_a_bad_project_map(tmp_path: Path, text: str, message: str) -> None:
+    (tmp_path / "map.yaml").write_text(text)
+    result = laguna(tmp_path, "takeover", "murano", "sqlite://", "--project-map",
+                    str(tmp_path / "map.yaml"))
+    assert result.exit_code == 2
+    assert f"Invalid value for --project-map: {tmp_path / 'map.yaml'}: {message}" in " ".join(
+        result.output.split())
+
+
+def test_mysql_needs_its_driver(tmp_path: Path) -> None:
+    result = laguna(tmp_path, "takeover", "murano", "mysql+pymysql://murano:x@db/murano")
+    assert (result.output, result.exit_code) == (
+        "error: the database driver of mysql+pymysql is not installed (pymysql): install it "
+        "beside laguna (for MySQL and MariaDB: pip install pymysql)\n", 2)
+
+
+def test_no_such_sqlite_file(tmp_path: Path) -> None:
+    result = laguna(tmp_path, "takeover", "murano", f"sqlite:///{tmp_path / 'typo.sqlite'}")
+    assert (result.output, result.exit_code) == (
+        f"error: no SQLite database at {tmp_path / 'typo.sqlite'}\n", 2)
+    assert not (tmp_path / "typo.sqlite").exists()
