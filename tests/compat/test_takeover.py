@@ -6,27 +6,61 @@ refused."""
 
 from __future__ import annotations
 
+import contextlib
+import dataclasses
 import re
+import subprocess
+import sys
+import typing as t
 from pathlib import Path
 
 import pytest
 from muranoclient.common.exceptions import HTTPForbidden
 from muranoclient.v1.client import Client
 
-from tests.compat.conftest import Server
 from tests.compat.test_muranoclient import wait_for
 from tests.fixtures.murano import build as murano
+from tests.fixtures.murano.schemas import murano_schema
+from tests.pgschema import private_schema
+from tests.servers import Server, serve
 
 A, B = murano.TENANT_A, murano.TENANT_B
 
 
-def taken_over(server: Server, tmp_path: Path) -> None:
-    url = f"sqlite:///{tmp_path / 'murano.sqlite'}"
-    murano.build(url)
-    try:
-        server.laguna("takeover", "murano", url)
-    except Exception as error:   # exit status 1: the rows it lists as not imported
-        assert "returned non-zero exit status 1" in str(error)
+@dataclasses.dataclass
+class Installation:
+    """A ``laguna serve`` over a store a Murano database was taken over into."""
+
+    server: Server
+    store: str
+
+    def token(self, project: str, user: str) -> str:
+        output = self.server.laguna("token", "create", "--db-url", self.store, "--project",
+                                    project, "--user", user)
+        return output.strip().splitlines()[-1]
+
+
+@pytest.fixture(params=["sqlite", "postgresql"])
+def installation(request: pytest.FixtureRequest, tmp_path: Path) -> t.Iterator[Installation]:
+    """Murano's database and laguna's store both SQLite files, or both PostgreSQL
+    (private schemas), taken over before ``laguna serve`` starts."""
+    with contextlib.ExitStack() as stack:
+        if request.param == "sqlite":
+            source = f"sqlite:///{tmp_path / 'murano.sqlite'}"
+            murano.build(source)
+            store = str(tmp_path / ".laguna" / "laguna.sqlite")
+            options: tuple[str, ...] = ()
+        else:
+            source = stack.enter_context(murano_schema())
+            store = stack.enter_context(private_schema())
+            options = ("--db-url", store)
+        taken = subprocess.run(
+            [sys.executable, "-m", "laguna.cli", "--workdir", str(tmp_path), "takeover",
+             "murano", source, *options], capture_output=True, text=True, timeout=300)
+        # exit status 1: the rows it lists as not imported (tests/unit/takeover)
+        assert taken.returncode == 1, taken.stderr
+        server = stack.enter_context(serve(tmp_path, *options))
+        yield Installation(server, store)
 
 
 def packages(client: Client) -> list[tuple[str, str, bool, bool, list[str], list[str]]]:
@@ -34,11 +68,11 @@ def packages(client: Client) -> list[tuple[str, str, bool, bool, list[str], list
                   for p in client.packages.list(include_disabled=True))
 
 
-def test_the_original_client_finds_the_taken_over_installation(server: Server,
-                                                               tmp_path: Path) -> None:
-    taken_over(server, tmp_path)
-    tenant_a = Client(server.url, token=server.token(project=A, user="alice"))
-    tenant_b = Client(server.url, token=server.token(project=B, user="bob"))
+def test_the_original_client_finds_the_taken_over_installation(
+        installation: Installation) -> None:
+    url = installation.server.url
+    tenant_a = Client(url, token=installation.token(project=A, user="alice"))
+    tenant_b = Client(url, token=installation.token(project=B, user="bob"))
 
     assert [(e.id, e.name, e.status) for e in tenant_a.environments.list()] == [
         (murano.ENV_NEW, "never-deployed", "ready"),

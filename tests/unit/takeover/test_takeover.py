@@ -16,7 +16,8 @@ from laguna.cli.main import cli
 from laguna.store.db import Database
 from laguna.store.models import Base
 from tests.fixtures.murano import build as murano
-from tests.pgschema import PG_URL, private_schema, with_schema
+from tests.fixtures.murano.schemas import murano_schema
+from tests.pgschema import private_schema
 
 A, B = murano.TENANT_A, murano.TENANT_B
 
@@ -28,26 +29,8 @@ def source_url(request: pytest.FixtureRequest, tmp_path: Path) -> t.Iterator[str
         murano.build(url)
         yield url
     else:
-        yield from murano_schema()
-
-
-def murano_schema() -> t.Iterator[str]:
-    """The Murano tables in a private PostgreSQL schema of their own (laguna's
-    store has an ``instance_stats`` too), dropped after."""
-    if not PG_URL:
-        pytest.skip("LAGUNA_TEST_PG_URL is not set")
-    schema = f"murano_test_{uuid.uuid4().hex[:12]}"
-    admin = sa.create_engine(PG_URL)
-    with admin.begin() as connection:
-        connection.execute(sa.text(f'CREATE SCHEMA "{schema}"'))
-    try:
-        url = with_schema(PG_URL, schema)
-        murano.build(url)
-        yield url
-    finally:
-        with admin.begin() as connection:
-            connection.execute(sa.text(f'DROP SCHEMA "{schema}" CASCADE'))
-        admin.dispose()
+        with murano_schema() as url:
+            yield url
 
 
 # (the lines of the report are as long as the ids and reasons they carry)
