@@ -246,3 +246,36 @@ def test_no_such_sqlite_file(tmp_path: Path) -> None:
     assert (result.output, result.exit_code) == (
         f"error: no SQLite database at {tmp_path / 'typo.sqlite'}\n", 2)
     assert not (tmp_path / "typo.sqlite").exists()
+
+
+def test_a_later_run_adds_what_is_new(tmp_path: Path) -> None:
+    """Rows Murano added after a takeover (a deployment, with its reports) come in
+    with the next run; what came before is not counted again."""
+    url = f"sqlite:///{tmp_path / 'murano.sqlite'}"
+    murano.build(url)
+    laguna(tmp_path, "takeover", "murano", url)
+    meta = murano.tables()
+    engine = sa.create_engine(url)
+    later = murano.at(90)
+    task = "7a000000000040008000000000000009"
+    with engine.begin() as connection:
+        connection.execute(meta.tables["task"].insert(), [{
+            "id": task, "created": later, "updated": later, "started": later,
+            "finished": later, "description": "{}", "environment_id": murano.ENV_OK,
+            "action": '{"object_id": "x", "method": "deploy", "args": {}}',
+            "result": '{"isException": false, "result": null}'}])
+        connection.execute(meta.tables["status"].insert(), [{
+            "id": "5a000000000040008000000000000099", "created": later, "updated": later,
+            "task_id": task, "text": "Deployment finished", "level": "info",
+            "entity_id": None, "entity": None, "details": None}])
+    engine.dispose()
+    again = laguna(tmp_path, "takeover", "murano", url)
+    assert again.output.splitlines()[1:7] == [
+        "imported:", f"  {A}: deployments 1", "already in the store:",
+        "  (all tenants): categories 4",
+        f"  {A}: packages 3, environments 2, sessions 1, deployments 2, templates 1, "
+        "instance stats 2",
+        f"  {B}: packages 3, environments 1, deployments 1"]
+    assert [tuple(row) for row in store_rows(
+        tmp_path, f"SELECT text FROM status_reports WHERE deployment_id = '{task}'")] == [
+        ("Deployment finished",)]
