@@ -148,7 +148,8 @@ def test_taken_over_environment(tmp_path: Path) -> None:
     murano.build(url)
     workdir = tmp_path / "work"
     workdir.mkdir()
-    (tmp_path / "projects.json").write_text(f'{{"{A}": "local"}}')
+    # both tenants into the CLI's project
+    (tmp_path / "projects.json").write_text(f'{{"{A}": "local", "{B}": "local"}}')
     laguna(workdir, "takeover", "murano", url, "--project-map", str(tmp_path / "projects.json"))
 
     status = laguna(workdir, "status", "deployed-ok")
@@ -156,11 +157,24 @@ def test_taken_over_environment(tmp_path: Path) -> None:
         "environment deployed-ok: taken over\n"
         "ID                                   TYPE                   NAME STATE\n"
         f"{murano.APP_OK} org.laguna.tests.Probe web  taken over\n", 0)
+    failed = laguna(workdir, "status", "deployed-bad")
+    assert (failed.output, failed.exit_code) == (
+        "environment deployed-bad: taken over (failed)\n"
+        "ID                                   TYPE                   NAME STATE\n"
+        f"{murano.APP_BAD} org.laguna.tests.Probe db   taken over\n"
+        "error[LAG-E0400]: script failed [muranopl_error]\n", 0)
     refused = laguna(workdir, "undeploy", "deployed-ok")
     assert refused.exit_code == 2
     assert ("environment 'deployed-ok' was deployed by Murano on OpenStack; laguna has no "
             "OpenStack cloud driver yet: abandon or delete it (laguna forget deployed-ok)"
             ) in refused.output
+    examples = Path(__file__).parents[3] / "examples"
+    redeploy = laguna(workdir, "deploy", str(examples / "webserver" / "web.yaml"), "--name",
+                      "deployed-bad", "-l", str(examples))
+    assert redeploy.exit_code == 2
+    assert ("error[LAG-E1030]: environment 'deployed-bad' was deployed by Murano on "
+            "OpenStack; laguna has no OpenStack cloud driver yet: abandon or delete it "
+            "(laguna forget deployed-bad) [cloud_unavailable]") in redeploy.output
     deployments = laguna(workdir, "deployments", "deployed-ok")
     assert "Probe web is ready" in deployments.output
     forgotten = laguna(workdir, "forget", "deployed-ok")
