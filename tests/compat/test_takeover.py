@@ -98,7 +98,13 @@ def test_the_original_client_finds_the_taken_over_installation(
         "one", "two"]
 
     shown = tenant_a.environments.get(murano.ENV_OK)
-    assert (shown.status, [s["name"] for s in shown.services]) == ("taken over", ["web"])
+    # the model as Murano last showed it, its objects' ids kept
+    assert (shown.status, [(s["?"]["id"], s["name"], s["mode"]) for s in shown.services]) == (
+        "taken over", [(murano.APP_OK, "web", "succeed")])
+    stats = tenant_a.instance_statistics.get(murano.ENV_OK)
+    assert sorted((s.instance_id, s.type_name, s.active) for s in stats) == [
+        (murano.APP_OK, "org.laguna.tests.Probe", True),
+        ("vm-0001", "io.murano.resources.LinuxMuranoInstance", False)]
     deployments = tenant_a.deployments.list(murano.ENV_OK)
     # newest first, as the original listed them
     assert [(d.id, d.state) for d in deployments] == [
