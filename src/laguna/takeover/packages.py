@@ -24,14 +24,20 @@ from laguna.testing.packages import import_checkers
 
 
 def take_packages(job: Takeover) -> None:
-    tags = job.murano.names_by("package_to_tag", "package_id", "tag", "tag_id")
-    categories = job.murano.names_by("package_to_category", "package_id", "category",
-                                     "category_id")
+    tags = job.murano.names_by("package_to_tag", "tag", "tag_id")
+    categories = job.murano.names_by("package_to_category", "category", "category_id")
     present = {record_id.hex for record_id in job.session.scalars(sa.select(PackageRecord.id))}
     taken: list[tuple[Row, Package]] = []
     for row in job.murano.rows("package", "created", "id"):
         tenant = row["owner_id"]
-        if uuid.UUID(row["id"]).hex in present:
+        try:
+            package_id = uuid.UUID(row["id"])
+        except ValueError:
+            # Murano made uuid4s; laguna's package ids are UUIDs
+            job.report.refuse("package", row["id"], tenant, row["fully_qualified_name"],
+                              "its id is not a UUID")
+            continue
+        if package_id.hex in present:
             job.report.already(tenant, "packages")
             continue
         package = _take(job, row, tags.get(row["id"], []), categories.get(row["id"], []))

@@ -110,8 +110,9 @@ class MuranoDatabase:
     def has_column(self, table: str, column: str) -> bool:
         return column in self.meta.tables[table].c
 
-    def names_by(self, link: str, key: str, names: str, target: str) -> dict[str, list[str]]:
-        """``package_id -> [names]`` through a link table (tags, categories)."""
+    def names_by(self, link: str, names: str, target: str) -> dict[str, list[str]]:
+        """``package_id -> [names]`` through the link table ``link`` whose column
+        ``target`` points at table ``names`` (tags, categories)."""
         link_table = self.meta.tables[link]
         named = self.meta.tables[names]
         query = (sa.select(link_table.c.package_id, named.c.name)
