@@ -100,12 +100,14 @@ class MuranoDatabase:
                                 f"laguna reads heads {HEADS[0]} to {HEADS[-1]}")
         return str(head)
 
-    def rows(self, name: str, *order: str) -> list[Row]:
-        """Every row of table ``name``, ordered by the columns ``order``."""
+    def rows(self, name: str, *order: str) -> t.Iterator[Row]:
+        """Every row of table ``name``, ordered by the columns ``order``, a few at
+        a time (a package row holds its archive: a catalog is not read whole)."""
         table = self.meta.tables[name]
         query = sa.select(table).order_by(*(table.c[column] for column in order))
         with self.engine.connect() as connection:
-            return [dict(row._mapping) for row in connection.execute(query)]
+            for row in connection.execution_options(yield_per=20).execute(query):
+                yield dict(row._mapping)
 
     def has_column(self, table: str, column: str) -> bool:
         return column in self.meta.tables[table].c
