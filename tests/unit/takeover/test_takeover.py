@@ -293,3 +293,16 @@ def test_a_later_run_adds_what_is_new(tmp_path: Path) -> None:
     assert [tuple(row) for row in store_rows(
         tmp_path, f"SELECT text FROM status_reports WHERE deployment_id = '{task}'")] == [
         ("Deployment finished",)]
+
+
+def test_an_older_head_is_refused(tmp_path: Path) -> None:
+    url = f"sqlite:///{tmp_path / 'murano.sqlite'}"
+    murano.build(url, head=10)
+    engine = sa.create_engine(url)
+    with engine.begin() as connection:
+        connection.execute(sa.text("UPDATE alembic_version SET version_num = '009'"))
+    engine.dispose()
+    result = laguna(tmp_path, "takeover", "murano", url)
+    assert (result.output, result.exit_code) == (
+        "error: the Murano database is at migration head 009; laguna reads heads 010 to "
+        "016\n", 2)
