@@ -92,6 +92,11 @@ def test_the_original_client_finds_the_taken_over_installation(
         (murano.PKG_BROKEN, "Broken", False, True, [], []),
         (murano.PKG_LIB, "Example Lib", True, True, [], [])])
 
+    # the archive as Murano kept it, and the logo it had
+    assert tenant_a.packages.download(murano.PKG_WEB) == murano.zipped(
+        murano.ROOT / "examples/webserver")
+    assert tenant_a.packages.get_logo(murano.PKG_PROBE) == b"\x89PNG probe logo"
+
     assert [(tm.id, tm.name, tm.is_public) for tm in tenant_a.env_templates.list()] == [
         (murano.TEMPLATE, "probe-pair", True)]
     assert [s["name"] for s in tenant_a.env_templates.get(murano.TEMPLATE).services] == [
