@@ -13,6 +13,7 @@ from laguna.api import descriptions
 from laguna.api.errors import ApiError, bad_request, conflict, forbidden, not_found
 from laguna.api.identity import RequestContext
 from laguna.api.timestamps import timestamp
+from laguna.deploy.states import EnvironmentState
 from laguna.store import sessions as session_store
 from laguna.store.models import EnvironmentRecord
 
@@ -58,6 +59,17 @@ def shown_environment(session: Session, context: RequestContext,
     if record.project_id != context.project_id and not context.is_admin:
         raise forbidden(NOT_AUTHORIZED)
     return record
+
+
+def refuse_taken_over(record: EnvironmentRecord) -> None:
+    """403 for an operation (a session, a deploy, an action, a deletion that
+    destroys) on an environment ``laguna takeover`` brought from Murano: its
+    resources are on OpenStack, which no cloud driver of laguna's reaches; it
+    can only be read and abandoned (docs/TAKEOVER.md)."""
+    if record.status == EnvironmentState.TAKEN_OVER.value:
+        raise forbidden(f"Environment {record.name!r} was deployed by Murano on OpenStack; "
+                        "laguna has no OpenStack cloud driver yet: abandon it (delete it "
+                        "with abandon=True)")
 
 
 def checked_name(body: t.Any, missing: str) -> str:

@@ -41,6 +41,7 @@ COMMANDS: dict[str, str] = {
              "actions, catalog, templates, statistics) until interrupted.",
     "status": "Show ENVIRONMENT's state, components, outputs, the actions its objects offer "
               "(with their arguments: [NAME] may be left out) and its last deployment's error.",
+    "takeover": "Take over another installation's database (Murano's), keeping its ids.",
     "test": "Run every test method of every TestFixture class in PACKAGE_DIR.",
     "token": "Tokens of the API's embedded identity (`laguna serve` without --keystone-url).",
     "undeploy": "Run the destruction of ENVIRONMENT's objects and delete its stack; list "

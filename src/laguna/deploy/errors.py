@@ -62,6 +62,9 @@ STILL_DEPLOYED = "still_deployed"
 LANGUAGE_UNAVAILABLE = "language_unavailable"
 #: the environment holds a deployment of another blueprint language
 LANGUAGE_MISMATCH = "language_mismatch"
+#: the environment's resources are on a cloud laguna has no driver for (an
+#: environment taken over from Murano, deployed on OpenStack)
+CLOUD_UNAVAILABLE = "cloud_unavailable"
 #: the process running the deployment died before it finished
 INTERRUPTED = "interrupted"
 #: the front end raised an error it did not classify (a bug)
@@ -71,7 +74,8 @@ INTERNAL_ERROR = "internal_error"
 KINDS = (MODEL_INVALID, CLASS_NOT_FOUND, CONTRACT_VIOLATION, SCRIPT_FAILED, AGENT_TIMEOUT,
          CLOUD_ERROR, MURANOPL_ERROR, OBJECT_NOT_FOUND, ACTION_NOT_FOUND, ARGUMENT_INVALID,
          SETTING_UNKNOWN, ENVIRONMENT_NOT_FOUND, ENVIRONMENT_BUSY, NOT_DEPLOYED,
-         STILL_DEPLOYED, LANGUAGE_UNAVAILABLE, LANGUAGE_MISMATCH, INTERRUPTED, INTERNAL_ERROR)
+         STILL_DEPLOYED, LANGUAGE_UNAVAILABLE, LANGUAGE_MISMATCH, CLOUD_UNAVAILABLE, INTERRUPTED,
+         INTERNAL_ERROR)
 
 #: the code of each kind (docs/ERRORS.md): a kind has one code in every
 #: language (``contract_violation`` is MuranoPL's LAG-E0301 wherever it is met)
@@ -83,7 +87,7 @@ CODES: dict[str, str] = {
     SETTING_UNKNOWN: "LAG-E1016", ENVIRONMENT_NOT_FOUND: "LAG-E1002",
     ENVIRONMENT_BUSY: "LAG-E1017", NOT_DEPLOYED: "LAG-E1018", STILL_DEPLOYED: "LAG-E1019",
     LANGUAGE_UNAVAILABLE: "LAG-E1005", LANGUAGE_MISMATCH: "LAG-E1006",
-    INTERRUPTED: "LAG-E1007", INTERNAL_ERROR: "LAG-E1008",
+    INTERRUPTED: "LAG-E1007", INTERNAL_ERROR: "LAG-E1008", CLOUD_UNAVAILABLE: "LAG-E1030",
 }
 register_kinds(CODES)
 

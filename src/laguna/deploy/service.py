@@ -274,7 +274,10 @@ class Service:
                 raise errors.Refused(errors.ENVIRONMENT_BUSY,
                                      f"environment {name!r} is busy: deployment "
                                      f"{record.acquired_by} is running")
-            if record.model is not None:
+            # a taken-over environment's resources are Murano's, on OpenStack: forgetting
+            # it is the way to let go of it (docs/TAKEOVER.md)
+            if record.model is not None and \
+                    record.status != EnvironmentState.TAKEN_OVER.value:
                 raise errors.Refused(errors.STILL_DEPLOYED,
                                      f"environment {name!r} has a deployment: "
                                      f"undeploy it first (laguna undeploy {name})")

@@ -42,6 +42,9 @@ class EnvironmentState(str, enum.Enum):
     DELETING = "deleting"
     DELETE_FAILURE = "delete failure"
     UNDEPLOYED = "undeployed"
+    #: imported by ``laguna takeover`` from a Murano that deployed it on OpenStack:
+    #: readable, forgettable, never operated on (no cloud driver owns its resources)
+    TAKEN_OVER = "taken over"
 
 
 class DeploymentState(str, enum.Enum):
@@ -147,9 +150,23 @@ class OneLanguagePerEnvironment(AdmissionRule):
                 f"deployment; undeploy it before deploying {proposal.proposed_language}")
 
 
+class TakenOverStaysPut(AdmissionRule):
+    """An environment taken over from Murano lives on OpenStack: no operation can
+    reach its resources until a cloud driver owns them (docs/TAKEOVER.md)."""
+
+    def check(self, proposal: Proposal) -> None:
+        if proposal.state is EnvironmentState.TAKEN_OVER:
+            raise errors.Refused(
+                errors.CLOUD_UNAVAILABLE,
+                f"environment {proposal.environment!r} was deployed by Murano on OpenStack; "
+                "laguna has no OpenStack cloud driver yet: abandon or delete it "
+                f"(laguna forget {proposal.environment})")
+
+
 #: the admission rules, in the order they are asked
 ADMISSION: tuple[AdmissionRule, ...] = (
     OneOperationAtATime(),
+    TakenOverStaysPut(),
     ActionNeedsADeployment(),
     WatchNeedsADeployment(),
     UndeployNeedsSomethingDeployed(),

@@ -50,11 +50,13 @@ class PackageFilter:
 def import_package(session: Session, package: Package, *, enabled: bool = True,
                    is_public: bool = False, owner_id: str | None = None,
                    categories: t.Iterable[str] = (), archive: bytes | None = None,
-                   tags: t.Iterable[str] = ()) -> PackageRecord:
+                   tags: t.Iterable[str] = (),
+                   package_id: uuid.UUID | None = None) -> PackageRecord:
     """Add a package to the catalog; refuse a name and version already there.
 
     ``archive`` is stored as is when given; otherwise one is built from the
-    package's files. ``tags`` are added to the manifest's.
+    package's files. ``tags`` are added to the manifest's. ``package_id``: the
+    id to keep (a package taken over from Murano); a new one otherwise.
     """
     version = str(package.version)
     if _find(session, package.name, package.version) is not None:
@@ -65,6 +67,7 @@ def import_package(session: Session, package: Package, *, enabled: bool = True,
     except PackageLoadError:
         logo = None
     record = PackageRecord(
+        id=package_id or uuid.uuid4(),
         fully_qualified_name=package.name,
         name=manifest.name,
         version=version,

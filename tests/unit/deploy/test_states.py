@@ -24,8 +24,8 @@ def proposal(state: EnvironmentState, operation: Operation, acquired_by: str | N
 
 def test_rules_are_asked_in_order() -> None:
     assert [type(rule).__name__ for rule in ADMISSION] == [
-        "OneOperationAtATime", "ActionNeedsADeployment", "WatchNeedsADeployment",
-        "UndeployNeedsSomethingDeployed", "OneLanguagePerEnvironment"]
+        "OneOperationAtATime", "TakenOverStaysPut", "ActionNeedsADeployment",
+        "WatchNeedsADeployment", "UndeployNeedsSomethingDeployed", "OneLanguagePerEnvironment"]
 
 
 @pytest.mark.parametrize("operation", list(Operation))
@@ -35,6 +35,16 @@ def test_a_held_environment_refuses_every_operation(operation: Operation) -> Non
                        ) as caught:
         admit(proposal(S.DEPLOYING, operation, acquired_by="d1"))
     assert caught.value.kind == "environment_busy"
+
+
+@pytest.mark.parametrize("operation", list(Operation))
+def test_a_taken_over_environment_refuses_every_operation(operation: Operation) -> None:
+    with pytest.raises(Refused, match=r"^error\[cloud_unavailable\]: environment 'shop' was "
+                                      r"deployed by Murano on OpenStack; laguna has no OpenStack "
+                                      r"cloud driver yet: abandon or delete it \(laguna forget "
+                                      r"shop\)$") as caught:
+        admit(proposal(S.TAKEN_OVER, operation))
+    assert caught.value.kind == "cloud_unavailable"
 
 
 @pytest.mark.parametrize("state", [S.PENDING, S.UNDEPLOYED])

@@ -8,7 +8,13 @@ import typing as t
 from fastapi import APIRouter, BackgroundTasks, Body
 
 from laguna.api.deps import Caller, Reader, State, Store
-from laguna.api.environments import check_environment, current_description, status, utcnow
+from laguna.api.environments import (
+    check_environment,
+    current_description,
+    refuse_taken_over,
+    status,
+    utcnow,
+)
 from laguna.api.errors import bad_request, forbidden, not_found
 from laguna.api.queueing import queue_action
 from laguna.store import sessions as session_store
@@ -42,6 +48,7 @@ def execute(environment_id: str, action_id: str, context: Caller, session: Store
             background: BackgroundTasks,
             body: t.Annotated[t.Any, Body()] = None) -> dict[str, str]:
     record = check_environment(session, context, environment_id)
+    refuse_taken_over(record)
     if body is not None and not isinstance(body, dict):
         raise bad_request("The action's parameters must be a JSON object")
     if status(session, record) in (session_store.DEPLOYING, session_store.DELETING):

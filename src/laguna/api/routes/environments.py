@@ -17,6 +17,7 @@ from laguna.api.environments import (
     create_environment,
     current_description,
     list_views,
+    refuse_taken_over,
     shown_environment,
     status,
     utcnow,
@@ -128,6 +129,7 @@ def delete(environment_id: str, context: Caller, session: Store, state: State,
     if truthy(abandon):
         session.delete(record)
         return None
+    refuse_taken_over(record)
     if status(session, record) in (session_store.DEPLOYING, session_store.DELETING):
         raise forbidden(f"Could not open session for environment <EnvId: {environment_id}>, "
                         "environment has deploying or deleting status.")

@@ -9,7 +9,13 @@ import sqlalchemy as sa
 from fastapi import APIRouter, BackgroundTasks
 
 from laguna.api.deps import Caller, State, Store
-from laguna.api.environments import check_environment, current_description, status, utcnow
+from laguna.api.environments import (
+    check_environment,
+    current_description,
+    refuse_taken_over,
+    status,
+    utcnow,
+)
 from laguna.api.errors import forbidden
 from laguna.api.queueing import queue_deploy
 from laguna.api.sessions import check_session, invalid_message, owner_check, session_view, valid
@@ -22,6 +28,7 @@ router = APIRouter(tags=["sessions"])
 @router.post("/environments/{environment_id}/configure", summary="Open a session")
 def configure(environment_id: str, context: Caller, session: Store) -> dict[str, t.Any]:
     record = check_environment(session, context, environment_id)
+    refuse_taken_over(record)
     if status(session, record) in (session_store.DEPLOYING, session_store.DELETING):
         raise forbidden(f"Could not open session for environment <EnvId: {environment_id}>, "
                         "environment has deploying or deleting status.")
@@ -36,6 +43,7 @@ def show(environment_id: str, session_id: str, context: Caller,
          session: Store) -> dict[str, t.Any]:
     record, configuration = check_session(session, context, environment_id, session_id)
     owner_check(context, configuration)
+    refuse_taken_over(record)
     if not valid(session, record, configuration):
         raise forbidden(invalid_message(session_id))
     return session_view(configuration)
@@ -64,6 +72,7 @@ def deploy(environment_id: str, session_id: str, context: Caller, session: Store
         EnvironmentRecord.id == environment_id).with_for_update())
     record, configuration = check_session(session, context, environment_id, session_id)
     owner_check(context, configuration)
+    refuse_taken_over(record)
     if not valid(session, record, configuration):
         raise forbidden(invalid_message(session_id))
     if configuration.state != session_store.OPENED:
