@@ -10,16 +10,17 @@ from __future__ import annotations
 import datetime
 import os
 import signal
+import subprocess
 import time
 import typing as t
 from pathlib import Path
 
-from .helpers import laguna
+from .helpers import COMMAND_TIMEOUT, command, environ, laguna
 
 HERE = Path(__file__).with_name("assembly_watch")
 CATALOG = ["-l", str(HERE)]
 #: integrityPeriod of the assemblies below, in seconds
-PERIOD = 5
+PERIOD = 8
 
 
 def _pid(workdir: Path, instance: str) -> int:
@@ -146,6 +147,11 @@ def test_a_broken_component_is_only_reported_when_the_assembly_does_not_ask(
         assert 0 <= (checked - killed).total_seconds() <= 2 * PERIOD
         assert status["components"]["plain__helper"]["state"] == "Active"
         assert status["reports"] == found["reports"]
+        shown = subprocess.run(command(workdir, "status", "plain"), capture_output=True,
+                               text=True, env=environ(), timeout=COMMAND_TIMEOUT, check=False)
+        assert f"plain__daemon: {daemon['condition']['time']} Integrity of plain__daemon " \
+            f"exited with 3: plain__daemon: process {old} is not running" in \
+            shown.stdout.splitlines(), shown.stdout
         assert (workdir / "daemons" / "starts.log").read_text().splitlines().count(
             "started plain__daemon") == 1
 

@@ -586,6 +586,11 @@ class AssemblyView:
             for name, component in data["components"].items():
                 table.add_row(name, component["type"], component["state"])
             yield table
+            for name, component in data["components"].items():
+                found = component.get(CONDITION)
+                if found is not None:    # what watching found (docs/DESCRIPTORS.md)
+                    yield Text(f"{name}: {found['time']} {found['text']}: "
+                               f"{found['output'] or 'no output'}")
         for key, value in data["outputs"].items():
             yield Text(f"output {key}: {shown(value)}")
         if self.destroyed is not None:
