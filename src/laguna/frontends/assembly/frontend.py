@@ -302,9 +302,11 @@ class AssemblyFrontend:
         if this.changed or not outcome.ok:
             held.release()
         intent.snapshot()
+        # a script that failed outside a check (a Cease while an instance broke, a
+        # reinstall) fails the pass: recorded as such, the environment's state kept
         return dataclasses.replace(
             outcome, model=model, components=components(model), packages=None,
-            ok=True, error=None, watch_due=min(this.dues) if this.dues else None,
+            watch_due=min(this.dues) if this.dues else None,
             quiet=not this.changed and outcome.ok)
 
     # -- helpers ---------------------------------------------------------------------------

@@ -130,7 +130,7 @@ def run_pass(engine: Engine, root: Node, memory: dict[str, str], now: Pass) -> N
         if due is not None and due > now.now:
             now.dues.append(due)
             continue
-        memory[node.name] = _stamp(now.next_due())
+        memory.pop(node.name, None)
         if not check(engine, node, now):
             if now.settings.auto_heal:
                 heal(engine, node, now)
@@ -138,8 +138,8 @@ def run_pass(engine: Engine, root: Node, memory: dict[str, str], now: Pass) -> N
                 engine.reporter.report("warning", f"{node.name} stays {BROKEN}: the "
                                        f"assembly does not ask for it to be healed "
                                        f"({AUTO_HEAL} is not true)", node.name)
-            if engine.state(node) != ACTIVE:    # Broken: no check until healed
-                memory.pop(node.name, None)
+        if engine.state(node) == ACTIVE:    # (a Broken one is not checked until healed)
+            memory[node.name] = _stamp(now.next_due())
 
 
 def check(engine: Engine, node: Node, now: Pass) -> bool:
@@ -171,6 +171,10 @@ def heal(engine: Engine, node: Node, now: Pass) -> None:
     except e.TransitionFailed as failed:
         engine.reporter.report("error", f"heal of {node.name} failed: {failed.message}",
                                node.name)
+        if engine.state(node) == BROKEN:    # status shows why it is still Broken
+            engine.record(node)["integrity"] = {
+                "time": _stamp(now.now), "message": f"heal failed: {failed.message}",
+                "output": "\n".join(failed.output.strip().splitlines()[-OUTPUT_LINES:])}
         return
     now.healed.append(node.name)
     engine.reporter.report("info", f"{node.name} healed: {engine.state(node)}", node.name)
