@@ -11,7 +11,8 @@ once per period across all of them):
   send). A duplicate is harmless: a task runs only while it has not ended;
 - ``watch``: each environment whose watch is due (``watch_due``, which its
   front end's last pass set to its earliest check or policy: TOSCA's
-  ``check_running`` every ``period``, seed 003) gets a ``refresh`` task, a
+  ``check_running`` every ``period``, seed 003; an assembly's Integrity every
+  ``integrityPeriod``) gets a ``refresh`` task, a
   watch pass (:meth:`laguna.deploy.service.Service.watch`), unless it already
   has a task waiting or running. The job runs every :data:`WATCH_EVERY`: a
   check is run at most that late.

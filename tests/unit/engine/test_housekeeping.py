@@ -7,10 +7,13 @@ from pathlib import Path
 
 import sqlalchemy as sa
 
+from laguna.deploy.frontend import FrontendRegistry, PrepareOptions
+from laguna.deploy.service import Service
 from laguna.engine.handlers import REFRESH
 from laguna.deploy.workdir import Workdir
 from laguna.engine.housekeeping import SESSION_LIFETIME, queue_watches, stale_tasks
 from laguna.engine.tasks import DONE, QUEUED, RUNNING
+from laguna.frontends.assembly import AssemblyFrontend
 from laguna.store import identity, sessions
 from laguna.store.db import Database
 from laguna.store.models import ConfigurationSession, EnvironmentRecord, TaskRecord
@@ -84,3 +87,39 @@ def test_expired_tokens_and_abandoned_sessions_go(pg: Database) -> None:
         assert identity.token_owner(session, kept, NOW) is not None
         assert sorted(s.state for s in session.scalars(sa.select(ConfigurationSession))) == \
             ["deployed", "opened"]
+
+
+WATCHED = Path(__file__).parents[2] / "e2e" / "assembly_watch"
+
+
+def test_an_assembly_with_integrity_checks_is_due_a_watch_every_period(
+        tmp_path: Path) -> None:
+    """An assembly whose resources declare Integrity is selected by the ``watch``
+    job as a TOSCA deployment is: due at once after its deploy, then every
+    ``integrityPeriod`` its passes set (real scripts: the e2e daemon package)."""
+    clock = [NOW]
+    service = Service(Workdir(tmp_path), FrontendRegistry([AssemblyFrontend()]),
+                      clock=lambda: clock[0])
+    try:
+        deployed = service.deploy(WATCHED / "watched.yaml", PrepareOptions(
+            libs=(WATCHED,), name="w", settings={"integrityPeriod": "30"}))
+        assert (deployed.status, deployed.state) == ("ok", "ready"), deployed.error
+        database = Workdir(tmp_path).open_store()
+        try:
+            with database.session() as session:
+                record = session.scalars(sa.select(EnvironmentRecord)).one()
+                env_id = record.id
+            (task,) = queue_watches(database, NOW)
+            with database.session() as session:
+                queued = session.get(TaskRecord, task)
+                assert queued is not None
+                assert (queued.kind, queued.environment_id) == (REFRESH, env_id)
+                queued.state = DONE     # the worker ran it: the pass below
+            result, due = service.watch("w")
+            assert (result.status, due) == ("ok", NOW + datetime.timedelta(seconds=30))
+            assert queue_watches(database, NOW + datetime.timedelta(seconds=29)) == []
+            assert len(queue_watches(database, NOW + datetime.timedelta(seconds=30))) == 1
+        finally:
+            database.dispose()
+    finally:
+        service.undeploy("w")

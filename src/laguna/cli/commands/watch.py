@@ -33,8 +33,10 @@ BUSY_WAIT = 0.5
 @workdir_option
 def watch(environment: str, once: bool, period: float | None, as_json: bool) -> None:
     """Watch ENVIRONMENT: run each node's check when its period is due and the
-    policies that act on what the checks find, until interrupted (Ctrl-C ends
-    the pass under way first, then stops).
+    policies that act on what the checks find (TOSCA: check_running and
+    policies; an assembly: each Active instance's Integrity, healed when its
+    autoHeal is true), until interrupted (Ctrl-C ends the pass under way
+    first, then stops).
 
     Each pass that changed something (a node found not running or running
     again, a policy that acted) is printed: its reports (--json: one JSON object

@@ -563,6 +563,7 @@ class Engine:
             self.run(node, "Heal")
             self.before_down(node, BROKEN)
             record.pop("broken_from", None)
+            record.pop("integrity", None)    # what watching found is healed
             self.set_state(node, back)
             self.after(node)
             return
@@ -570,6 +571,7 @@ class Engine:
         # the reinstall takes it down from the state it broke in, and up again
         record["state"] = back
         record.pop("broken_from", None)
+        record.pop("integrity", None)
         self.reinstall(node)
 
     def refresh_all(self, root: Node) -> None:

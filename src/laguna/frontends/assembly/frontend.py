@@ -13,6 +13,8 @@ object) and ``laguna.state`` (intendedState).
 from __future__ import annotations
 
 import copy
+import dataclasses
+import datetime
 import json
 import typing as t
 from pathlib import Path
@@ -23,7 +25,7 @@ from laguna.deploy.context import RunContext
 from laguna.deploy.errors import SETTING_UNKNOWN, Rejected, error_lines, rejection
 from laguna.deploy.inputs import InputsFileError, read_inputs_file
 from laguna.deploy.frontend import Blueprint, Outcome, PrepareOptions, listed
-from laguna.deploy.result import Component, ErrorInfo, destroyed_lines, shown
+from laguna.deploy.result import CONDITION, Component, ErrorInfo, destroyed_lines, shown
 from laguna.frontends.assembly import errors as e
 from laguna.frontends.assembly.catalog import Catalog, package_of
 from laguna.frontends.assembly.descriptor import Descriptor, load_descriptor
@@ -37,6 +39,7 @@ from laguna.frontends.assembly.sources import (
     layered_catalog,
 )
 from laguna.frontends.assembly.topology import Node, Topology
+from laguna.frontends.assembly.watching import Held, Pass, condition, run_pass, settings_of
 from laguna.frontends.marks import is_assembly
 
 LANGUAGE = "assembly"
@@ -144,7 +147,11 @@ class AssemblyFrontend:
             # (assembly_exists is the run's to say: the environment exists then)
             snapshots = Path(options.workdir) / ".laguna" / "assemblies"
             runtime = Runtime(copy.deepcopy(model), lambda: _snapshots(snapshots, name))
-            Topology(catalog, runtime).build(descriptor, name, inputs)
+            root = Topology(catalog, runtime).build(descriptor, name, inputs)
+            try:
+                settings_of(root.properties)
+            except ValueError as bad:
+                raise Rejected(e.INVALID_PROPERTY_VALUE, f"{descriptor.name}: {bad}") from None
         return Blueprint(language=LANGUAGE, source=source, model=model, name=name,
                          packages=kept_packages(catalog), payload=(descriptor, catalog))
 
@@ -258,6 +265,49 @@ class AssemblyFrontend:
         if outcome.ok:
             intent.forget()
         return outcome
+
+    def watch(self, context: RunContext, now: datetime.datetime,
+              period: float | None = None) -> Outcome:
+        """One watch pass (:mod:`.watching`): the due Integrity checks of Active
+        instances, a failed one's instance Broken and, when the assembly asks
+        (``autoHeal``), healed. Reports are kept only when the pass changed
+        something; the assembly's state is left as the last intent set it."""
+        stored = context.stored.model
+        if stored is None or stored.get("state") is None or not stored.get("instances"):
+            return Outcome(ok=True, quiet=True)
+        model = copy.deepcopy(dict(stored))
+        held = Held(context.reporter)
+        catalog, current = self.stored_catalog(context, model, [])
+        intent = _Intent(self, dataclasses.replace(context, reporter=held), model, catalog)
+        root = intent.build(current, model["inputs"])
+        memory: dict[str, str] = dict((model.get("watch") or {}).get("due") or {})
+        try:
+            settings = settings_of(root.properties)
+        except ValueError as bad:
+            # the descriptor was checked at deploy; a catalog's newer copy may differ
+            held.report("error", f"{current.name}: {bad}")
+            held.release()
+            return Outcome(ok=False, error=ErrorInfo(e.INVALID_PROPERTY_VALUE, str(bad)))
+        this = Pass(now, settings, period)
+        state = model["state"]
+
+        def work(engine: Engine) -> None:
+            engine.pairs = _pairs(root)
+            run_pass(engine, root, memory, this)
+            engine.refresh_all(root)
+        outcome = intent.execute(work, root, computed=True)
+        # a pass moves instances, not the assembly: its state stays the last intent's
+        model["state"] = state
+        model["watch"] = {"due": memory}
+        if this.changed or not outcome.ok:
+            held.release()
+        intent.snapshot()
+        # a script that failed outside a check (a Cease while an instance broke, a
+        # reinstall) fails the pass: recorded as such, the environment's state kept
+        return dataclasses.replace(
+            outcome, model=model, components=components(model), packages=None,
+            watch_due=min(this.dues) if this.dues else None,
+            quiet=not this.changed and outcome.ok)
 
     # -- helpers ---------------------------------------------------------------------------
     def load(self, path: Path, libs: list[str], catalog: Catalog | None = None,
@@ -476,9 +526,13 @@ def held_state(model: t.Mapping[str, t.Any]) -> str:
 
 
 def components(model: t.Mapping[str, t.Any]) -> dict[str, Component]:
-    return {name: Component(type=str(r["type"]), name=str(r["component"]),
-                            state=str(r["state"]))
-            for name, r in model.get("instances", {}).items()}
+    result = {}
+    for name, record in model.get("instances", {}).items():
+        found = condition(record)
+        result[name] = Component(type=str(record["type"]), name=str(record["component"]),
+                                 state=str(record["state"]),
+                                 details={CONDITION: found} if found is not None else {})
+    return result
 
 
 def assembly_json(result: t.Any) -> dict[str, t.Any]:
@@ -495,6 +549,10 @@ def assembly_json(result: t.Any) -> dict[str, t.Any]:
         comps[name] = {"state": record["state"], "type": record["type"],
                        "properties": {k: v for k, v in record["properties"].items()
                                       if k not in private}}
+        found = condition(record)
+        if found is not None:
+            # what watching found: the failed Integrity check's time and output
+            comps[name][CONDITION] = found
     data: dict[str, t.Any] = {
         "name": result.name, "descriptor": model.get("descriptor"), "language": LANGUAGE,
         "status": result.status, "state": model.get("state"),
@@ -530,6 +588,11 @@ class AssemblyView:
             for name, component in data["components"].items():
                 table.add_row(name, component["type"], component["state"])
             yield table
+            for name, component in data["components"].items():
+                found = component.get(CONDITION)
+                if found is not None:    # what watching found (docs/DESCRIPTORS.md)
+                    yield Text(f"{name}: {found['time']} {found['text']}: "
+                               f"{found['output'] or 'no output'}")
         for key, value in data["outputs"].items():
             yield Text(f"output {key}: {shown(value)}")
         if self.destroyed is not None:

@@ -1,0 +1,1 @@
+[ -f "$LAGUNA_INSTANCE_NAME.ok" ] || { echo "no mark for $LAGUNA_INSTANCE_NAME"; exit 2; }

@@ -1,0 +1,1 @@
+touch "$LAGUNA_INSTANCE_NAME.ok"
