@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import contextlib
 import dataclasses
+import json
 import re
 import subprocess
 import sys
@@ -34,9 +35,9 @@ class Installation:
     server: Server
     store: str
 
-    def token(self, project: str, user: str) -> str:
+    def token(self, project: str, user: str, admin: bool = False) -> str:
         output = self.server.laguna("token", "create", "--db-url", self.store, "--project",
-                                    project, "--user", user)
+                                    project, "--user", user, *(("--admin",) if admin else ()))
         return output.strip().splitlines()[-1]
 
 
@@ -96,9 +97,11 @@ def test_the_original_client_finds_the_taken_over_installation(
     assert tenant_a.packages.download(murano.PKG_WEB) == murano.zipped(
         murano.ROOT / "examples/webserver")
     assert tenant_a.packages.get_logo(murano.PKG_PROBE) == b"\x89PNG probe logo"
+    assert tenant_a.packages.get_supplier_logo(murano.PKG_PROBE) == murano.SUPPLIER_LOGO
 
-    assert [(tm.id, tm.name, tm.is_public) for tm in tenant_a.env_templates.list()] == [
-        (murano.TEMPLATE, "probe-pair", True)]
+    assert [(tm.id, tm.name, tm.is_public, tm.description_text)
+            for tm in tenant_a.env_templates.list()] == [
+        (murano.TEMPLATE, "probe-pair", True, "two probes")]
     assert [s["name"] for s in tenant_a.env_templates.get(murano.TEMPLATE).services] == [
         "one", "two"]
 
@@ -106,6 +109,9 @@ def test_the_original_client_finds_the_taken_over_installation(
     # the model as Murano last showed it, its objects' ids kept
     assert (shown.status, [(s["?"]["id"], s["name"], s["mode"]) for s in shown.services]) == (
         "taken over", [(murano.APP_OK, "web", "succeed")])
+    assert [(e.name, e.description_text) for e in tenant_a.environments.list()] == [
+        ("never-deployed", ""), ("deployed-ok", murano.ENV_OK_TEXT)]
+    assert shown.description_text == murano.ENV_OK_TEXT
     stats = tenant_a.instance_statistics.get(murano.ENV_OK)
     assert sorted((s.instance_id, s.type_name, s.active) for s in stats) == [
         (murano.APP_OK, "org.laguna.tests.Probe", True),
@@ -126,6 +132,23 @@ def test_the_original_client_finds_the_taken_over_installation(
     assert (failed.id, failed.state, failed.result) == (
         murano.TASK_BAD, "completed_w_errors",
         {"isException": True, "result": {"message": "script failed"}})
+    assert [(r.level, r.details) for r in tenant_b.deployments.reports(
+        murano.ENV_BAD, murano.TASK_BAD)] == [
+        ("info", None), ("error", "Traceback: script.sh line 4"), ("warning", None)]
+
+    # Murano's API host's statistics, as it last wrote them, before laguna's host's
+    # (admins only: they count every tenant)
+    admin = Client(url, token=installation.token(project="ops", user="root", admin=True))
+    murano_host, laguna_host = admin.request_statistics.list()
+    assert murano_host.to_dict() == {
+        "id": 1, "host": "murano-api-1", "created": "2023-05-04T10:50:00",
+        "updated": "2023-05-04T10:50:00", "request_count": 120, "error_count": 3,
+        "average_response_time": 0.25, "requests_per_tenant": f'{{"{A}": 100, "{B}": 20}}',
+        "requests_per_second": 0.5, "errors_per_second": 0.01, "cpu_count": 4,
+        "cpu_percent": 12.5}
+    assert laguna_host.id == 2
+    [own] = tenant_a.request_statistics.list()
+    assert (own.id, list(json.loads(own.requests_per_tenant))) == (2, [A])
 
     # a taken-over environment is read and abandoned, never operated on
     refusal = ("Environment 'deployed-ok' was deployed by Murano on OpenStack; laguna has no "

@@ -73,7 +73,7 @@ def _action(deployment: DeploymentRecord) -> dict[str, t.Any]:
 def report_view(report: StatusReport) -> dict[str, t.Any]:
     return {"id": report.id, "task_id": report.deployment_id, "entity_id": report.entity_id,
             "entity": "unit" if report.entity_id else None, "text": report.text,
-            "level": report.level, "details": None, "created": timestamp(report.time),
+            "level": report.level, "details": report.details, "created": timestamp(report.time),
             "updated": timestamp(report.time), "timestamp": timestamp(report.time)}
 
 

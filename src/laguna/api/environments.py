@@ -42,7 +42,7 @@ def check_environment(session: Session, context: RequestContext,
 SHOWN_COLUMNS = (EnvironmentRecord.id, EnvironmentRecord.project_id, EnvironmentRecord.name,
                  EnvironmentRecord.status, EnvironmentRecord.version, EnvironmentRecord.created,
                  EnvironmentRecord.updated, EnvironmentRecord.model,
-                 EnvironmentRecord.description)
+                 EnvironmentRecord.description, EnvironmentRecord.description_text)
 _SHOWN = sa.select(*SHOWN_COLUMNS).where(EnvironmentRecord.id == sa.bindparam("id"))
 
 
@@ -82,6 +82,15 @@ def checked_name(body: t.Any, missing: str) -> str:
     return name
 
 
+def checked_description_text(body: t.Any) -> str | None:
+    """``description_text`` of a create or update body (environments' and
+    templates'), free text the original kept beside the model; None when absent."""
+    text = body.get("description_text") if isinstance(body, dict) else None
+    if text is not None and not isinstance(text, str):
+        raise bad_request("description_text must be text")
+    return text
+
+
 def create_environment(session: Session, context: RequestContext, name: str,
                        objects: t.Mapping[str, t.Any] | None = None) -> EnvironmentRecord:
     """A new environment of the caller's project with the initial description
@@ -91,6 +100,8 @@ def create_environment(session: Session, context: RequestContext, name: str,
     record = EnvironmentRecord(
         project_id=context.project_id, name=name, status="ready", version=0, outputs={},
         components={}, created=now, updated=now,
+        # the original kept it as a column, and in the model as the rest of the body
+        description_text=checked_description_text(objects),
         description=descriptions.initial_description(name, context.project_id,
                                                      context.user_id, objects))
     try:
@@ -148,7 +159,7 @@ def view(session: Session, record: EnvironmentRecord,
         "id": record.id, "name": record.name, "created": timestamp(record.created),
         "updated": timestamp(record.updated), "tenant_id": record.project_id,
         "version": record.version, "status": status(session, record, states),
-        "networking": {}, "description_text": "",
+        "networking": {}, "description_text": record.description_text or "",
     }
 
 
@@ -159,7 +170,8 @@ def list_views(session: Session, project_id: str | None) -> list[dict[str, t.Any
     their sessions' states."""
     columns = (EnvironmentRecord.id, EnvironmentRecord.name, EnvironmentRecord.created,
                EnvironmentRecord.updated, EnvironmentRecord.project_id,
-               EnvironmentRecord.version, EnvironmentRecord.status)
+               EnvironmentRecord.version, EnvironmentRecord.status,
+               EnvironmentRecord.description_text)
     query = sa.select(*columns).order_by(EnvironmentRecord.created, EnvironmentRecord.id)
     if project_id is not None:
         query = query.where(EnvironmentRecord.project_id == project_id)
@@ -168,8 +180,8 @@ def list_views(session: Session, project_id: str | None) -> list[dict[str, t.Any
     return [{"id": id_, "name": name, "created": timestamp(created),
              "updated": timestamp(updated), "tenant_id": project, "version": version,
              "status": status_of(stored, states[id_]), "networking": {},
-             "description_text": ""}
-            for id_, name, created, updated, project, version, stored in rows]
+             "description_text": text or ""}
+            for id_, name, created, updated, project, version, stored, text in rows]
 
 
 def api_error_for(error: descriptions.PathError, what: str) -> ApiError:

@@ -2,7 +2,9 @@
 
 Kept in memory per process (the original kept a row per API host in its
 database, refreshed every minute): counts since start, errors, the average
-response time and requests per project.
+response time and requests per project. The original's own rows, when
+``laguna takeover murano`` brought them, are history (:func:`history_view`):
+shown before this host's, as they were when Murano last wrote them.
 
 A project sees its own counts only; an admin sees the whole host's and
 every project's (the original showed every project's counts to anyone).
@@ -19,6 +21,9 @@ import socket
 import threading
 import time
 import typing as t
+
+from laguna.api.timestamps import timestamp
+from laguna.store.models import ApiStatRecord
 
 
 @dataclasses.dataclass
@@ -53,7 +58,7 @@ class RequestStats:
             if project:
                 self.per_project[project].add(seconds, error)
 
-    def snapshot(self, project: str | None = None) -> dict[str, t.Any]:
+    def snapshot(self, project: str | None = None, row_id: int = 1) -> dict[str, t.Any]:
         """The original's ``apistats`` row for this host: the counts of
         ``project`` alone, or (None, for admins) of the host and every project."""
         with self._lock:
@@ -70,7 +75,7 @@ class RequestStats:
                 counts = self.per_project.get(project, Counts())
                 per_tenant = {project: counts.requests} if counts.requests else {}
             return {
-                "id": 1,
+                "id": row_id,
                 "host": socket.gethostname(),
                 "created": self.created.isoformat(),
                 "updated": datetime.datetime.now(datetime.timezone.utc).isoformat(),
@@ -85,3 +90,15 @@ class RequestStats:
                 "cpu_count": os.cpu_count() or 1,
                 "cpu_percent": cpu_percent,
             }
+
+
+def history_view(record: ApiStatRecord) -> dict[str, t.Any]:
+    """A taken-over ``apistats`` row as the original answered it."""
+    return {"id": record.id, "host": record.host, "created": timestamp(record.created),
+            "updated": timestamp(record.updated), "request_count": record.request_count,
+            "error_count": record.error_count,
+            "average_response_time": record.average_response_time,
+            "requests_per_tenant": record.requests_per_tenant,
+            "requests_per_second": record.requests_per_second,
+            "errors_per_second": record.errors_per_second, "cpu_count": record.cpu_count,
+            "cpu_percent": record.cpu_percent}

@@ -95,7 +95,7 @@ def view(record: EnvironmentTemplateRecord) -> dict[str, t.Any]:
     """The template as the original's list, create, update and clone answered it."""
     return {"id": record.id, "name": record.name, "tenant_id": record.project_id,
             "is_public": record.is_public, "version": record.version,
-            "description_text": "", "created": timestamp(record.created),
+            "description_text": record.description_text or "", "created": timestamp(record.created),
             "updated": timestamp(record.updated)}
 
 

@@ -16,6 +16,7 @@ from sqlalchemy import (
     BigInteger,
     Boolean,
     DateTime,
+    Float,
     ForeignKey,
     Integer,
     LargeBinary,
@@ -75,6 +76,9 @@ class PackageRecord(Base):
     created_at: Mapped[datetime.datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
     updated_at: Mapped[datetime.datetime] = mapped_column(DateTime(timezone=True), default=utcnow,
                                                           onupdate=utcnow)
+    #: the supplier's logo as the original's catalog kept it (a taken-over
+    #: package's); None: read from the archive (the manifest's ``Supplier``)
+    supplier_logo: Mapped[bytes | None] = mapped_column(LargeBinary, deferred=True)
 
     tag_rows: Mapped[list[PackageTag]] = relationship(
         back_populates="package", cascade="all, delete-orphan", lazy="selectin",
@@ -170,6 +174,9 @@ class EnvironmentRecord(Base):
     #: when the environment next needs watching (its front end's earliest check
     #: or policy, :class:`laguna.deploy.frontend.Watcher`); None: nothing to watch
     watch_due: Mapped[datetime.datetime | None] = mapped_column(DateTime(timezone=True))
+    #: the free text the API's clients gave the environment (Murano's
+    #: ``description_text``); None: none given
+    description_text: Mapped[str | None] = mapped_column(Text)
 
     package_rows: Mapped[list[EnvironmentPackage]] = relationship(
         back_populates="environment", cascade="all, delete-orphan",
@@ -237,6 +244,8 @@ class StatusReport(Base):
     text: Mapped[str] = mapped_column(Text)
     entity_id: Mapped[str | None] = mapped_column(String(255))
     time: Mapped[datetime.datetime] = mapped_column(DateTime(timezone=True))
+    #: more than the text (Murano's ``status.details``, a traceback); None: nothing more
+    details: Mapped[str | None] = mapped_column(Text)
     deployment: Mapped[DeploymentRecord] = relationship(back_populates="report_rows")
 
 
@@ -323,6 +332,8 @@ class EnvironmentTemplateRecord(Base):
     version: Mapped[int] = mapped_column(Integer, default=0)
     created: Mapped[datetime.datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
     updated: Mapped[datetime.datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
+    #: the free text the API's clients gave the template (Murano's ``description_text``)
+    description_text: Mapped[str | None] = mapped_column(Text)
 
 
 class CategoryRecord(Base):
@@ -400,3 +411,25 @@ class InstanceStatRecord(Base):
     #: seconds since the epoch, as the original kept them
     created: Mapped[int] = mapped_column(Integer)
     destroyed: Mapped[int | None] = mapped_column(Integer)
+
+
+class ApiStatRecord(Base):
+    """A row of the original's API statistics (Murano's ``apistats``, one per
+    API host, as it last refreshed it), taken over as history: laguna's own
+    servers count in memory (:mod:`laguna.api.stats`)."""
+
+    __tablename__ = "api_stats"
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=False)
+    host: Mapped[str | None] = mapped_column(String(255))
+    request_count: Mapped[int | None] = mapped_column(BigInteger)
+    error_count: Mapped[int | None] = mapped_column(BigInteger)
+    average_response_time: Mapped[float | None] = mapped_column(Float)
+    #: a JSON text of tenant ids and their request counts, as the original kept it
+    requests_per_tenant: Mapped[str | None] = mapped_column(Text)
+    requests_per_second: Mapped[float | None] = mapped_column(Float)
+    errors_per_second: Mapped[float | None] = mapped_column(Float)
+    cpu_count: Mapped[int | None] = mapped_column(Integer)
+    cpu_percent: Mapped[float | None] = mapped_column(Float)
+    created: Mapped[datetime.datetime] = mapped_column(DateTime(timezone=True))
+    updated: Mapped[datetime.datetime] = mapped_column(DateTime(timezone=True))

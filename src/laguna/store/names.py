@@ -8,7 +8,7 @@ from __future__ import annotations
 
 #: the newest migration (``migrations/versions``): the revision a schema made
 #: from the models is stamped with; a test keeps it equal to the scripts' head
-HEAD_REVISION = "0009"
+HEAD_REVISION = "0010"
 
 #: the project of environments made from the command line
 LOCAL_PROJECT = "local"

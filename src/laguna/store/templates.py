@@ -57,30 +57,33 @@ def _flushed(session: Session, record: EnvironmentTemplateRecord) -> bool:
 
 
 def create_template(session: Session, project_id: str, name: str, is_public: bool,
-                    services: list[Json], now: datetime.datetime
-                    ) -> EnvironmentTemplateRecord | None:
+                    services: list[Json], now: datetime.datetime,
+                    description_text: str | None = None) -> EnvironmentTemplateRecord | None:
     """A new template of ``project_id`` holding ``services``; None when the
     project has a template of that name."""
     record = EnvironmentTemplateRecord(
         project_id=project_id, name=name, is_public=is_public, version=0,
-        description={"services": services}, created=now, updated=now)
+        description={"services": services}, created=now, updated=now,
+        description_text=description_text)
     return record if _flushed(session, record) else None
 
 
 def update_template(session: Session, record: EnvironmentTemplateRecord, *,
                     name: str | None = None, is_public: bool | None = None,
-                    now: datetime.datetime) -> bool:
-    """Rename the template or change whether it is public; False (the record
-    unchanged) when the new name is taken in its project."""
-    before = (record.name, record.is_public, record.updated)
+                    description_text: str | None = None, now: datetime.datetime) -> bool:
+    """Rename the template, change whether it is public or its description
+    text; False (the record unchanged) when the new name is taken in its project."""
+    before = (record.name, record.is_public, record.description_text, record.updated)
     if name is not None:
         record.name = name
     if is_public is not None:
         record.is_public = is_public
+    if description_text is not None:
+        record.description_text = description_text
     record.updated = now
     if _flushed(session, record):
         return True
-    record.name, record.is_public, record.updated = before
+    record.name, record.is_public, record.description_text, record.updated = before
     return False
 
 

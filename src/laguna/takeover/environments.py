@@ -141,7 +141,8 @@ def _take(job: Takeover, row: Row, deployed: bool) -> bool:
         status=(EnvironmentState.TAKEN_OVER if deployed else EnvironmentState.READY).value,
         version=int(row["version"]), model=engine_form(description) if deployed else None,
         outputs={}, components=components(description) if deployed else {},
-        created=utc(row["created"]), updated=utc(row["updated"]), description=description))
+        created=utc(row["created"]), updated=utc(row["updated"]), description=description,
+        description_text=row.get("description_text")))       # from head 015
     job.session.flush()
     job.report.add(tenant, "environments")
     return True
@@ -250,7 +251,7 @@ def _take_deployment(job: Takeover, tenant: str, row: Row, reports: list[Row]) -
     record.report_rows = [
         StatusReport(id=report["id"], position=position, level=report["level"],
                      text=report["text"], entity_id=report["entity_id"],
-                     time=utc(report["created"]))
+                     time=utc(report["created"]), details=report["details"])
         for position, report in enumerate(reports)]
     job.session.add(record)
     job.report.add(tenant, "deployments")

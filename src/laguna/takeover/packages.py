@@ -99,6 +99,8 @@ def _take(job: Takeover, row: Row, tags: list[str], categories: list[str]) -> Pa
         record.logo = bytes(row["logo"])
     if row["ui_definition"] is not None:
         record.ui_definition = row["ui_definition"]
+    if row["supplier_logo"] is not None:
+        record.supplier_logo = bytes(row["supplier_logo"])
     record.created_at = utc(row["created"]) or record.created_at
     record.updated_at = utc(row["updated"]) or record.updated_at
     job.session.flush()

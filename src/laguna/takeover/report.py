@@ -8,8 +8,8 @@ import dataclasses
 
 #: the kinds, in the order they are imported and reported
 KINDS = ("categories", "packages", "environments", "sessions", "deployments", "templates",
-         "instance stats")
-#: the tenant of rows that belong to none (categories)
+         "instance stats", "api stats")
+#: the tenant of rows that belong to none (categories, API statistics)
 EVERYONE = "(all tenants)"
 
 

@@ -17,7 +17,7 @@ from laguna.takeover.environments import take_environments
 from laguna.takeover.packages import take_packages
 from laguna.takeover.report import Report
 from laguna.takeover.source import MuranoDatabase
-from laguna.takeover.stats import note_api_stats, take_instance_stats
+from laguna.takeover.stats import take_api_stats, take_instance_stats
 from laguna.takeover.templates import take_templates
 
 
@@ -36,7 +36,7 @@ def take_over(murano_url: str, store: Database, project_map: t.Mapping[str, str]
             take_templates(job)
             environments = set(session.scalars(sa.select(EnvironmentRecord.id)))
             take_instance_stats(job, environments)
-            note_api_stats(job)
+            take_api_stats(job)
             if dry_run:
                 session.rollback()
         return report

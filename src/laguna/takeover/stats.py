@@ -1,12 +1,15 @@
-"""Murano's statistics: instance statistics (billing data) come in; API
-statistics do not (laguna's are its own servers', counted afresh)."""
+"""Murano's statistics: instance statistics (billing data), and the API
+statistics of its hosts (``apistats``), kept as history with their ids
+(``GET /v1/stats`` shows them to admins before laguna's own host's counts)."""
 
 from __future__ import annotations
 
 import sqlalchemy as sa
 
-from laguna.store.models import InstanceStatRecord
+from laguna.store.models import ApiStatRecord, InstanceStatRecord
 from laguna.takeover.context import Takeover
+from laguna.takeover.report import EVERYONE
+from laguna.takeover.source import utc
 
 
 def take_instance_stats(job: Takeover, environments: set[str]) -> None:
@@ -31,7 +34,21 @@ def take_instance_stats(job: Takeover, environments: set[str]) -> None:
     job.session.flush()
 
 
-def note_api_stats(job: Takeover) -> None:
+def take_api_stats(job: Takeover) -> None:
+    """The original's rows, one per API host as it last refreshed them; their
+    ``requests_per_tenant`` names Murano's tenants, as the original counted them."""
+    present = set(job.session.scalars(sa.select(ApiStatRecord.id)))
     for row in job.murano.rows("apistats", "id"):
-        job.report.refuse("api stats", str(row["id"]), "-", row["host"] or "?",
-                          "laguna counts its own servers' API statistics afresh")
+        if row["id"] in present:
+            job.report.already(EVERYONE, "api stats")
+            continue
+        job.session.add(ApiStatRecord(
+            id=row["id"], host=row["host"], request_count=row["request_count"],
+            error_count=row["error_count"], average_response_time=row["average_response_time"],
+            requests_per_tenant=row["requests_per_tenant"],
+            requests_per_second=row["requests_per_second"],
+            errors_per_second=row["errors_per_second"], cpu_count=row["cpu_count"],
+            cpu_percent=row["cpu_percent"], created=utc(row["created"]),
+            updated=utc(row["updated"])))
+        job.report.add(EVERYONE, "api stats")
+    job.session.flush()

@@ -38,6 +38,7 @@ def take_templates(job: Takeover) -> None:
         job.session.add(EnvironmentTemplateRecord(
             id=row["id"], project_id=project, name=row["name"], description=description,
             is_public=bool(row["is_public"]) if public else False, version=int(row["version"]),
-            created=utc(row["created"]), updated=utc(row["updated"])))
+            created=utc(row["created"]), updated=utc(row["updated"]),
+            description_text=row.get("description_text")))       # from head 015
         job.report.add(tenant, "templates")
     job.session.flush()

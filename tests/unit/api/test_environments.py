@@ -85,6 +85,32 @@ def test_create_list_show_rename(api: Api) -> None:
     assert renamed.status_code == 200 and renamed.json()["name"] == "shop2"
 
 
+def test_description_text_is_kept_and_shown(api: Api) -> None:
+    """Murano's ``description_text``: set by create (and kept in the model, as
+    the rest of the body), changed by a rename's body, shown by list and show."""
+    token = api.token()
+    made = api.client.post("/v1/environments", json={"name": "shop", "description_text":
+                                                     "the shop's servers"},
+                           headers=api.headers(token)).json()
+    assert made["description_text"] == "the shop's servers"
+    shown = api.client.get(f"/v1/environments/{made['id']}", headers=api.headers(token))
+    assert shown.json()["description_text"] == "the shop's servers"
+    renamed = api.client.put(f"/v1/environments/{made['id']}",
+                             json={"name": "shop2", "description_text": "moved"},
+                             headers=api.headers(token)).json()
+    assert (renamed["name"], renamed["description_text"]) == ("shop2", "moved")
+    # a rename without it leaves it
+    api.client.put(f"/v1/environments/{made['id']}", json={"name": "shop3"},
+                   headers=api.headers(token))
+    listed = api.client.get("/v1/environments", headers=api.headers(token)).json()
+    assert [(e["name"], e["description_text"]) for e in listed["environments"]] == [
+        ("shop3", "moved")]
+    assert create(api, token, "plain")["description_text"] == ""
+    bad = api.client.post("/v1/environments", json={"name": "x", "description_text": 5},
+                          headers=api.headers(token))
+    assert (bad.status_code, bad.json()) == (400, fault(400, "description_text must be text"))
+
+
 def test_create_needs_a_name_with_a_non_blank_symbol(api: Api) -> None:
     token = api.token()
     for body in ({"name": "   "}, {}, None):

@@ -10,6 +10,7 @@ import pytest
 from laguna.api.environments import create_environment
 from laguna.api.identity import RequestContext
 from laguna.store.instances import APPLICATION, INSTANCE, destroy_instance, track_instance
+from laguna.store.models import ApiStatRecord
 from tests.unit.api.conftest import Api
 
 def moment() -> datetime.datetime:
@@ -154,6 +155,32 @@ def test_request_statistics_of_a_project_without_requests_are_zero(api: Api) -> 
     [entry] = api.client.get("/v1/stats", headers=api.headers(api.token("pa", "u1"))).json()
     assert (entry["request_count"], entry["requests_per_tenant"]) == (0, "{}")
     assert (entry["average_response_time"], entry["requests_per_second"]) == (0.0, 0.0)
+
+
+def test_the_originals_rows_are_shown_to_admins_before_the_hosts(api: Api) -> None:
+    """Rows ``laguna takeover murano`` brought from Murano's ``apistats`` (one per
+    API host it had) come first, with their ids, as Murano last wrote them; this
+    host's follows with the next id. A project sees its own counts only."""
+    at = datetime.datetime(2023, 5, 4, 10, 50, tzinfo=datetime.timezone.utc)
+    with api.database.session() as session:
+        session.add_all(ApiStatRecord(
+            id=id_, host=f"murano-api-{id_}", request_count=10 * id_, error_count=id_,
+            average_response_time=0.25, requests_per_tenant='{"t1": 10}',
+            requests_per_second=0.5, errors_per_second=0.01, cpu_count=4, cpu_percent=12.5,
+            created=at, updated=at) for id_ in (1, 2))
+    admin = api.token("ops", "root", admin=True)
+    entries = api.client.get("/v1/stats", headers=api.headers(admin)).json()
+    assert [(e["id"], e["host"], e["request_count"], e["error_count"]) for e in entries[:2]] \
+        == [(1, "murano-api-1", 10, 1), (2, "murano-api-2", 20, 2)]
+    assert entries[0] == {
+        "id": 1, "host": "murano-api-1", "created": "2023-05-04T10:50:00",
+        "updated": "2023-05-04T10:50:00", "request_count": 10, "error_count": 1,
+        "average_response_time": 0.25, "requests_per_tenant": '{"t1": 10}',
+        "requests_per_second": 0.5, "errors_per_second": 0.01, "cpu_count": 4,
+        "cpu_percent": 12.5}
+    assert (len(entries), entries[2]["id"], entries[2]["request_count"]) == (3, 3, 0)
+    [mine] = api.client.get("/v1/stats", headers=api.headers(api.token("pa", "u1"))).json()
+    assert (mine["id"], mine["request_count"], mine["requests_per_tenant"]) == (3, 0, "{}")
 
 
 def test_event_streams_are_not_counted_as_answered_requests() -> None:

@@ -70,6 +70,20 @@ def test_create_answers_the_template(alice: Caller) -> None:
     assert len(created["id"]) == 32
 
 
+def test_description_text_is_kept_and_shown(alice: Caller) -> None:
+    created = alice.template("web", description_text="two web servers")
+    assert created["description_text"] == "two web servers"
+    assert alice.get(f"/templates/{created['id']}").json()["description_text"] == (
+        "two web servers")
+    updated = alice.put(f"/templates/{created['id']}",
+                        {"name": "web2", "description_text": "three"}).json()
+    assert (updated["name"], updated["description_text"]) == ("web2", "three")
+    alice.put(f"/templates/{created['id']}", {"name": "web3"})
+    assert [(tm["name"], tm["description_text"]) for tm in alice.get("/templates").json()[
+        "templates"]] == [("web3", "three")]
+    assert alice.template("plain")["description_text"] == ""
+
+
 def test_create_with_applications_answers_them(alice: Caller) -> None:
     created = alice.template("web", services=[APP], is_public=True)
     assert created["services"] == [APP]

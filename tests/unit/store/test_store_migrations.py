@@ -12,7 +12,7 @@ from laguna.config import Config, sqlite_url
 from laguna.store.db import downgrade, make_engine, upgrade
 from laguna.store.models import Base
 
-TABLES = ["alembic_version", "catalog_changes", "categories", "configuration_sessions", "deployments",
+TABLES = ["alembic_version", "api_stats", "catalog_changes", "categories", "configuration_sessions", "deployments",
           "environment_packages", "environment_templates", "environments", "instance_stats",
           "memberships", "package_categories", "package_classes", "package_tags", "packages",
           "periodic_runs",

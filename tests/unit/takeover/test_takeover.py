@@ -41,7 +41,7 @@ def laguna(workdir: Path, *args: str) -> Result:
 DRY_RUN = f"""\
 Murano database at migration head 016
 would import:
-  (all tenants): categories 4
+  (all tenants): categories 4, api stats 1
   {A} (project local): packages 3, environments 2, sessions 1, deployments 2, templates 1, instance stats 2
   {B}: packages 3, environments 1, deployments 1
 already in the store:
@@ -52,7 +52,6 @@ not imported:
   environment {murano.ENV_LOST} (lost-class, tenant {B}): its model does not load with the packages present: no package defines com.example.Gone
   session {murano.SESSION_NEW} (opened, tenant {A}): open sessions are not carried over: open a new one
   session {murano.SESSION_BAD} (deploy failure, tenant {B}): only deployed sessions are carried over; its deployment and its reports are
-  api stats 1 (murano-api-1, tenant -): laguna counts its own servers' API statistics afresh
 imported, but would not load:
   package {murano.PKG_BROKEN} (com.example.Broken, tenant {B}): LAG-E0531 file 'Classes/Missing.yaml' of class 'com.example.Missing' does not exist
 """
@@ -103,7 +102,7 @@ def test_takeover(source_url: str, tmp_path: Path) -> None:
     categories = rows("SELECT package_id, category FROM package_categories")
     environments = rows("SELECT id, project_id, name, status, version, language "
                         "FROM environments")
-    reports = rows("SELECT deployment_id, position, level, text FROM status_reports")
+    reports = rows("SELECT deployment_id, position, level, text, details FROM status_reports")
     deployments = rows("SELECT id, environment_id, operation, state FROM deployments")
     # SQLite keeps the UUIDs as 32 hex digits
     assert {uuid.UUID(k).hex: v for k, v in packages.items()} == {
@@ -132,10 +131,24 @@ def test_takeover(source_url: str, tmp_path: Path) -> None:
         (murano.TASK_BAD, murano.ENV_BAD, "deploy", "failure"),
     ])
     assert [r for r in reports if r[0] == murano.TASK_BAD] == [
-        (murano.TASK_BAD, 0, "info", "Action deploy is scheduled"),
-        (murano.TASK_BAD, 1, "error", "Probe db failed: script exited 3"),
-        (murano.TASK_BAD, 2, "warning", "Deployment finished with errors"),
+        (murano.TASK_BAD, 0, "info", "Action deploy is scheduled", None),
+        (murano.TASK_BAD, 1, "error", "Probe db failed: script exited 3",
+         "Traceback: script.sh line 4"),
+        (murano.TASK_BAD, 2, "warning", "Deployment finished with errors", None),
     ]
+    # what head 015 added, and what laguna's store had no column for before 0010
+    assert rows("SELECT id, description_text FROM environments") == [
+        (murano.ENV_NEW, ""), (murano.ENV_OK, murano.ENV_OK_TEXT), (murano.ENV_BAD, "")]
+    assert rows("SELECT id, description_text FROM environment_templates") == [
+        (murano.TEMPLATE, "two probes")]
+    assert [(uuid.UUID(p).hex, logo) for p, logo in rows(
+        "SELECT id, supplier_logo FROM packages WHERE supplier_logo IS NOT NULL")] == [
+        (murano.PKG_PROBE, murano.SUPPLIER_LOGO)]
+    assert rows("SELECT id, host, request_count, error_count, average_response_time, "
+                "requests_per_tenant, requests_per_second, errors_per_second, cpu_count, "
+                "cpu_percent, created FROM api_stats") == [
+        (1, "murano-api-1", 120, 3, 0.25, f'{{"{A}": 100, "{B}": 20}}', 0.5, 0.01, 4, 12.5,
+         "2023-05-04 10:50:00.000000")]
 
     second = laguna(workdir, "takeover", "murano", source_url, *mapped)
     assert (second.output.splitlines()[1:3], second.exit_code) == (
@@ -202,13 +215,16 @@ def test_head_010(tmp_path: Path) -> None:
     murano.build(url, head=10)
     result = laguna(tmp_path, "takeover", "murano", url)
     assert result.output.splitlines()[:5] == [
-        "Murano database at migration head 010", "imported:", "  (all tenants): categories 4",
+        "Murano database at migration head 010", "imported:",
+        "  (all tenants): categories 4, api stats 1",
         f"  {A}: packages 3, environments 2, sessions 1, deployments 2, templates 1, "
         "instance stats 2",
         f"  {B}: packages 3, environments 1, deployments 1"]
     assert [tuple(row) for row in store_rows(
         tmp_path, "SELECT id, name, is_public FROM environment_templates")] == [
         (murano.TEMPLATE, "probe-pair", 0)]
+    assert [tuple(row) for row in store_rows(
+        tmp_path, "SELECT DISTINCT description_text FROM environments")] == [(None,)]
 
 
 def test_into_a_postgresql_store(tmp_path: Path) -> None:
@@ -286,7 +302,7 @@ def test_a_later_run_adds_what_is_new(tmp_path: Path) -> None:
     again = laguna(tmp_path, "takeover", "murano", url)
     assert again.output.splitlines()[1:7] == [
         "imported:", f"  {A}: deployments 1", "already in the store:",
-        "  (all tenants): categories 4",
+        "  (all tenants): categories 4, api stats 1",
         f"  {A}: packages 3, environments 2, sessions 1, deployments 2, templates 1, "
         "instance stats 2",
         f"  {B}: packages 3, environments 1, deployments 1"]

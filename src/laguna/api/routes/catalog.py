@@ -482,6 +482,9 @@ def package_logo(package_id: str, caller: Caller, session: Reader) -> Response:
             summary="The logo of the package's supplier", response_class=Response)
 def supplier_logo(package_id: str, caller: Caller, session: Reader) -> Response:
     record = visible_package(session, caller, package_id)
+    if record.supplier_logo is not None:
+        # as the original's catalog kept it (a taken-over package: docs/TAKEOVER.md)
+        return _octets(record.supplier_logo)
     return _octets(repo.load_record(record).supplier_logo())
 
 

@@ -13,6 +13,7 @@ from laguna.api import descriptions
 from laguna.api.deps import Caller, ConfigurationSessionHeader, Reader, State, Store
 from laguna.api.environments import (
     check_environment,
+    checked_description_text,
     checked_name,
     create_environment,
     current_description,
@@ -101,15 +102,19 @@ def _shown(session: Session, context: RequestContext, environment_id: str,
     return result
 
 
-@router.put("/environments/{environment_id}", summary="Rename an environment")
+@router.put("/environments/{environment_id}",
+            summary="Rename an environment (and change its description_text)")
 def update(environment_id: str, context: Caller, session: Store,
            body: t.Annotated[t.Any, Body()] = None) -> dict[str, t.Any]:
     record = check_environment(session, context, environment_id)
     name = checked_name(body, "Environment name must contain at least one non-white space "
                               "symbol")
+    text = checked_description_text(body)
     try:
         with session.begin_nested():
             record.name = name
+            if text is not None:
+                record.description_text = text
             record.updated = utcnow()
             session.flush()
     except IntegrityError:

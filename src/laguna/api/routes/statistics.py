@@ -13,7 +13,9 @@ from fastapi import APIRouter
 
 from laguna.api.deps import Caller, Reader, State
 from laguna.api.environments import check_environment, utcnow
+from laguna.api.stats import history_view
 from laguna.store import instances as store
+from laguna.store.apistats import taken_over_stats
 
 router = APIRouter(tags=["statistics"])
 
@@ -42,8 +44,16 @@ def aggregated_statistics(environment_id: str, caller: Caller,
     return store.aggregated_stats(session, environment_id, utcnow())
 
 
-@router.get("/stats", summary="Request statistics of this API host")
-def request_statistics(caller: Caller, state: State) -> list[dict[str, t.Any]]:
-    # one entry per API host, as the original's table held; this process is one host.
-    # Another project's counts are its own business: admins alone see them.
-    return [state.stats.snapshot(None if caller.is_admin else caller.project_id)]
+@router.get("/stats", summary="Request statistics of this API host (and, for admins, "
+                             "the original's hosts, taken over)")
+def request_statistics(caller: Caller, state: State,
+                       session: Reader) -> list[dict[str, t.Any]]:
+    # one entry per API host, as the original's table held; this process is one host,
+    # after the original's hosts' rows if a takeover brought them (their ids kept:
+    # this host's follows them). Another project's counts are its own business:
+    # admins alone see them, and the original's rows, which count every tenant.
+    history = taken_over_stats(session)
+    row_id = max((record.id for record in history), default=0) + 1
+    if not caller.is_admin:
+        return [state.stats.snapshot(caller.project_id, row_id)]
+    return [*map(history_view, history), state.stats.snapshot(None, row_id)]

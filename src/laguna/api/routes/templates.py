@@ -13,7 +13,7 @@ from fastapi import APIRouter, Body, Response
 from laguna.api import descriptions
 from laguna.api import templates as api
 from laguna.api.deps import Caller, Reader, Store
-from laguna.api.environments import create_environment, utcnow
+from laguna.api.environments import checked_description_text, create_environment, utcnow
 from laguna.api.errors import bad_request, conflict, forbidden, not_found
 from laguna.store import sessions as session_store
 from laguna.store import templates as store
@@ -46,8 +46,9 @@ def create_template(caller: Caller, session: Store,
     services = body.get("services", [])
     if not isinstance(services, list):
         raise bad_request(api.BODY_INCORRECT)
+    text = checked_description_text(body)
     record = store.create_template(session, caller.project_id, name, bool(is_public),
-                                   services, utcnow())
+                                   services, utcnow(), description_text=text)
     if record is None:
         raise conflict(api.DUPLICATE)
     answer = api.view(record)
@@ -62,7 +63,7 @@ def show_template(template_id: str, caller: Caller, session: Reader) -> dict[str
     return {**api.view(record), "services": store.services_of(record)}
 
 
-@router.put("/templates/{template_id}", summary="Rename a template or change is_public")
+@router.put("/templates/{template_id}", summary="Rename a template, change is_public or description_text")
 def update_template(template_id: str, caller: Caller, session: Store,
                     body: JsonBody = None) -> dict[str, t.Any]:
     record = api.writable(session, caller, template_id)
@@ -73,6 +74,7 @@ def update_template(template_id: str, caller: Caller, session: Store,
         raise bad_request(api.NAME_TOO_LONG)
     is_public = api.checked_flag(body, None)
     if not store.update_template(session, record, name=name, is_public=is_public,
+                                 description_text=checked_description_text(body),
                                  now=utcnow()):
         raise conflict(api.DUPLICATE)
     return api.view(record)
