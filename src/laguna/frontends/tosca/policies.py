@@ -30,6 +30,7 @@ import datetime
 import math
 import typing as t
 
+from laguna.errors import LagunaError
 from laguna.frontends.tosca import actions, conditions, scaling
 from laguna.frontends.tosca.runtime import DeployFailed, Instance, Runtime
 from laguna.frontends.tosca.watching import (FAILED, ON_FIRE, Memory, Pass, check,
@@ -50,7 +51,12 @@ FAILURE_EVENTS = ("failed", "on_fire", "on-fire", "service.failed")
 RECOVERY_EVENTS = ("recovered", "running", "service.recovered")
 
 
-class PolicyRefused(Exception):
+class PolicyRefused(LagunaError):
+    """A policy's action asked for what the policy cannot do (nothing ran);
+    ``laguna action`` shows it as the action's refusal."""
+
+    code = "LAG-E1549"
+
     def __init__(self, message: str) -> None:
         super().__init__(message)
         self.message = message

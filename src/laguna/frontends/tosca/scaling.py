@@ -16,13 +16,16 @@ import threading
 import typing as t
 import uuid
 
+from laguna.errors import LagunaError
 from laguna.frontends.tosca.actions import undeploy_instance
 from laguna.frontends.tosca.placement import is_machine
 from laguna.frontends.tosca.runtime import DeployFailed, Instance, Runtime, Stopped
 
 
-class ResizeRefused(Exception):
+class ResizeRefused(LagunaError):
     """The node cannot be resized as asked (nothing ran)."""
+
+    code = "LAG-E1550"
 
     def __init__(self, message: str) -> None:
         super().__init__(message)
