@@ -38,7 +38,8 @@ COMMANDS: dict[str, str] = {
                "shows them (text as it is, none as -, other values as JSON; --json: typed).",
     "package": "Build, check and import packages, and manage the catalog.",
     "serve": "Serve the Murano v1 REST API (environments, sessions, services, deployments, "
-             "actions, catalog, templates, statistics) until interrupted.",
+             "actions, catalog, templates, statistics) and the web dashboard (/dashboard/) "
+             "until interrupted.",
     "status": "Show ENVIRONMENT's state, components, outputs, the actions its objects offer "
               "(with their arguments: [NAME] may be left out) and its last deployment's error.",
     "takeover": "Take over another installation's database (Murano's), keeping its ids.",

@@ -77,7 +77,8 @@ def serve(host: str, port: int, db_url: str | None, keystone_url: str | None,
           workers: int, broker_url: str | None, max_body_size: int, max_package_size: int,
           max_json_depth: int, anonymous: tuple[str, str] | None, processes: int) -> None:
     """Serve the Murano v1 REST API (environments, sessions, services, deployments,
-    actions, catalog, templates, statistics) until interrupted.
+    actions, catalog, templates, statistics) and the web dashboard (/dashboard/)
+    until interrupted.
 
     The store is created and migrated on first start; the API and the other
     commands of the same working directory see the same environments. A port
