@@ -53,8 +53,9 @@ COMMANDS: dict[str, str] = {
                 "problem, or a summary of what it would deploy (its parts with counts, its "
                 "inputs; --json: the blueprint's model).",
     "watch": "Watch ENVIRONMENT: run each node's check when its period is due and the "
-             "policies that act on what the checks find, until interrupted (Ctrl-C ends the "
-             "pass under way first, then stops).",
+             "policies that act on what the checks find (TOSCA: check_running and policies; "
+             "an assembly: each Active instance's Integrity, healed when its autoHeal is "
+             "true), until interrupted (Ctrl-C ends the pass under way first, then stops).",
 }
 
 
