@@ -347,3 +347,24 @@ def test_watch_of_an_unknown_environment_is_refused(workdir: Path) -> None:
                           text=True, env=environ(), timeout=60, check=False)
     assert (done.returncode, json.loads(done.stdout)["error"]["kind"]) == (
         2, "environment_not_found")
+
+
+def test_an_auto_scaler_attached_by_an_initializer_group_acts_the_same(workdir: Path) -> None:
+    # AMP's way of attaching it: the group's brooklyn.policies become the
+    # topology's policy add_brooklyn_types.0, which the watch passes run
+    _deploy(workdir, "scaled_amp")
+    with Watching(workdir, "scaled_amp") as watching:
+        (workdir / "load").write_text("10\n")
+        grown = watching.until("resized to 3")
+        (workdir / "load").write_text("0\n")
+        shrunk = watching.until("resized to 1")
+    assert _texts(grown) == [
+        "policy add_brooklyn_types.0 (AutoScalerPolicy): load is 10.0 over 1 instance(s) of "
+        "svc: resizing to 3",
+        "policy add_brooklyn_types.0: svc resized to 3 (added: svc.1, svc.2; removed: -)"]
+    assert _texts(shrunk) == [
+        "policy add_brooklyn_types.0 (AutoScalerPolicy): load is 0.0 over 3 instance(s) of "
+        "svc: resizing to 1",
+        "policy add_brooklyn_types.0: svc resized to 1 (added: -; removed: svc.1, svc.2)"]
+    code, status = laguna(workdir, "status", "scaled_amp")
+    assert [i["id"] for i in _instances(status)] == ["svc"]
