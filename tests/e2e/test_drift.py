@@ -1,7 +1,8 @@
 """Drift on the local cloud, with real agents: a component's script starts a
 daemon and writes a file; `laguna check` finds nothing, then exactly the
 killed daemon and the removed file; `laguna deploy` of the same blueprint
-repairs them; `laguna check` is clean again. For MuranoPL and TOSCA."""
+repairs them; `laguna check` is clean again. For MuranoPL, TOSCA and assembly
+descriptors."""
 
 from __future__ import annotations
 
@@ -170,14 +171,15 @@ def api_drift(workdir: Path, name: str) -> dict[str, t.Any]:
         database.dispose()
 
 
-def test_descriptor_drift_is_found_and_healed(workdir: Path) -> None:
+def test_descriptor_drift_is_found_and_repaired_by_a_redeploy(workdir: Path) -> None:
     """An assembly's instance on a local-cloud host: its web server killed is
-    drift (the process and the address it listened on); CP4NA's heal intent
-    repairs it (`laguna deploy` of an existing assembly is refused, as
-    createAssembly of an existing name is)."""
+    drift (the process and the address it listened on); `laguna deploy` of the
+    same descriptor heals that instance (its server runs again) and no other; a
+    deploy with nothing drifted changes nothing; one with other inputs is still
+    refused (the upgrade intent's), as CP4NA's createAssembly of an existing name."""
     here = PACKAGES.parent / "assembly"
-    code, data = laguna(workdir, "deploy", str(here / "three-tier.yaml"), "--name", "shop",
-                        "-l", str(here))
+    deploy = ("deploy", str(here / "three-tier.yaml"), "--name", "shop", "-l", str(here))
+    code, data = laguna(workdir, *deploy)
     assert (code, data["state"]) == (0, "Active"), data
     url = data["components"]["shop__db"]["properties"]["url"]
     wait_for_page(url, "shop__db")  # its server listens: the check learns the address
@@ -186,9 +188,13 @@ def test_descriptor_drift_is_found_and_healed(workdir: Path) -> None:
         0, [], {"processes": 1, "files": 2, "addresses": 1})
 
     address = url.split("//")[1].rstrip("/")
-    [server] = marked("shop__db", f"python3 -m http.server {address.split(':')[1]} --bind "
-                                  f"{address.split(':')[0]} --directory "
-                                  f"{server_home(workdir, 'shop__db')}/site")
+    server_command = web_server(workdir, "shop__db", url)
+    [server] = marked("shop__db", server_command)
+    others = {name: marked(name, web_server(workdir, name, component["properties"]["url"]))
+              for name, component in data["components"].items() if name != "shop__db"}
+    assert sorted(others) == ["shop__app__1", "shop__front"]
+    assert all(len(pids) == 1 for pids in others.values()), others
+    urls = {name: data["components"][name]["properties"]["url"] for name in others}
     kill(server)
     code, report = check(workdir, "shop")
     assert (code, report["drifted"]) == (1, ["shop__db"])
@@ -196,12 +202,47 @@ def test_descriptor_drift_is_found_and_healed(workdir: Path) -> None:
         == [("process", "gone"), ("address", "not listening")]
     assert report["components"]["shop__db"]["drift"][1]["what"] == address
 
-    code, data = laguna(workdir, "intent", "shop", "heal", "shop__db", "-l", str(here))
-    assert code == 0, data
+    code, data = laguna(workdir, *deploy)
+    assert (code, data["status"], data["state"]) == (0, "ok", "Active"), data
+    # the tier's resource declares Heal: it runs (its script starts the server again)
+    assert [(r["object"], r["level"], r["text"]) for r in data["reports"]] == [
+        ("shop__db", "info", "shop__db: drifted (laguna check): healing"),
+        ("shop__db", "info", "Heal shop__db")]
+    [again] = marked("shop__db", server_command)
+    assert again != server
+    wait_for_page(url, "shop__db")
+    # the instances not drifted were left alone: their servers are the same processes
+    assert servers(workdir, urls) == others
     code, report = check(workdir, "shop")
     assert (code, report["drifted"]) == (0, [])
+
+    # nothing drifted: a deploy of the same descriptor runs nothing
+    code, data = laguna(workdir, *deploy)
+    assert (code, data["status"], data["state"], data["reports"]) == (0, "ok", "Active", [])
+    assert marked("shop__db", server_command) == [again]
+    assert servers(workdir, urls) == others
+
+    # other inputs are the upgrade intent's: refused, nothing run
+    code, data = laguna(workdir, *deploy, "--input", "motto=other")
+    assert (code, data["status"], data["error"]["kind"]) == (2, "rejected", "assembly_exists")
+    assert data["error"]["message"] == (
+        "assembly 'shop' exists with another descriptor, inputs or intended state (the "
+        "upgrade and change-state intents change them; a deploy of the same ones repairs "
+        "what `laguna check` found drifted)")
     code, data = laguna(workdir, "intent", "shop", "delete", "-l", str(here))
     assert code == 0, data
+
+
+def servers(workdir: Path, urls: dict[str, str]) -> dict[str, list[int]]:
+    """The pids of each instance's web server (``urls``: where each listens)."""
+    return {name: marked(name, web_server(workdir, name, url)) for name, url in urls.items()}
+
+
+def web_server(workdir: Path, instance: str, url: str) -> str:
+    """The command line of ``instance``'s web server, listening at ``url``."""
+    host, port = url.split("//")[1].rstrip("/").split(":")
+    return (f"python3 -m http.server {port} --bind {host} --directory "
+            f"{server_home(workdir, instance)}/site")
 
 
 def server_home(workdir: Path, instance: str) -> Path:

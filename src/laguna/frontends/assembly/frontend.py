@@ -169,14 +169,57 @@ class AssemblyFrontend:
 
     def deploy(self, blueprint: Blueprint, context: RunContext) -> Outcome:
         stored = context.stored.model
-        if stored is not None and stored.get("state") is not None:
-            raise Rejected(e.ASSEMBLY_EXISTS, f"assembly {context.stored.name!r} exists")
         descriptor, catalog = t.cast(tuple[Descriptor, Catalog], blueprint.payload)
+        if stored is not None and stored.get("state") is not None:
+            return self.redeploy(blueprint, context, stored, descriptor, catalog)
         model = copy.deepcopy(dict(blueprint.model))
         intent = _Intent(self, context, model, catalog)
         root = intent.build(descriptor, model["inputs"])
         return intent.execute(lambda engine: engine.converge(None, root, model["intended_state"]),
                               root)
+
+    def redeploy(self, blueprint: Blueprint, context: RunContext,
+                 stored: t.Mapping[str, t.Any], descriptor: Descriptor,
+                 catalog: Catalog) -> Outcome:
+        """``laguna deploy`` of an existing assembly: with the descriptor (name and
+        version), inputs and intended state it holds, the instances the last ``laguna
+        check`` found drifted (``context.repair``) are healed as the heal intent heals
+        one, the others left alone; with none drifted nothing runs. Anything else is
+        refused, as CP4NA's createAssembly of an existing name: the upgrade and
+        change-state intents change a deployed assembly."""
+        name = context.stored.name
+        model = copy.deepcopy(dict(stored))
+        wanted = blueprint.model
+        same = (wanted["descriptor"], wanted["inputs"], wanted["intended_state"]) == (
+            model["descriptor"], model["inputs"], model["intended_state"])
+        drifted = set(context.repair) & set(model.get("instances") or {})
+        if not same:
+            raise Rejected(e.ASSEMBLY_EXISTS, f"assembly {name!r} exists with another "
+                           "descriptor, inputs or intended state (the upgrade and "
+                           "change-state intents change them; a deploy of the same ones "
+                           "repairs what `laguna check` found drifted)")
+        if not drifted and model["state"] != model["intended_state"]:
+            # a deploy that ran nothing would call a Failed assembly deployed
+            raise Rejected(e.ASSEMBLY_EXISTS, f"assembly {name!r} exists and is "
+                           f"{model['state']}, not {model['intended_state']} (the "
+                           "heal and change-state intents move it; a deploy repairs only "
+                           "what `laguna check` found drifted)")
+        intent = _Intent(self, context, model, catalog)
+        root = intent.build(descriptor, model["inputs"])
+        # in the tree's order; a nested assembly's heal reinstalls it whole, its
+        # instances with it
+        targets = [node for node in root.walk() if node.name in drifted
+                   and not any(up.name in drifted for up in _ancestors(node))]
+
+        def repair(engine: Engine) -> None:
+            engine.pairs = _pairs(root)
+            for node in targets:
+                context.reporter.report("info", f"{node.name}: drifted (laguna check): "
+                                        "healing", node.name)
+                engine.heal(node)
+            engine.refresh_all(root)
+        # with nothing drifted no script runs; the state is the instances' as after a heal
+        return intent.execute(repair, root, computed=True)
 
     def action(self, context: RunContext, object_id: str, method: str,
                arguments: t.Mapping[str, str]) -> Outcome:
@@ -371,6 +414,12 @@ def _rank(state: str) -> int:
 def _pairs(root: Node) -> list[t.Any]:
     from laguna.frontends.assembly.engine import all_pairs
     return all_pairs(root)
+
+
+def _ancestors(node: Node) -> t.Iterator[Node]:
+    while node.parent is not None:
+        node = node.parent
+        yield node
 
 
 def _snapshots(folder: Path, name: str) -> list[dict[str, t.Any]]:
