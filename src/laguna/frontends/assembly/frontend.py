@@ -1,8 +1,9 @@
 """The assembly-descriptor front end: intents as deploy, action and undeploy.
 
-``laguna deploy DESCRIPTOR`` is createAssembly; ``laguna intent NAME VERB`` runs
-as an action of the environment (method = the verb) and ``intent NAME delete``
-as its undeploy. The environment's model is the assembly's instance store
+``laguna deploy DESCRIPTOR`` is createAssembly (of an existing assembly, the
+repair of what ``laguna check`` found drifted: :meth:`AssemblyFrontend.redeploy`);
+``laguna intent NAME VERB`` runs as an action of the environment (method = the
+verb) and ``intent NAME delete`` as its undeploy. The environment's model is the assembly's instance store
 (see :func:`new_model`); the deployment layer keeps it and hands it back.
 
 Typed options travel in :attr:`PrepareOptions.settings` under keys no
