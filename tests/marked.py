@@ -29,20 +29,23 @@ def kill(pid: int, seconds: float = 10.0) -> None:
     raise AssertionError(f"process {pid} did not end within {seconds:g} seconds")
 
 
-def marked(component: str, command: str) -> list[int]:
+def marked(component: str, command: str, workdir: Path) -> list[int]:
     """The live processes whose environment says they were started for
-    ``component`` (``LAGUNA_TRACKED_COMPONENT``) running ``command``."""
+    ``component`` (``LAGUNA_TRACKED_COMPONENT``) running ``command``, by a
+    host of ``workdir`` (its path in their environment: another test running
+    at the same time may deploy a component of the same id)."""
     found = []
     mark = f"LAGUNA_TRACKED_COMPONENT={component}".encode()
+    within = str(workdir).encode()
     for entry in Path("/proc").iterdir():
         if not entry.name.isdigit():
             continue
         try:
-            variables = (entry / "environ").read_bytes().split(b"\0")
+            environ = (entry / "environ").read_bytes()
             words = (entry / "cmdline").read_bytes().rstrip(b"\0").split(b"\0")
         except OSError:
             continue
-        if mark in variables and b" ".join(words).decode() == command \
-                and live(int(entry.name)):
+        if mark in environ.split(b"\0") and within in environ \
+                and b" ".join(words).decode() == command and live(int(entry.name)):
             found.append(int(entry.name))
     return sorted(found)

@@ -43,7 +43,7 @@ def test_muranopl_drift_is_found_and_repaired_by_a_redeploy(workdir: Path) -> No
     [host] = report["hosts"]
     assert (host["host"], host["error"]) == ("drift-1", None)
 
-    [daemon] = marked(APPLICATION, "sleep 3600")
+    [daemon] = marked(APPLICATION, "sleep 3600", workdir)
     [conf] = (workdir / ".laguna" / "cloud" / "hosts").glob("*/drift-1/drifter.conf")
     kill(daemon)
     conf.unlink()
@@ -65,13 +65,13 @@ def test_muranopl_drift_is_found_and_repaired_by_a_redeploy(workdir: Path) -> No
     code, report = check(workdir, "drift")
     assert (code, report["drifted"], drift_of(report)) == (
         0, [], {APPLICATION: [], INSTANCE: []})
-    assert len(marked(APPLICATION, "sleep 3600")) == 1
+    assert len(marked(APPLICATION, "sleep 3600", workdir)) == 1
     assert conf.read_text() == "port 8080\n"
 
     # with nothing drifted, a redeploy leaves the application alone, as before
     code, result = laguna(workdir, *deploy)
     assert [r["text"] for r in result["reports"] if r["object"] == APPLICATION] == []
-    assert len(marked(APPLICATION, "sleep 3600")) == 1
+    assert len(marked(APPLICATION, "sleep 3600", workdir)) == 1
 
 
 def test_tosca_drift_is_found_and_repaired_by_a_redeploy(workdir: Path) -> None:
@@ -82,7 +82,7 @@ def test_tosca_drift_is_found_and_repaired_by_a_redeploy(workdir: Path) -> None:
     assert (code, report["components"]["app"]["tracked"], drift_of(report)) == (
         0, {"processes": 1, "files": 1, "addresses": 0}, {"vm": [], "app": []})
 
-    [daemon] = marked("app", "sleep 3601")
+    [daemon] = marked("app", "sleep 3601", workdir)
     [conf] = (workdir / ".laguna" / "cloud" / "hosts").glob("*/tosca_vm/app.conf")
     kill(daemon)
     conf.unlink()
@@ -97,7 +97,7 @@ def test_tosca_drift_is_found_and_repaired_by_a_redeploy(workdir: Path) -> None:
     assert (code, result["state"]) == (0, "ready"), result["error"]
     code, report = check(workdir, "drift")
     assert (code, report["drifted"], drift_of(report)) == (0, [], {"vm": [], "app": []})
-    assert len(marked("app", "sleep 3601")) == 1
+    assert len(marked("app", "sleep 3601", workdir)) == 1
     assert conf.read_text() == "port 8080\n"
 
 
@@ -189,8 +189,9 @@ def test_descriptor_drift_is_found_and_repaired_by_a_redeploy(workdir: Path) -> 
 
     address = url.split("//")[1].rstrip("/")
     server_command = web_server(workdir, "shop__db", url)
-    [server] = marked("shop__db", server_command)
-    others = {name: marked(name, web_server(workdir, name, component["properties"]["url"]))
+    [server] = marked("shop__db", server_command, workdir)
+    others = {name: marked(name, web_server(workdir, name, component["properties"]["url"]),
+                           workdir)
               for name, component in data["components"].items() if name != "shop__db"}
     assert sorted(others) == ["shop__app__1", "shop__front"]
     assert all(len(pids) == 1 for pids in others.values()), others
@@ -208,7 +209,7 @@ def test_descriptor_drift_is_found_and_repaired_by_a_redeploy(workdir: Path) -> 
     assert [(r["object"], r["level"], r["text"]) for r in data["reports"]] == [
         ("shop__db", "info", "shop__db: drifted (laguna check): healing"),
         ("shop__db", "info", "Heal shop__db")]
-    [again] = marked("shop__db", server_command)
+    [again] = marked("shop__db", server_command, workdir)
     assert again != server
     wait_for_page(url, "shop__db")
     # the instances not drifted were left alone: their servers are the same processes
@@ -219,7 +220,7 @@ def test_descriptor_drift_is_found_and_repaired_by_a_redeploy(workdir: Path) -> 
     # nothing drifted: a deploy of the same descriptor runs nothing
     code, data = laguna(workdir, *deploy)
     assert (code, data["status"], data["state"], data["reports"]) == (0, "ok", "Active", [])
-    assert marked("shop__db", server_command) == [again]
+    assert marked("shop__db", server_command, workdir) == [again]
     assert servers(workdir, urls) == others
 
     # other inputs are the upgrade intent's: refused, nothing run
@@ -235,7 +236,7 @@ def test_descriptor_drift_is_found_and_repaired_by_a_redeploy(workdir: Path) -> 
 
 def servers(workdir: Path, urls: dict[str, str]) -> dict[str, list[int]]:
     """The pids of each instance's web server (``urls``: where each listens)."""
-    return {name: marked(name, web_server(workdir, name, url)) for name, url in urls.items()}
+    return {name: marked(name, web_server(workdir, name, url), workdir) for name, url in urls.items()}
 
 
 def web_server(workdir: Path, instance: str, url: str) -> str:

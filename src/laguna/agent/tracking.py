@@ -163,6 +163,13 @@ class Tracker:
                 # ones listen on now is known from now on
                 alive = [process["pid"] for process in record.get("processes", [])
                          if _start_time(self.proc, process["pid"]) == process["start"]]
+                # a daemon read at the plan's end may not have finished its exec
+                # (still the script's shell): what it runs now names it from now on
+                for process in record.get("processes", []):
+                    if process["pid"] in alive:
+                        command = _command(self.proc, process["pid"])
+                        if command not in ("?", process["command"]):
+                            process["command"], learned = command, True
                 known = set(record.get("addresses", []))
                 now = known | _listening(self.proc, alive)
                 if now != known:
