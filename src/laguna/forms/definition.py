@@ -8,6 +8,8 @@ from __future__ import annotations
 import dataclasses
 import typing as t
 
+from yaql.language import exceptions as yaql_exceptions
+
 from laguna.forms.errors import FormError
 from laguna.forms.expressions import TEXT_KEYS, Expr, expression_of
 from laguna.source import Span
@@ -73,7 +75,7 @@ class UiDefinition:
 def read(text: str, source: str) -> UiDefinition:
     """Read the ui.yaml ``text`` (of file ``source``)."""
     try:
-        documents = load_all(text, source)
+        documents = load_all(text, source, _scalar)
     except YamlError as error:
         raise FormError(error.message, error.span) from None
     document = documents[0] if documents else None
@@ -139,11 +141,29 @@ def _expressions(value: t.Any, text: bool = False,
         return converted
     if isinstance(value, list):
         return [_expressions(v, text, text_keys) for v in value]
-    if isinstance(value, str) and not text:
+    if isinstance(value, PlainScalar) and not text:
         return expression_of(str(value), span_of(value)) or str(value)
     if isinstance(value, str):
         return str(value)
     return value
+
+
+class PlainScalar(str):
+    """A string written without quotes: only those may be expressions (yaml's
+    implicit resolvers, which murano-dashboard's loader used, see no other)."""
+
+    span: Span
+
+
+def _scalar(text: str, span: Span, forced: bool) -> t.Any:
+    if forced:   # `!yaql`: an expression whatever it looks like
+        try:
+            return Expr(text, span)
+        except yaql_exceptions.YaqlException as error:
+            raise FormError(f"!yaql {text!r} is not an expression: {error}", span) from None
+    plain = PlainScalar(text)
+    plain.span = span
+    return plain
 
 
 class _SpannedDict(dict):  # type: ignore[type-arg]

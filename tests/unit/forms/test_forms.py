@@ -259,3 +259,28 @@ def test_the_web_server_example_fills_into_its_model() -> None:
                      "keyname": "", "availabilityZone": "nova",
                      "networks": {"useEnvironmentNetwork": True, "useFlatNetwork": False,
                                   "customNetworks": []}}}
+
+
+def test_only_plain_scalars_are_expressions_and_yaql_tags_force_one() -> None:
+    # murano-apps write `initial: 'node-{0}'` and `image: 'hdp-sandbox'`:
+    # quoted, they are text; plain, `a-b` would be yaql's `a - b`
+    definition = ui("""\
+        Application:
+          ?:
+            type: com.example.App
+          image: 'hdp-sandbox'
+          quoted: "$.one.text"
+          plain: $.one.text
+          tagged: !yaql "'x' + $.one.text"
+        Forms:
+          - one:
+              fields:
+                - name: text
+                  type: string
+                  initial: 'node-{0}'
+        """)
+    model = fill(definition, {}, "App")
+    del model["?"]["id"]
+    # no Version: 2.4, murano-dashboard's latest, which names the application
+    assert model == {"?": {"type": "com.example.App", "name": "App"}, "image": "hdp-sandbox",
+                     "quoted": "$.one.text", "plain": "node-{0}", "tagged": "xnode-{0}"}
