@@ -6,6 +6,7 @@ object that has none."""
 
 from __future__ import annotations
 
+import time
 import typing as t
 import uuid
 
@@ -16,8 +17,16 @@ from laguna.forms.choices import LOCAL_CHOICES, CloudChoices
 from laguna.forms.definition import FieldDef, FormDef, UiDefinition
 from laguna.forms.errors import AnswersRefused, FormError, Problem
 from laguna.forms.expressions import Expr
-from laguna.forms.fields import Field, Invalid, convert, regexp
+from laguna.forms.fields import Field, Invalid, convert, matches
+from laguna.lang import limits
+from laguna.lang.errors import LimitExceededError
+from laguna.lang.functions import guarded
 from laguna.yaql import engine as yaql_engine
+from laguna.yaql.engine import Limits
+
+#: the sandbox of a form's expressions: MuranoPL's limits, but seconds, not
+#: minutes, for a whole filling (a person waits for it)
+FORM_LIMITS = Limits(execution_seconds=10.0)
 
 #: murano-dashboard's last form, where a 2.2+ package's application is named
 MANAGEMENT_FORM = "workflowManagement"
@@ -39,17 +48,30 @@ class Evaluation:
     """One filling of a ui.yaml's forms."""
 
     def __init__(self, ui: UiDefinition, default_name: str,
-                 choices: CloudChoices = LOCAL_CHOICES) -> None:
+                 choices: CloudChoices = LOCAL_CHOICES, bounds: Limits = FORM_LIMITS) -> None:
         self.ui = ui
+        self.bounds = bounds
         self.choices = choices
         self.application_name = default_name
         self.templates = ui.templates
         self.referenced: dict[str, t.Any] = {}
         self.ref_ids: set[str] = set()
         self.data: dict[str, dict[str, t.Any]] = {}
-        self.context = yaql_engine.create_root_context(True).create_child_context()
-        functions.register(self.context, self)
-        for key, value in ui.parameters.items():
+        self.context = self._root_context()
+
+    def _root_context(self) -> t.Any:
+        # yaql's legacy library under the MuranoPL engine's sandbox: loops
+        # bounded in items and time, regular expressions and string building
+        # guarded (laguna.lang.functions.guarded)
+        root = yaql_engine.create_root_context(True)
+        guarded.bound_loops(root)
+        guarded.register(root)
+        context = root.create_child_context()
+        functions.register(context, self)
+        return context
+
+    def _parameters(self) -> None:
+        for key, value in self.ui.parameters.items():
             # murano-dashboard skips the names that do not start with a letter
             if key and key[0].isalpha():
                 self.context[key] = self.evaluate(value, self.context)
@@ -60,7 +82,8 @@ class Evaluation:
         if isinstance(value, Expr):
             try:
                 result = value.evaluate(self.data, context)
-            except (yaql_exceptions.YaqlException, ValueError, TypeError, KeyError) as error:
+            except (yaql_exceptions.YaqlException, LimitExceededError, ValueError, TypeError,
+                    KeyError) as error:
                 raise FormError(f"expression {value.text!r} failed: {error}",
                                 value.span) from None
             return self.evaluate(result, context)
@@ -73,7 +96,14 @@ class Evaluation:
     def fill(self, answers: t.Mapping[str, t.Any]) -> dict[str, t.Any]:
         """The application's object (the model) from ``answers``; refused
         answers raise AnswersRefused with every problem of the first form that
-        has any (the wizard stops at that step)."""
+        has any (the wizard stops at that step). The whole filling runs under
+        the evaluation's bounds (a FormError names the expression that crossed one)."""
+        deadline = time.monotonic() + self.bounds.execution_seconds
+        with limits.activated(self.bounds, deadline, limits.resident_bytes()):
+            return self._fill(answers)
+
+    def _fill(self, answers: t.Mapping[str, t.Any]) -> dict[str, t.Any]:
+        self._parameters()
         grouped = answers_by_form(answers)
         for form in self.ui.forms:
             self._fill_form(form, grouped.get(form.name, {}))
@@ -132,7 +162,7 @@ class Evaluation:
             expr = validator.get("expr") if isinstance(validator, dict) else None
             message = str(validator.get("message", "")) if isinstance(validator, dict) else ""
             if isinstance(expr, dict) and "regexpValidator" in expr:
-                if not regexp(str(expr["regexpValidator"])).search(str(value)):
+                if not matches(str(expr["regexpValidator"]), str(value)):
                     raise Invalid(message or field.message("invalid"))
             elif not self._true(expr, value, field.name):
                 raise Invalid(message)
@@ -140,11 +170,10 @@ class Evaluation:
     def _true(self, expr: t.Any, data: t.Any, where: str) -> bool:
         if not isinstance(expr, Expr):
             return bool(expr)
-        context = yaql_engine.create_root_context(True).create_child_context()
-        functions.register(context, self)
         try:
-            return bool(expr.evaluate(data, context))
-        except (yaql_exceptions.YaqlException, ValueError, TypeError, KeyError) as error:
+            return bool(expr.evaluate(data, self._root_context()))
+        except (yaql_exceptions.YaqlException, LimitExceededError, ValueError, TypeError,
+                KeyError) as error:
             raise FormError(f"validator {expr.text!r} of {where} failed: {error}",
                             expr.span) from None
 
@@ -174,6 +203,6 @@ def _with_ids(value: t.Any) -> t.Any:
 
 
 def fill(ui: UiDefinition, answers: t.Mapping[str, t.Any], default_name: str,
-         choices: CloudChoices = LOCAL_CHOICES) -> dict[str, t.Any]:
+         choices: CloudChoices = LOCAL_CHOICES, bounds: Limits = FORM_LIMITS) -> dict[str, t.Any]:
     """The object model a ui.yaml's forms make of ``answers``."""
-    return Evaluation(ui, default_name, choices).fill(answers)
+    return Evaluation(ui, default_name, choices, bounds).fill(answers)

@@ -10,6 +10,7 @@ import typing as t
 
 from laguna.errors import LagunaError
 from laguna.forms.choices import CloudChoices
+from laguna.lang.functions import guarded
 
 #: Django's messages, which a field's errorMessages replace key by key
 DEFAULT_MESSAGES = {
@@ -143,7 +144,7 @@ def _text(field: Field, value: t.Any) -> str:
     if low is not None and len(text) < int(low):
         raise Invalid(field.message("min_length", limit=low, count=len(text)))
     pattern = field.props.get("regexpValidator")
-    if pattern is not None and not regexp(str(pattern)).search(text):
+    if pattern is not None and not matches(str(pattern), text):
         raise Invalid(field.message("invalid"))
     if field.is_password_checked() and not _PASSWORD.search(text):
         raise Invalid(str((field.props.get("errorMessages") or {}).get(
@@ -151,15 +152,21 @@ def _text(field: Field, value: t.Any) -> str:
     return text
 
 
-def regexp(pattern: str) -> re.Pattern[str]:
-    """A regexpValidator: a pattern, or ``/pattern/flags`` as murano-dashboard read it."""
+def regexp(pattern: str) -> t.Any:
+    """A regexpValidator (a pattern, or ``/pattern/flags`` as murano-dashboard
+    read it), compiled under the sandbox's limits on patterns."""
     written = re.match(r"^/(.*)/([A-Za-z]*)$", pattern)
     if written is None:
-        return re.compile(pattern)
-    flags = 0
-    for flag in written.group(2).upper():
-        flags |= getattr(re, flag, 0)
-    return re.compile(written.group(1), flags)
+        return guarded.regex(pattern)
+    flags = set(written.group(2).upper())
+    return guarded.regex(written.group(1), ignore_case="I" in flags,
+                         multi_line="M" in flags, dot_all="S" in flags)
+
+
+def matches(pattern: str, text: str) -> bool:
+    """Whether the regexpValidator ``pattern`` finds a match in ``text`` (as
+    Django's RegexValidator: a search), bounded by the filling's deadline."""
+    return bool(guarded.matches(regexp(pattern), text))
 
 
 def _object(field: Field, value: t.Any) -> t.Any:

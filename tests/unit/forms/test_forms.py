@@ -12,6 +12,7 @@ from pathlib import Path
 import pytest
 
 from laguna.forms import AnswersRefused, FormError, fill, read
+from laguna.yaql.engine import Limits
 
 ROOT = Path(__file__).resolve().parents[3]
 HEX_ID = re.compile(r"^[0-9a-f]{32}$")
@@ -284,3 +285,32 @@ def test_only_plain_scalars_are_expressions_and_yaql_tags_force_one() -> None:
     # no Version: 2.4, murano-dashboard's latest, which names the application
     assert model == {"?": {"type": "com.example.App", "name": "App"}, "image": "hdp-sandbox",
                      "quoted": "$.one.text", "plain": "node-{0}", "tagged": "xnode-{0}"}
+
+
+@pytest.mark.parametrize(("expression", "message"), [
+    ("range(100000000).len()", "iterators limit of 100000 items exceeded by a collection of "
+                               "more than 100000 items"),
+    ("range(100000000).select($ * 2).sum()", "execution_seconds limit of 0.5 s exceeded"),
+    ("repeat($t, 5000)", "repeat() makes at most 1000 copies, not 5000"),
+])
+def test_expressions_run_in_the_sandbox(expression: str, message: str) -> None:
+    definition = read(f'Templates:\n  t: {{x: 1}}\nApplication:\n  ?: {{type: a.B}}\n'
+                      f'  x: !yaql "{expression}"\n', "ui.yaml")
+    with pytest.raises(FormError) as caught:
+        fill(definition, {}, "App", bounds=Limits(execution_seconds=0.5))
+    assert str(caught.value) == (f"ui.yaml:5:6: error[LAG-E1800]: expression {expression!r} "
+                                 f"failed: {message}")
+
+
+def test_a_regexp_validator_runs_in_the_sandbox() -> None:
+    # a catastrophic pattern on `regex` with the filling's deadline: refused, not stuck
+    definition = ui("""\
+        Application: {?: {type: a.B}, x: $.f.x}
+        Forms:
+          - f:
+              fields:
+                - name: x
+                  type: string
+                  regexpValidator: '^(a+)+$'
+        """)
+    assert refused(definition, {"f.x": "a" * 40 + "!"}) == ["f.x: Enter a valid value."]
