@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import sys
 from pathlib import Path
 
 import click
@@ -58,7 +59,8 @@ from laguna.packages.source import PackageSource
 @click.option("--form", "form_answers", type=click.Path(path_type=Path), metavar="FILE",
               help="MuranoPL packages: fill the package's forms (its UI/ui.yaml) with "
                    "the answers in FILE (a YAML map of form.field to values) and deploy "
-                   "the application they make (docs/FORMS.md).")
+                   "the application they make (docs/FORMS.md). Without it, on a "
+                   "terminal, a package's forms are asked field by field.")
 @click.option("--input", "inputs", multiple=True, metavar="K=V",
               help="Assembly descriptors: a property value (converted to its type).")
 @click.option("--state", "intended_state", metavar="STATE",
@@ -85,7 +87,8 @@ def deploy(model: Path, libs: tuple[Path, ...], name: str | None, settings: tupl
             choose_settings(current_workdir().cloud_dir, isolation, address_range)
         except IsolationError as error:
             fail(Rejected(CLOUD_ERROR, str(error)), as_json)
-    if form_answers is not None:
+    if form_answers is not None or (not as_json and sys.stdin.isatty()
+                                     and _has_forms(model)):
         from laguna.cli.formanswers import model_from_forms
         try:
             package = model
@@ -120,6 +123,11 @@ def deploy(model: Path, libs: tuple[Path, ...], name: str | None, settings: tupl
             with progress_view(stdout_console(), title) as view:
                 result = service.deploy(model, options, dry_run=dry_run, sink=view)
     emit_result(result, as_json)
+
+
+def _has_forms(model: Path) -> bool:
+    from laguna.cli.formanswers import has_forms
+    return has_forms(model)
 
 
 def _template_name(folder: Path) -> str | None:
