@@ -129,6 +129,7 @@ RANGE_KINDS: tuple[tuple[str, str, str], ...] = (
     ("LAG-E1500", "LAG-E1599", "tosca_error"),
     ("LAG-E1600", "LAG-E1699", "descriptor_error"),
     ("LAG-E1700", "LAG-E1799", "api_error"),
+    ("LAG-E1800", "LAG-E1899", "form_error"),
 )
 
 

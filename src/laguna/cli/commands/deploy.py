@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import sys
 from pathlib import Path
 
 import click
@@ -55,6 +56,11 @@ from laguna.packages.source import PackageSource
 @click.option("--address-range", metavar="CIDR",
               help="The hosts' addresses (default 127.42.0.0/16 for loopback, "
                    "198.18.0.0/15 for netns). Kept like --isolation.")
+@click.option("--form", "form_answers", type=click.Path(path_type=Path), metavar="FILE",
+              help="MuranoPL packages: fill the package's forms (its UI/ui.yaml) with "
+                   "the answers in FILE (a YAML map of form.field to values) and deploy "
+                   "the application they make (docs/FORMS.md). Without it, on a "
+                   "terminal, a package's forms are asked field by field.")
 @click.option("--input", "inputs", multiple=True, metavar="K=V",
               help="Assembly descriptors: a property value (converted to its type).")
 @click.option("--state", "intended_state", metavar="STATE",
@@ -65,7 +71,7 @@ from laguna.packages.source import PackageSource
 def deploy(model: Path, libs: tuple[Path, ...], name: str | None, settings: tuple[str, ...],
            inputs_file: Path | None, cloud: str | None, inventory: Path | None,
            dry_run: bool, isolation: str | None, address_range: str | None, inputs: tuple[str, ...], intended_state: str | None,
-           db_url: str | None, as_json: bool) -> None:
+           form_answers: Path | None, db_url: str | None, as_json: bool) -> None:
     """Deploy MODEL (a MuranoPL object model file or package; a TOSCA service
     template or CSAR, or a CSAR's NAME[==VERSION] in the catalog store; an
     assembly descriptor, or its assembly::NAME::VERSION in the -l folders or
@@ -81,6 +87,16 @@ def deploy(model: Path, libs: tuple[Path, ...], name: str | None, settings: tupl
             choose_settings(current_workdir().cloud_dir, isolation, address_range)
         except IsolationError as error:
             fail(Rejected(CLOUD_ERROR, str(error)), as_json)
+    if form_answers is not None or (not as_json and sys.stdin.isatty()
+                                     and _has_forms(model)):
+        from laguna.cli.formanswers import model_from_forms
+        try:
+            package = model
+            model = model_from_forms(package, form_answers,
+                                     current_workdir().state_dir / "forms")
+        except Rejected as error:
+            fail(error, as_json)
+        libs = (*libs, package)
     with catalog_sources(db_url) as stores:
         store = stores[0] if stores else None
         if not model.exists() and str(model).startswith("assembly::"):
@@ -107,6 +123,11 @@ def deploy(model: Path, libs: tuple[Path, ...], name: str | None, settings: tupl
             with progress_view(stdout_console(), title) as view:
                 result = service.deploy(model, options, dry_run=dry_run, sink=view)
     emit_result(result, as_json)
+
+
+def _has_forms(model: Path) -> bool:
+    from laguna.cli.formanswers import has_forms
+    return has_forms(model)
 
 
 def _template_name(folder: Path) -> str | None:

@@ -1,0 +1,39 @@
+"""``laguna deploy PACKAGE --form answers.yaml``: the web server example's
+ui.yaml filled with answers, its application deployed on the local cloud with
+real agents, its page answering with the text the form gave."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from .helpers import EXAMPLES, laguna, nothing_left, unreachable, wait_for_page
+
+
+def test_web_server_deployed_from_its_forms(workdir: Path, tmp_path: Path) -> None:
+    answers = tmp_path / "answers.yaml"
+    answers.write_text("appConfiguration.message: Hello from a form\n"
+                       "appConfiguration.port: 8094\n"
+                       "instanceConfiguration.unitNamingPattern: front-#\n")
+    code, result = laguna(workdir, "deploy", str(EXAMPLES / "webserver"), "--form", str(answers))
+    assert (code, result["status"], result["name"]) == (0, "ok", "webserver"), result["error"]
+    url = result["outputs"]["web.url"]
+    assert url.endswith(":8094/")
+    assert sorted((c["name"], c["type"]) for c in result["components"].values()) == [
+        ("front-1", "io.murano.resources.LinuxMuranoInstance"),
+        ("web", "org.laguna.examples.WebServer")]
+    assert "<h1>Hello from a form</h1>" in wait_for_page(url, "Hello from a form")
+
+    code, result = laguna(workdir, "undeploy", "webserver")
+    assert (code, result["state"]) == (0, "undeployed")
+    assert unreachable(url)
+    nothing_left(workdir)
+
+
+def test_refused_answers_deploy_nothing(workdir: Path, tmp_path: Path) -> None:
+    answers = tmp_path / "answers.yaml"
+    answers.write_text("appConfiguration.port: 80\n")
+    code, result = laguna(workdir, "deploy", str(EXAMPLES / "webserver"), "--form", str(answers))
+    assert code == 2
+    assert result["error"]["message"] == (
+        f"{answers}: the form's answers are refused:\n"
+        "  appConfiguration.port: The port is 1024 or above (the server runs unprivileged).")
