@@ -37,3 +37,11 @@ def test_refused_answers_deploy_nothing(workdir: Path, tmp_path: Path) -> None:
     assert result["error"]["message"] == (
         f"{answers}: the form's answers are refused:\n"
         "  appConfiguration.port: The port is 1024 or above (the server runs unprivileged).")
+
+
+def test_the_forms_are_asked_only_when_asked_for(workdir: Path) -> None:
+    # `--form -` needs a terminal (here: none, and --json)
+    code, result = laguna(workdir, "deploy", str(EXAMPLES / "webserver"), "--form", "-")
+    assert (code, result["error"]["message"]) == (
+        2, "--form - asks the forms' fields on a terminal: give an answers file instead")
+    assert not (workdir / ".laguna" / "forms").exists()

@@ -21,12 +21,6 @@ from laguna.packages.package import load_package
 from laguna.yamlio import YamlError, load_data, plain
 
 
-def has_forms(path: Path) -> bool:
-    """Whether ``path`` is a package folder with a ui.yaml (what a terminal's
-    deploy asks the answers of)."""
-    return (path / "manifest.yaml").is_file() and (path / "UI" / "ui.yaml").is_file()
-
-
 def model_from_forms(package_path: Path, answers_path: Path | None, folder: Path) -> Path:
     """The model file (written in ``folder``, named after the package's folder
     or archive) that the package's forms make of the answers in

@@ -21,7 +21,7 @@ from laguna.cli.workdirs import (
     workdir_option,
 )
 from laguna.cloud.errors import IsolationError
-from laguna.deploy.errors import CLOUD_ERROR, Rejected
+from laguna.deploy.errors import CLOUD_ERROR, MODEL_INVALID, Rejected
 from laguna.deploy.frontend import PrepareOptions
 from laguna.deploy.result import REJECTED, ErrorInfo, Result
 from laguna.packages.source import PackageSource
@@ -59,8 +59,8 @@ from laguna.packages.source import PackageSource
 @click.option("--form", "form_answers", type=click.Path(path_type=Path), metavar="FILE",
               help="MuranoPL packages: fill the package's forms (its UI/ui.yaml) with "
                    "the answers in FILE (a YAML map of form.field to values) and deploy "
-                   "the application they make (docs/FORMS.md). Without it, on a "
-                   "terminal, a package's forms are asked field by field.")
+                   "the application they make (docs/FORMS.md); `--form -` asks them "
+                   "field by field on the terminal.")
 @click.option("--input", "inputs", multiple=True, metavar="K=V",
               help="Assembly descriptors: a property value (converted to its type).")
 @click.option("--state", "intended_state", metavar="STATE",
@@ -87,12 +87,17 @@ def deploy(model: Path, libs: tuple[Path, ...], name: str | None, settings: tupl
             choose_settings(current_workdir().cloud_dir, isolation, address_range)
         except IsolationError as error:
             fail(Rejected(CLOUD_ERROR, str(error)), as_json)
-    if form_answers is not None or (not as_json and sys.stdin.isatty()
-                                     and _has_forms(model)):
+    # the forms only when asked for: without --form a package deploys its
+    # default model, at a terminal as in a script (README's first command)
+    if form_answers is not None:
         from laguna.cli.formanswers import model_from_forms
+        asked = str(form_answers) == "-"
+        if asked and (as_json or not sys.stdin.isatty()):
+            fail(Rejected(MODEL_INVALID, "--form - asks the forms' fields on a terminal: "
+                                         "give an answers file instead"), as_json)
         try:
             package = model
-            model = model_from_forms(package, form_answers,
+            model = model_from_forms(package, None if asked else form_answers,
                                      current_workdir().state_dir / "forms")
         except Rejected as error:
             fail(error, as_json)
@@ -123,11 +128,6 @@ def deploy(model: Path, libs: tuple[Path, ...], name: str | None, settings: tupl
             with progress_view(stdout_console(), title) as view:
                 result = service.deploy(model, options, dry_run=dry_run, sink=view)
     emit_result(result, as_json)
-
-
-def _has_forms(model: Path) -> bool:
-    from laguna.cli.formanswers import has_forms
-    return has_forms(model)
 
 
 def _template_name(folder: Path) -> str | None:
