@@ -22,21 +22,33 @@ def with_schema(url: str, schema: str) -> str:
         hide_password=False)
 
 
-@contextlib.contextmanager
-def private_schema() -> t.Iterator[str]:
+def require_postgresql() -> str:
+    """``LAGUNA_TEST_PG_URL``; without it the test skips here and fails in CI."""
     if not PG_URL:
         if os.environ.get("CI"):
             raise RuntimeError("LAGUNA_TEST_PG_URL is not set; .ci/run sets it")
         pytest.skip("LAGUNA_TEST_PG_URL is not set")
-    schema = f"laguna_test_{uuid.uuid4().hex[:12]}"
-    admin = make_engine(PG_URL)
+    return PG_URL
+
+
+@contextlib.contextmanager
+def empty_schema(prefix: str = "laguna_test") -> t.Iterator[str]:
+    """A new empty schema's URL, dropped with everything in it at the end."""
+    admin_url = require_postgresql()
+    schema = f"{prefix}_{uuid.uuid4().hex[:12]}"
+    admin = make_engine(admin_url)
     with admin.begin() as connection:
         connection.execute(sa.text(f'CREATE SCHEMA "{schema}"'))
-    url = with_schema(PG_URL, schema)
     try:
-        upgrade(url)
-        yield url
+        yield with_schema(admin_url, schema)
     finally:
         with admin.begin() as connection:
             connection.execute(sa.text(f'DROP SCHEMA "{schema}" CASCADE'))
         admin.dispose()
+
+
+@contextlib.contextmanager
+def private_schema() -> t.Iterator[str]:
+    with empty_schema() as url:
+        upgrade(url)
+        yield url
