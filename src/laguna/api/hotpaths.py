@@ -28,7 +28,7 @@ from starlette.responses import Response
 from laguna.api.errors import ApiError
 from laguna.api.identity import RequestContext
 from laguna.api.limits import CALLER_KEY
-from laguna.api.responses import JsonBytes, PageCache
+from laguna.api.responses import JsonBytes
 from laguna.api.routes.catalog import list_packages
 from laguna.api.routes.environments import list_environments, show
 from laguna.api.state import ApiState
@@ -54,7 +54,7 @@ class HotReads:
         self.app = app
         self.state = state
         #: answers by (kind, what was asked, the caller's project and role)
-        self.answers = PageCache(size=2048)
+        self.answers = state.answers
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] == "http" and scope["method"] == "GET":

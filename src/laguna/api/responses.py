@@ -6,9 +6,10 @@ route's own work for a page of packages. The routes the clients call most
 (listing environments and packages, showing an environment) build their
 JSON bytes here instead; the values are those ``json.dumps`` would write.
 
-:class:`PageCache` keeps whole answers of the package listing, keyed by the
-catalog's generation read in the same request, so that it is right in every
-process of ``laguna serve --processes N`` without telling the others.
+:class:`PageCache` keeps whole answers, each with the store's generation it
+was made at (:mod:`laguna.api.hotpaths`, :mod:`laguna.store.freshness`), so
+that it is right in every process of ``laguna serve --processes N`` without
+telling the others.
 """
 
 from __future__ import annotations

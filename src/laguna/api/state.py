@@ -26,5 +26,5 @@ class ApiState:
     freshness: StoreFreshness
     #: the event streams open now (bounded by ``settings.max_event_streams``)
     streams: StreamSlots = dataclasses.field(default_factory=StreamSlots)
-    #: whole answers of the package listing (laguna.api.responses)
-    package_pages: PageCache = dataclasses.field(default_factory=PageCache)
+    #: whole answers of the hot reads, by the store's generation (laguna.api.hotpaths)
+    answers: PageCache = dataclasses.field(default_factory=lambda: PageCache(size=2048))

@@ -508,32 +508,6 @@ def search_summaries(session: Session, query: PackageQuery) -> list[PackageSumma
         for row in rows]
 
 
-def catalog_generation(session: Session) -> tuple[t.Any, ...]:
-    """What changes whenever the catalog does, cheap to read (one aggregate).
-
-    Every change of a package (import, update, flags; tags and categories
-    included) sets its ``updated_at`` to the time of the change, and a
-    deletion lowers the count. On SQLite, writers take the write lock before
-    they read the clock (``BEGIN IMMEDIATE``), so a later commit never carries
-    an earlier time. PostgreSQL's writers run at once, and one may commit a
-    time older than one already seen: there the sum of the rows' ``xmin``
-    (the transaction that last wrote each row; a rewrite always gives a newer
-    one) counts too. Two reads with equal generations, each in its own
-    snapshot, see the same packages."""
-    # run by the session's connection: a Core statement through the ORM's
-    # execute pays for ORM compilation it does not use (asked for every page)
-    connection = session.connection()
-    statement = _POSTGRESQL_GENERATION if connection.dialect.name == "postgresql" \
-        else _GENERATION
-    return tuple(connection.execute(statement).one())
-
-
-_GENERATION = sa.select(sa.func.count(), sa.func.max(PackageRecord.updated_at)) \
-    .select_from(PackageRecord)
-_POSTGRESQL_GENERATION = _GENERATION.add_columns(
-    sa.func.sum(sa.literal_column("packages.xmin::text::bigint")))
-
-
 def _uuids(values: t.Iterable[str]) -> list[uuid.UUID]:
     found = []
     for value in values:

@@ -56,7 +56,7 @@ def test_a_cached_package_page_follows_writes_made_through_another_process(
     first = uploaded(api, token, package_zip("com.example.One", tags=["a"]))
     with _other_process(api) as other:
         assert _listed(other, token) == [("com.example.One", ["a"], False)]
-        pages = t.cast(PageCache, other.app.state.laguna.package_pages)  # type: ignore
+        pages = t.cast(PageCache, other.app.state.laguna.answers)  # type: ignore
         assert len(pages) == 1
         # each write goes through the first process; the second answers from its
         # cache only while the catalog's generation is the one it cached

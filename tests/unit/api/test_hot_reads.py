@@ -20,7 +20,7 @@ def ask(api: Api, path: str, caller: RequestContext,
         headers: list[tuple[bytes, bytes]] | None = None,
         hot: HotReads | None = None) -> tuple[str, int, bytes]:
     """(who answered, status, body) of ``GET path`` through HotReads (a new
-    one, with nothing kept, unless ``hot`` is given)."""
+    one on the application's state unless ``hot`` is given)."""
     answered: list[t.Any] = []
 
     async def application(scope: t.Any, receive: t.Any, send: t.Any) -> None:

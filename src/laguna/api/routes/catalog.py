@@ -195,25 +195,17 @@ def list_packages(request: Request, caller: Caller, state: State) -> Response:
         order_by=filters.get("order_by", ["name"]),
         descending=checked_direction(filters.get("sort_dir")),
         marker=filters.get("marker"), limit=limit)
-    # the session in the route's own thread (not a dependency's): see laguna.api.deps
+    # the session in the route's own thread (not a dependency's): see laguna.api.deps;
+    # whole answers are kept by laguna.api.hotpaths, with the catalog's generation
     with state.database.read_session() as session:
-        # The generation is read first: on PostgreSQL (read committed) the page may
-        # then see a later commit than the generation did, which makes its answer
-        # newer than its key, never older: whoever reads the generation after a
-        # commit reads a new one and misses.
-        generation = repo.catalog_generation(session)
-        key = (caller.project_id, caller.is_admin, request.url.query)
-        body = state.package_pages.get(key, generation)
-        if body is None:
-            try:
-                summaries = repo.search_summaries(session, query)
-            except PackageNotFoundError:
-                raise not_found(f"Package id '{query.marker}' not found") from None
-            page: dict[str, t.Any] = {"packages": [summary_view(s) for s in summaries]}
-            if len(summaries) == limit:
-                page["next_marker"] = summaries[-1].id.hex
-            body = json_bytes(page)
-            state.package_pages.put(key, generation, body)
+        try:
+            summaries = repo.search_summaries(session, query)
+        except PackageNotFoundError:
+            raise not_found(f"Package id '{query.marker}' not found") from None
+    page: dict[str, t.Any] = {"packages": [summary_view(s) for s in summaries]}
+    if len(summaries) == limit:
+        page["next_marker"] = summaries[-1].id.hex
+    body = json_bytes(page)
     return JsonBytes(body)
 
 
