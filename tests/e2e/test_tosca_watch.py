@@ -15,6 +15,8 @@ import time
 import typing as t
 from pathlib import Path
 
+import pytest
+
 from .helpers import command, environ, laguna
 
 HERE = Path(__file__).with_name("tosca_watch")
@@ -216,12 +218,18 @@ def test_a_service_replacer_replaces_the_failed_member(workdir: Path) -> None:
     assert not _alive(new_pid)
 
 
-def test_an_auto_scaler_grows_and_shrinks_on_the_published_load(workdir: Path) -> None:
-    _deploy(workdir, "scaled")
-    with Watching(workdir, "scaled") as watching:
+@pytest.mark.parametrize("template, policy", [
+    ("scaled", "autoscaler"),
+    # AMP's way of attaching it: the initializer group's brooklyn.policies
+    # become the topology's policy add_brooklyn_types.0, which the passes run
+    ("scaled_amp", "add_brooklyn_types.0")])
+def test_an_auto_scaler_grows_and_shrinks_on_the_published_load(
+        workdir: Path, template: str, policy: str) -> None:
+    _deploy(workdir, template)
+    with Watching(workdir, template) as watching:
         (workdir / "load").write_text("10\n")
         grown = watching.until("resized to 3")
-        code, status = laguna(workdir, "status", "scaled")
+        code, status = laguna(workdir, "status", template)
         instances = _instances(status)
         assert [(i["id"], i["state"]) for i in instances] == [
             ("svc", "started"), ("svc.1", "started"), ("svc.2", "started")]
@@ -230,14 +238,14 @@ def test_an_auto_scaler_grows_and_shrinks_on_the_published_load(workdir: Path) -
         (workdir / "load").write_text("0\n")
         shrunk = watching.until("resized to 1")
     assert _texts(grown) == [
-        "policy autoscaler (AutoScalerPolicy): load is 10.0 over 1 instance(s) of svc: "
+        f"policy {policy} (AutoScalerPolicy): load is 10.0 over 1 instance(s) of svc: "
         "resizing to 3",
-        "policy autoscaler: svc resized to 3 (added: svc.1, svc.2; removed: -)"]
+        f"policy {policy}: svc resized to 3 (added: svc.1, svc.2; removed: -)"]
     assert _texts(shrunk) == [
-        "policy autoscaler (AutoScalerPolicy): load is 0.0 over 3 instance(s) of svc: "
+        f"policy {policy} (AutoScalerPolicy): load is 0.0 over 3 instance(s) of svc: "
         "resizing to 1",
-        "policy autoscaler: svc resized to 1 (added: -; removed: svc.1, svc.2)"]
-    code, status = laguna(workdir, "status", "scaled")
+        f"policy {policy}: svc resized to 1 (added: -; removed: svc.1, svc.2)"]
+    code, status = laguna(workdir, "status", template)
     assert [i["id"] for i in _instances(status)] == ["svc"]
     assert [_alive(p) for p in pids] == [True, False, False]
     assert _texts(status) == _texts(shrunk)
@@ -347,24 +355,3 @@ def test_watch_of_an_unknown_environment_is_refused(workdir: Path) -> None:
                           text=True, env=environ(), timeout=60, check=False)
     assert (done.returncode, json.loads(done.stdout)["error"]["kind"]) == (
         2, "environment_not_found")
-
-
-def test_an_auto_scaler_attached_by_an_initializer_group_acts_the_same(workdir: Path) -> None:
-    # AMP's way of attaching it: the group's brooklyn.policies become the
-    # topology's policy add_brooklyn_types.0, which the watch passes run
-    _deploy(workdir, "scaled_amp")
-    with Watching(workdir, "scaled_amp") as watching:
-        (workdir / "load").write_text("10\n")
-        grown = watching.until("resized to 3")
-        (workdir / "load").write_text("0\n")
-        shrunk = watching.until("resized to 1")
-    assert _texts(grown) == [
-        "policy add_brooklyn_types.0 (AutoScalerPolicy): load is 10.0 over 1 instance(s) of "
-        "svc: resizing to 3",
-        "policy add_brooklyn_types.0: svc resized to 3 (added: svc.1, svc.2; removed: -)"]
-    assert _texts(shrunk) == [
-        "policy add_brooklyn_types.0 (AutoScalerPolicy): load is 0.0 over 3 instance(s) of "
-        "svc: resizing to 1",
-        "policy add_brooklyn_types.0: svc resized to 1 (added: -; removed: svc.1, svc.2)"]
-    code, status = laguna(workdir, "status", "scaled_amp")
-    assert [i["id"] for i in _instances(status)] == ["svc"]
