@@ -431,7 +431,7 @@ class Service:
                     marks.clear(started.stored.environment_id)
                 outcome = self._close_reporter(reporter, outcome)
             if rejected:
-                return self._undo(database, name, started, outcome)
+                return self._undo(database, name, started, outcome, operation)
             if operation is Operation.WATCH and outcome.ok and outcome.quiet \
                     and not reporter.components:
                 result = self._quiet(database, name, started, outcome)
@@ -555,10 +555,12 @@ class Service:
                 errors.INTERNAL_ERROR, f"{type(exc).__name__}: {exc}")), False
 
     def _undo(self, database: Database, name: str, started: _Started,
-              outcome: Outcome) -> Result:
+              outcome: Outcome, operation: Operation) -> Result:
         """A front end that refused before running anything leaves no trace: the
         deployment record goes, the environment as it was (gone if this operation
-        made it), its packages those it had."""
+        made it), its packages those it had. A refused watch pass is tried again
+        later (:data:`WATCH_RETRY`): left due, the worker would queue it again at
+        once, every few seconds, for as long as the refusal lasts."""
         with database.session() as session:
             record = _drop_deployment(session, started.deployment_id)
             state: str | None = None
@@ -568,6 +570,8 @@ class Service:
             else:
                 record.status = state = started.previous.value
                 repo.replace_packages(session, record, started.packages_before)
+                if operation is Operation.WATCH and record.watch_due is not None:
+                    record.watch_due = self.clock() + WATCH_RETRY
                 repo.release(session, record)
                 # unchanged by the refusal: front ends report their own state from it
                 model = record.model
