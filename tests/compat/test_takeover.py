@@ -21,7 +21,7 @@ from muranoclient.v1.client import Client
 
 from tests.compat.test_muranoclient import wait_for
 from tests.fixtures.murano import build as murano
-from tests.fixtures.murano.schemas import murano_schema
+from tests.fixtures.murano.schemas import murano_mariadb, murano_schema
 from tests.pgschema import private_schema
 from tests.servers import Server, serve
 
@@ -41,14 +41,18 @@ class Installation:
         return output.strip().splitlines()[-1]
 
 
-@pytest.fixture(params=["sqlite", "postgresql"])
+@pytest.fixture(params=["sqlite", "postgresql", "mariadb"])
 def installation(request: pytest.FixtureRequest, tmp_path: Path) -> t.Iterator[Installation]:
     """Murano's database and laguna's store both SQLite files, or both PostgreSQL
-    (private schemas), taken over before ``laguna serve`` starts."""
+    (private schemas), or Murano's on MariaDB (laguna's store is not kept there:
+    an SQLite file), taken over before ``laguna serve`` starts."""
     with contextlib.ExitStack() as stack:
-        if request.param == "sqlite":
-            source = f"sqlite:///{tmp_path / 'murano.sqlite'}"
-            murano.build(source)
+        if request.param in ("sqlite", "mariadb"):
+            if request.param == "sqlite":
+                source = f"sqlite:///{tmp_path / 'murano.sqlite'}"
+                murano.build(source)
+            else:
+                source = stack.enter_context(murano_mariadb())
             store = str(tmp_path / ".laguna" / "laguna.sqlite")
             options: tuple[str, ...] = ()
         else:

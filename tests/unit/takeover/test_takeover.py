@@ -16,20 +16,23 @@ from laguna.cli.main import cli
 from laguna.store.db import Database
 from laguna.store.models import Base
 from tests.fixtures.murano import build as murano
-from tests.fixtures.murano.schemas import murano_schema
+from tests.fixtures.murano.schemas import murano_mariadb, murano_schema
 from tests.pgschema import private_schema
 
 A, B = murano.TENANT_A, murano.TENANT_B
 
 
-@pytest.fixture(params=["sqlite", "postgresql"])
+@pytest.fixture(params=["sqlite", "postgresql", "mariadb"])
 def source_url(request: pytest.FixtureRequest, tmp_path: Path) -> t.Iterator[str]:
     if request.param == "sqlite":
         url = f"sqlite:///{tmp_path / 'murano.sqlite'}"
         murano.build(url)
         yield url
-    else:
+    elif request.param == "postgresql":
         with murano_schema() as url:
+            yield url
+    else:
+        with murano_mariadb() as url:
             yield url
 
 
@@ -264,11 +267,13 @@ def test_a_bad_project_map(tmp_path: Path, text: str, message: str) -> None:
         result.output.split())
 
 
-def test_mysql_needs_its_driver(tmp_path: Path) -> None:
-    result = laguna(tmp_path, "takeover", "murano", "mysql+pymysql://murano:x@db/murano")
+def test_a_driver_laguna_does_not_install(tmp_path: Path) -> None:
+    """oslo.db's URLs name mysqlclient's driver (``mysql://``) or PyMySQL's;
+    laguna installs PyMySQL only."""
+    result = laguna(tmp_path, "takeover", "murano", "mysql+mysqldb://murano:x@db/murano")
     assert (result.output, result.exit_code) == (
-        "error: the database driver of mysql+pymysql is not installed (pymysql): install it "
-        "beside laguna (for MySQL and MariaDB: pip install pymysql)\n", 2)
+        "error: the database driver of mysql+mysqldb is not installed (MySQLdb): install it "
+        "beside laguna, or use mysql+pymysql://, whose driver laguna installs\n", 2)
 
 
 def test_no_such_sqlite_file(tmp_path: Path) -> None:
