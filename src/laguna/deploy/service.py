@@ -371,18 +371,20 @@ class Service:
         DriftMarks(state_dir).keep(stored.environment_id, found.drifted)
         return found
 
-    def environments(self) -> EnvironmentList:
-        """Every environment of the project, by name."""
+    def environments(self, all_projects: bool = False) -> EnvironmentList:
+        """Every environment of the project, by name; ``all_projects``: of every
+        project, by project and name."""
         if self.database is None and not self.workdir.has_store():
-            return EnvironmentList([])
+            return EnvironmentList([], by_project=all_projects)
         database = self._open()
         try:
             with database.session() as session:
                 views = []
-                for record in repo.list_environments(session, self.project):
+                for record in repo.list_environments(
+                        session, None if all_projects else self.project):
                     self._recover(session, record)
                     views.append(_environment_view(record))
-                return EnvironmentList(views)
+                return EnvironmentList(views, by_project=all_projects)
         finally:
             self._close(database)
 

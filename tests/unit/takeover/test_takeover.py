@@ -4,6 +4,7 @@ that a second run changes nothing, and what a taken-over environment allows."""
 
 from __future__ import annotations
 
+import json
 import typing as t
 import uuid
 from pathlib import Path
@@ -327,3 +328,49 @@ def test_an_older_head_is_refused(tmp_path: Path) -> None:
     assert (result.output, result.exit_code) == (
         "error: the Murano database is at migration head 009; laguna reads heads 010 to "
         "016\n", 2)
+
+
+def test_the_cli_reads_every_tenants_environments(tmp_path: Path) -> None:
+    """Without a project map each tenant's environments are its project's: the CLI
+    (project ``local`` by default) lists them with --all-projects and reads one
+    with --project or LAGUNA_PROJECT."""
+    url = f"sqlite:///{tmp_path / 'murano.sqlite'}"
+    murano.build(url)
+    laguna(tmp_path, "takeover", "murano", url)
+
+    assert laguna(tmp_path, "environments").output == "no environments\n"
+    listed = laguna(tmp_path, "environments", "--all-projects")
+    assert (listed.output, listed.exit_code) == (
+        "PROJECT                          NAME           LANGUAGE STATE      VERSION "
+        "UPDATED\n"
+        f"{A} deployed-ok    muranopl taken over 2       2023-05-04T10:11:00.000000Z\n"
+        f"{A} never-deployed -        ready      0       2023-05-04T10:10:00.000000Z\n"
+        f"{B} deployed-bad   muranopl taken over 1       2023-05-04T10:12:00.000000Z\n", 0)
+    only_a = laguna(tmp_path, "environments", "--project", A, "--output", "json")
+    assert [(e["project"], e["name"]) for e in json.loads(only_a.output)["environments"]] == [
+        (A, "deployed-ok"), (A, "never-deployed")]
+    both = laguna(tmp_path, "environments", "--all-projects", "--project", A)
+    assert (both.exit_code, both.output.splitlines()[-1]) == (
+        2, "Error: --all-projects lists every project: leave out --project")
+
+    elsewhere = laguna(tmp_path, "status", "deployed-bad")
+    assert (elsewhere.output, elsewhere.exit_code) == (
+        "error[LAG-E1002]: no environment named 'deployed-bad' in project local; project "
+        f"{B} has one: laguna status deployed-bad --project {B} [environment_not_found]\n", 2)
+    status = laguna(tmp_path, "status", "deployed-bad", "--project", B)
+    assert (status.output, status.exit_code) == (
+        "environment deployed-bad: taken over (failed)\n"
+        "ID                                   TYPE                   NAME STATE\n"
+        f"{murano.APP_BAD} org.laguna.tests.Probe db   taken over\n"
+        "error[LAG-E0400]: script failed [muranopl_error]\n", 0)
+    history = CliRunner().invoke(cli, ["deployments", "deployed-bad", "--workdir",
+                                       str(tmp_path)], env={"LAGUNA_PROJECT": B})
+    assert history.output.splitlines()[:2] == [
+        f"{murano.TASK_BAD} deploy failure 2023-05-04T10:34:00.000000Z -> "
+        "2023-05-04T10:35:00.000000Z",
+        "  2023-05-04T10:34:00.000000Z info: Action deploy is scheduled"]
+    forgotten = laguna(tmp_path, "forget", "deployed-bad", "--project", B)
+    assert (forgotten.output, forgotten.exit_code) == ("environment deployed-bad: forgotten\n", 0)
+    assert [line.split()[:2] for line in laguna(
+        tmp_path, "environments", "--all-projects").output.splitlines()[1:]] == [
+        [A, "deployed-ok"], [A, "never-deployed"]]
