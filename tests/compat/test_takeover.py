@@ -16,6 +16,7 @@ import typing as t
 from pathlib import Path
 
 import pytest
+import yaml
 from muranoclient.common.exceptions import HTTPForbidden
 from muranoclient.v1.client import Client
 
@@ -102,6 +103,7 @@ def test_the_original_client_finds_the_taken_over_installation(
         murano.ROOT / "examples/webserver")
     assert tenant_a.packages.get_logo(murano.PKG_PROBE) == b"\x89PNG probe logo"
     assert tenant_a.packages.get_supplier_logo(murano.PKG_PROBE) == murano.SUPPLIER_LOGO
+    assert tenant_a.packages.get_ui(murano.PKG_PROBE) == yaml.safe_load(murano.PROBE_UI)
 
     assert [(tm.id, tm.name, tm.is_public, tm.description_text)
             for tm in tenant_a.env_templates.list()] == [

@@ -124,6 +124,23 @@ def test_takeover(source_url: str, tmp_path: Path) -> None:
         (murano.PKG_APP, "Legacy Apps"), (murano.PKG_HELLO, "Web"),
         (murano.PKG_PROBE, "Databases"), (murano.PKG_PROBE, "Monitoring"),
         (murano.PKG_WEB, "Web")])
+    assert [(uuid.UUID(p).hex, c) for p, c in rows(
+        "SELECT package_id, class_name FROM package_classes")] == sorted([
+        (murano.PKG_HELLO, "test.smoke.Smoke"), (murano.PKG_PROBE, "org.laguna.tests.Probe"),
+        (murano.PKG_APP, "com.example.App"), (murano.PKG_APP, "com.example.Second"),
+        (murano.PKG_APP, "com.example.helpers.First"),
+        (murano.PKG_APP, "com.example.helpers.Helper"),
+        (murano.PKG_BROKEN, "com.example.Missing"), (murano.PKG_LIB, "com.example.lib.Base"),
+        (murano.PKG_WEB, "org.laguna.examples.WebServer")])
+    # the UI Murano's catalog kept wins over the archive's (the probe's has none)
+    assert [ui for p, ui in rows("SELECT id, ui_definition FROM packages")
+            if uuid.UUID(p).hex == murano.PKG_PROBE] == [murano.PROBE_UI]
+    # the object models whole, as Murano's API last showed them: objects, their
+    # ids and properties, the default networks, Attributes
+    assert {id_: json.loads(model) for id_, model in rows(
+        "SELECT id, description FROM environments")} == {
+        murano.ENV_NEW: murano.NEW_MODEL, murano.ENV_OK: murano.OK_MODEL,
+        murano.ENV_BAD: murano.BAD_MODEL}
     assert environments == [
         (murano.ENV_NEW, "local", "never-deployed", "ready", 0, None),
         (murano.ENV_OK, "local", "deployed-ok", "taken over", 2, "muranopl"),
