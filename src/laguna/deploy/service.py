@@ -497,7 +497,8 @@ class Service:
             previous = EnvironmentState(record.status)
             admit(Proposal(name, previous, operation, record.acquired_by,
                            record.model is not None, record.language,
-                           blueprint.language if blueprint is not None else None))
+                           blueprint.language if blueprint is not None else None,
+                           None if self.project == repo.LOCAL_PROJECT else self.project))
             if frontend is None:
                 frontend = self._frontend_of(record)
             deployment = DeploymentRecord(

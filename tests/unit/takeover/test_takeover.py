@@ -386,6 +386,11 @@ def test_the_cli_reads_every_tenants_environments(tmp_path: Path) -> None:
         f"{murano.TASK_BAD} deploy failure 2023-05-04T10:34:00.000000Z -> "
         "2023-05-04T10:35:00.000000Z",
         "  2023-05-04T10:34:00.000000Z info: Action deploy is scheduled"]
+    refused = laguna(tmp_path, "undeploy", "deployed-bad", "--project", B)
+    assert (refused.exit_code, refused.output.splitlines()[-1]) == (
+        2, "error[LAG-E1030]: environment 'deployed-bad' was deployed by Murano on OpenStack; "
+        "laguna has no OpenStack cloud driver yet: abandon or delete it (laguna forget "
+        f"deployed-bad --project {B}) [cloud_unavailable]")
     forgotten = laguna(tmp_path, "forget", "deployed-bad", "--project", B)
     assert (forgotten.output, forgotten.exit_code) == ("environment deployed-bad: forgotten\n", 0)
     assert [line.split()[:2] for line in laguna(
