@@ -5,6 +5,7 @@ that a second run changes nothing, and what a taken-over environment allows."""
 from __future__ import annotations
 
 import json
+import sqlite3
 import typing as t
 import uuid
 from pathlib import Path
@@ -386,6 +387,15 @@ def test_the_cli_reads_every_tenants_environments(tmp_path: Path) -> None:
         f"{murano.TASK_BAD} deploy failure 2023-05-04T10:34:00.000000Z -> "
         "2023-05-04T10:35:00.000000Z",
         "  2023-05-04T10:34:00.000000Z info: Action deploy is scheduled"]
+    # an environment held by a deployment: the service lists them (the quick read
+    # leaves held ones to it), by project alike, after releasing what no process holds
+    with sqlite3.connect(tmp_path / ".laguna" / "laguna.sqlite") as connection:
+        connection.execute("UPDATE environments SET acquired_by = ? WHERE name = ?",
+                           (murano.TASK_BAD, "deployed-bad"))
+    assert [line.split()[:4] for line in laguna(
+        tmp_path, "environments", "--all-projects").output.splitlines()] == [
+        ["PROJECT", "NAME", "LANGUAGE", "STATE"], [A, "deployed-ok", "muranopl", "taken"],
+        [A, "never-deployed", "-", "ready"], [B, "deployed-bad", "muranopl", "taken"]]
     refused = laguna(tmp_path, "undeploy", "deployed-bad", "--project", B)
     assert (refused.exit_code, refused.output.splitlines()[-1]) == (
         2, "error[LAG-E1030]: environment 'deployed-bad' was deployed by Murano on OpenStack; "
