@@ -99,11 +99,12 @@ def read_environments(workdir: Workdir,
         return EnvironmentList([], by_project=by_project)
     try:
         with _Reader(workdir) as reader:
+            # one project's by its index; every project's (rare) by a scan
+            where, given = ("", ()) if project is None else ("WHERE project_id = ? ", (project,))
             rows = reader.rows(
                 "environments",
                 "SELECT id, name, project_id, language, status, version, created, updated, "
-                "acquired_by FROM environments WHERE ? IS NULL OR project_id = ? "
-                "ORDER BY project_id, name", (project, project))
+                f"acquired_by FROM environments {where}ORDER BY project_id, name", given)
     except (_Unreadable, sqlite3.Error, ValueError):
         return None
     if any(row["acquired_by"] is not None for row in rows):
