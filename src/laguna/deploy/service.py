@@ -371,18 +371,20 @@ class Service:
         DriftMarks(state_dir).keep(stored.environment_id, found.drifted)
         return found
 
-    def environments(self) -> EnvironmentList:
-        """Every environment of the project, by name."""
+    def environments(self, all_projects: bool = False) -> EnvironmentList:
+        """Every environment of the project, by name; ``all_projects``: of every
+        project, by project and name."""
         if self.database is None and not self.workdir.has_store():
-            return EnvironmentList([])
+            return EnvironmentList([], by_project=all_projects)
         database = self._open()
         try:
             with database.session() as session:
                 views = []
-                for record in repo.list_environments(session, self.project):
+                for record in repo.list_environments(
+                        session, None if all_projects else self.project):
                     self._recover(session, record)
                     views.append(_environment_view(record))
-                return EnvironmentList(views)
+                return EnvironmentList(views, by_project=all_projects)
         finally:
             self._close(database)
 
@@ -495,7 +497,8 @@ class Service:
             previous = EnvironmentState(record.status)
             admit(Proposal(name, previous, operation, record.acquired_by,
                            record.model is not None, record.language,
-                           blueprint.language if blueprint is not None else None))
+                           blueprint.language if blueprint is not None else None,
+                           None if self.project == repo.LOCAL_PROJECT else self.project))
             if frontend is None:
                 frontend = self._frontend_of(record)
             deployment = DeploymentRecord(
