@@ -161,8 +161,9 @@ def test_passwords_and_a_field_of_a_class(browser: Browser, tmp_path: Path,
             "datastore": "This field is required."})
         # a new one through its own package's form (the only one of that class)
         page.get_by_role("button", name="Add a new Datastore").click()
-        expect(page.get_by_role("heading", level=1)).to_have_text(
-            "A new application for datastore: Datastore")
+        expect(page.get_by_role("heading", level=1)).to_have_text("Add Datastore")
+        expect(page.locator("#asked-by")).to_have_text(
+            "A new application for Datastore of Shop, in market")
         page.get_by_label("Store name").fill("stock")
         refused(page, {"Admin password": "Secret-pass1",
                        "Confirm admin password": "Secret-pass2"}, "Create",

@@ -233,13 +233,31 @@ async def _show(request: Request, client: ApiClient, token: str, environment_id:
     known = {f"{form}.{item.name}" for item in fields if not item.props.get("hidden")}
     general = [problem.message if problem.where in (form, "") else str(problem)
                for problem in problems if problem.where not in known]
-    parent_label = None
+    nested = None
     if draft.parent is not None:
-        parent_label = draft.field
-    return page("application_form.html", 422 if problems else 200,
-                key=signin.form_key(token), environment=environment,
-                package=wizard.package, steps=[title_of(s) for s in steps], step=draft.step,
-                fields=views, problems=general, draft=draft.dump(), nested=parent_label)
+        nested = await _asking(client, environment_id, draft.parent, draft.field)
+    shown = page("application_form.html", 422 if problems else 200,
+                 key=signin.form_key(token), environment=environment,
+                 package=wizard.package, steps=[title_of(s) for s in steps], step=draft.step,
+                 fields=views, problems=general, draft=draft.dump(), nested=nested)
+    # the draft may hold a password typed on a step before: kept by no cache
+    shown.headers["Cache-Control"] = "no-store"
+    return shown
+
+
+async def _asking(client: ApiClient, environment_id: str, asker: Draft,
+                  name: str | None) -> dict[str, str]:
+    """The package and the label of the field ``name`` of the form ``asker``
+    that asked for a new object (the name when that form cannot be drawn)."""
+    parent = await _wizard(client, environment_id, asker.package)
+    label = str(name)
+    try:
+        for item in parent.fields(asker.answers, asker.step):
+            if item.name == name:
+                label = item.label
+    except (AnswersRefused, FormError):
+        pass
+    return {"package": str(parent.package["name"]), "label": label}
 
 
 def _view(item: Field, given: dict[str, str], problems: t.Sequence[Problem], form: str,

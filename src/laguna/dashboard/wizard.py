@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import dataclasses
 import json
+import re
 import typing as t
 
 from starlette.datastructures import FormData
@@ -31,6 +32,8 @@ MAX_DEPTH = 4
 MANAGEMENT_FORM = "workflowManagement"
 NAME_FIELD = "application_name"
 
+#: a package's id (empty while a package is being chosen for a new object)
+_PACKAGE_ID = re.compile(r"^[0-9A-Za-z-]{0,64}$")
 #: answers by form, then by field (``password-clone`` beside ``password``)
 Answers = dict[str, dict[str, str]]
 
@@ -87,6 +90,9 @@ class Draft:
         if not isinstance(package, str) or not isinstance(step, int) or step < 0 \
                 or not isinstance(answers, dict) or not (field is None or isinstance(field, str)):
             raise DraftRefused("the form's draft lacks its package, step or answers")
+        if not _PACKAGE_ID.match(package):
+            # it becomes part of an API path: an id, never a path of its own
+            raise DraftRefused(f"the form's draft names no package id: {package[:40]!r}")
         checked: Answers = {}
         for form, values in answers.items():
             if not isinstance(values, dict) or not all(

@@ -88,6 +88,8 @@ def test_a_draft_round_trips_and_a_bad_one_is_refused() -> None:
     assert message("[]") == "the form's draft is not a mapping"
     assert message('{"package": "p", "step": -1, "answers": {}}') == \
         "the form's draft lacks its package, step or answers"
+    assert message('{"package": "../../environments", "step": 0, "answers": {}}') == \
+        "the form's draft names no package id: '../../environments'"
     assert message('{"package": "p", "step": 0, "answers": {"shop": {"code": 3}}}') == \
         "the draft's answers of shop are not texts"
     deep: dict[str, object] | None = None
