@@ -214,18 +214,34 @@ async def _show(request: Request, client: ApiClient, token: str, environment_id:
     """The page of the draft's step, with ``problems`` beside their fields."""
     try:
         wizard = wizard or await _wizard(client, environment_id, draft.package)
-        steps = wizard.steps
-        draft.step = min(draft.step, len(steps) - 1)
-        try:
-            fields = wizard.fields(draft.answers, draft.step)
-        except AnswersRefused as refused:
-            problems, draft.step = refused.problems, wizard.step_of(refused.problems)
-            fields = wizard.fields(draft.answers, draft.step)
+        session_id = session_id or await configuring.current(request, client, environment_id)
+        environment = await client.get(f"/v1/environments/{environment_id}",
+                                       session=session_id)
+        nested = None
+        if draft.parent is not None:
+            nested = await _asking(client, environment_id, draft.parent, draft.field)
+        shown = step_page(wizard, draft, problems, environment, nested, signin.form_key(token))
     except FormError as error:
         return page("error.html", 422, title="This package's form cannot be drawn",
                     message=str(error), key=signin.form_key(token))
-    session_id = session_id or await configuring.current(request, client, environment_id)
-    environment = await client.get(f"/v1/environments/{environment_id}", session=session_id)
+    # the draft may hold a password typed on a step before: kept by no cache
+    shown.headers["Cache-Control"] = "no-store"
+    return shown
+
+
+def step_page(wizard: Wizard, draft: Draft, problems: t.Sequence[Problem],
+              environment: dict[str, t.Any], nested: dict[str, str] | None,
+              key: str) -> Response:
+    """The page of the draft's step in ``environment`` (as the API shows it,
+    with its session's applications), ``problems`` beside their fields; a
+    step before that refuses its answers is shown instead, with its own."""
+    steps = wizard.steps
+    draft.step = min(draft.step, len(steps) - 1)
+    try:
+        fields = wizard.fields(draft.answers, draft.step)
+    except AnswersRefused as refused:
+        problems, draft.step = refused.problems, wizard.step_of(refused.problems)
+        fields = wizard.fields(draft.answers, draft.step)
     form = steps[draft.step]
     given = draft.answers.get(form, {})
     views = [_view(item, given, problems, form, environment.get("services") or [],
@@ -233,16 +249,10 @@ async def _show(request: Request, client: ApiClient, token: str, environment_id:
     known = {f"{form}.{item.name}" for item in fields if not item.props.get("hidden")}
     general = [problem.message if problem.where in (form, "") else str(problem)
                for problem in problems if problem.where not in known]
-    nested = None
-    if draft.parent is not None:
-        nested = await _asking(client, environment_id, draft.parent, draft.field)
-    shown = page("application_form.html", 422 if problems else 200,
-                 key=signin.form_key(token), environment=environment,
-                 package=wizard.package, steps=[title_of(s) for s in steps], step=draft.step,
-                 fields=views, problems=general, draft=draft.dump(), nested=nested)
-    # the draft may hold a password typed on a step before: kept by no cache
-    shown.headers["Cache-Control"] = "no-store"
-    return shown
+    return page("application_form.html", 422 if problems else 200, key=key,
+                environment=environment, package=wizard.package,
+                steps=[title_of(s) for s in steps], step=draft.step, fields=views,
+                problems=general, draft=draft.dump(), nested=nested)
 
 
 async def _asking(client: ApiClient, environment_id: str, asker: Draft,
