@@ -74,6 +74,7 @@ def test_the_webserver_added_through_its_form(browser: Browser, tmp_path: Path,
         expect(page.get_by_label("Server name")).to_have_value("web")
         expect(page.get_by_label("Page text")).to_have_value("Hello from laguna")
         expect(page.get_by_label("Port")).to_have_value("8080")
+        expect(page.get_by_label("Server name")).to_have_attribute("aria-required", "true")
         # the package's regexpValidator refuses, with the package's own message
         refused(page, {"Server name": "Web Server", "Port": "80"}, "Next", {
             "name": "A server name is lower-case letters, digits and hyphens, starting with "
@@ -88,6 +89,9 @@ def test_the_webserver_added_through_its_form(browser: Browser, tmp_path: Path,
 
         expect(page.get_by_role("heading", level=2)).to_have_text(
             "Step 2 of 3: Instance configuration")
+        # a hidden field's description describes the step, as murano-apps use it
+        expect(page.get_by_role("region", name="About this step")).to_have_text(
+            "The instance the web server runs on.")
         # cloud fields offer the cloud's choices; the hidden ones are not drawn
         expect(page.get_by_label("Instance flavor").locator("option")).to_have_text(
             ["m1.small", "m1.tiny", "m1.medium", "m1.large"])

@@ -249,10 +249,14 @@ def step_page(wizard: Wizard, draft: Draft, problems: t.Sequence[Problem],
     known = {f"{form}.{item.name}" for item in fields if not item.props.get("hidden")}
     general = [problem.message if problem.where in (form, "") else str(problem)
                for problem in problems if problem.where not in known]
+    # murano-apps describe a step with a hidden field's description (and its
+    # descriptionTitle): murano-dashboard drew those beside the form
+    notes = [(_text(item.props.get("descriptionTitle")), _text(item.props.get("description")))
+             for item in fields if item.props.get("hidden") and item.props.get("description")]
     return page("application_form.html", 422 if problems else 200, key=key,
                 environment=environment, package=wizard.package,
                 steps=[title_of(s) for s in steps], step=draft.step, fields=views,
-                problems=general, draft=draft.dump(), nested=nested)
+                problems=general, draft=draft.dump(), nested=nested, notes=notes)
 
 
 async def _asking(client: ApiClient, environment_id: str, asker: Draft,
@@ -287,7 +291,7 @@ def _view(item: Field, given: dict[str, str], problems: t.Sequence[Problem], for
         "errors": [p.message for p in problems if p.where == f"{form}.{item.name}"],
         "value": str(value), "min": item.props.get("minValue"),
         "max": item.props.get("maxValue"), "maxlength": item.props.get("maxLength"),
-        "options": [], "clone": None, "classes": classes,
+        "options": [], "clone": None, "classes": classes, "required": item.required,
     }
     if classes:
         view["widget"] = "class"

@@ -64,6 +64,11 @@ def test_refusals_of_the_forms_pages(api: Api) -> None:
     assert "Step 1 of 3: App configuration" in back.text
     assert "The port is 1024 or above (the server runs unprivileged)." in back.text
     assert back.headers["cache-control"] == "no-store"
+    # a field's validator refuses with its own message, beside the field
+    refused = post(api, env_id, web, key, Draft(web).dump(), message="<b>bold</b>")
+    assert refused.status_code == 422
+    assert '<p class="error" id="field-message-error">The page text is plain text, ' \
+        "without &lt; or &gt;.</p>" in refused.text
 
 
 def test_the_last_step_adds_the_model_to_the_session_of_the_cookie(api: Api) -> None:
