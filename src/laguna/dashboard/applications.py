@@ -296,9 +296,12 @@ def _view(item: Field, given: dict[str, str], problems: t.Sequence[Problem], for
     if classes:
         view["widget"] = "class"
         view["options"] = [("", "Choose an application")] + [
-            (str(s["?"]["id"]), f"{s.get('name') or s['?']['type']} ({s['?']['type']})")
+            (str(s["?"]["id"]),
+             f"{s['?'].get('name') or s.get('name') or s['?']['type']} ({s['?']['type']})")
             for s in services if isinstance(s.get("?"), dict)
-            and s["?"].get("type") in classes]
+            # a type may carry its version and package (`fqn/1.0@pkg`), as
+            # murano-dashboard read it; the class is what comes before
+            and str(s["?"].get("type", "")).split("/")[0] in classes]
     elif kind in BOOLEAN_TYPES:
         view["widget"] = "checkbox"
         view["value"] = str(value).lower() in ("true", "on", "yes", "1")

@@ -6,12 +6,13 @@ a package (its forms, then the application's name from Version 2.2 on)."""
 from __future__ import annotations
 
 import json
+import re
 import textwrap
 
 import pytest
 from starlette.datastructures import FormData
 
-from laguna.dashboard.applications import Wizard, title_of
+from laguna.dashboard.applications import Wizard, step_page, title_of
 from laguna.dashboard.wizard import MAX_DRAFT, Draft, DraftRefused, Move, move_of, \
     posted_answers, step_after
 from laguna.forms import LOCAL_CHOICES, AnswersRefused, read
@@ -135,3 +136,32 @@ def test_a_packages_steps_end_with_the_applications_name() -> None:
     model = steps.evaluation().fill(answers)
     assert (model["?"]["name"], model["code"], model["open"], model["tills"]) == (
         "corner-shop", "ABC", False, 3)
+
+
+def test_a_class_field_offers_the_applications_of_its_class() -> None:
+    definition = read(textwrap.dedent("""\
+        Version: 2
+        Application:
+          ?:
+            type: com.example.Site
+          db: $.site.db
+        Forms:
+          - site:
+              fields:
+                - name: db
+                  type: com.example.Db
+                  label: Database
+        """), "ui.yaml")
+    site = Wizard({"id": "1" * 32, "name": "Site", "fully_qualified_name": "com.example.Site"},
+                  definition, LOCAL_CHOICES)
+    services = [{"?": {"type": "com.example.Db/1.0@com.example.Db", "id": "a" * 32},
+                 "name": "versioned"},
+                {"?": {"type": "com.example.Db", "id": "b" * 32, "name": "named"}},
+                {"?": {"type": "com.example.Other", "id": "c" * 32}, "name": "other"}]
+    shown = step_page(site, Draft("1" * 32), [], {"id": "e", "name": "env",
+                                                    "services": services}, None, "key")
+    options = re.findall(r'<option value="(\w*)"[^>]*>([^<]*)</option>',
+                         bytes(shown.body).decode())
+    assert options == [("", "Choose an application"),
+                       ("a" * 32, "versioned (com.example.Db/1.0@com.example.Db)"),
+                       ("b" * 32, "named (com.example.Db)")]
