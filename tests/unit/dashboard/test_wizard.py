@@ -165,3 +165,35 @@ def test_a_class_field_offers_the_applications_of_its_class() -> None:
     assert options == [("", "Choose an application"),
                        ("a" * 32, "versioned (com.example.Db/1.0@com.example.Db)"),
                        ("b" * 32, "named (com.example.Db)")]
+
+
+def test_a_form_validators_message_is_drawn_above_the_fields() -> None:
+    definition = read(textwrap.dedent("""\
+        Version: 2
+        Application:
+          ?:
+            type: com.example.Pair
+        Forms:
+          - pair:
+              fields:
+                - name: low
+                  type: integer
+                  label: Low
+                - name: high
+                  type: integer
+                  label: High
+              validators:
+                - expr: $.pair.low < $.pair.high
+                  message: Low is below high.
+        """), "ui.yaml")
+    pair = Wizard({"id": "1" * 32, "name": "Pair", "fully_qualified_name": "com.example.Pair"},
+                  definition, LOCAL_CHOICES)
+    answers = {"pair": {"low": "5", "high": "2"}}
+    with pytest.raises(AnswersRefused) as caught:
+        pair.check(answers, 0)
+    shown = step_page(pair, Draft("1" * 32, 0, answers), caught.value.problems,
+                      {"id": "e", "name": "env", "services": []}, None, "key")
+    text = bytes(shown.body).decode()
+    assert shown.status_code == 422
+    assert re.findall(r'<p class="error"[^>]*>([^<]*)</p>', text) == ["Low is below high."]
+    assert 'value="5"' in text and 'value="2"' in text
