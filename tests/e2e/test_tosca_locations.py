@@ -3,10 +3,11 @@ template with a machine on the local cloud and one in a podman container,
 deployed without ``--cloud``; each reached through its own cloud (its scripts
 run by that host's agent, an action run again there), drift checked on both,
 repaired by a redeploy, and undeployed with nothing left (no container, no
-process, no host folder, no stack recorded).
+process, no host folder, no stack recorded). The same with an ssh machine
+(Debian's sshd in a network namespace) given by ``--inventory``.
 
-The container cloud needs podman and runc: skipped outside CI where missing,
-failed in CI (.ci/run installs them)."""
+The container cloud needs podman and runc, the ssh cloud sshd and iproute2:
+skipped outside CI where missing, failed in CI (.ci/run installs them)."""
 
 from __future__ import annotations
 
@@ -21,6 +22,8 @@ import pytest
 
 from laguna.cloud.containers import open_cloud as open_containers
 from laguna.cloud.containers.podman import CLOUD_LABEL, STACK_LABEL
+
+from unit.cloud import sshd
 
 from .helpers import laguna, nothing_left
 
@@ -119,3 +122,43 @@ def test_one_environments_servers_live_on_the_local_cloud_and_in_containers(
     assert _containers(workdir) == []
     nothing_left(workdir)
     assert (_choice(workdir)["stacks"], _choice(workdir)["elsewhere"]) == ([], {})
+
+
+def test_a_node_on_an_ssh_machine_beside_one_on_the_local_cloud(
+        workdir: Path, tmp_path_factory: pytest.TempPathFactory) -> None:
+    sshd.require_sshd()
+    folder = tmp_path_factory.mktemp("machines")
+    for machines in sshd.machines(folder):
+        before = machines.listing()
+        inventory = machines.inventory(folder / "inventory.yaml", count=1)
+        template = str(SCENARIO / "mixed_ssh.yaml")
+        try:
+            code, data = laguna(workdir, "deploy", template, "--inventory", str(inventory))
+            assert (code, data["status"]) == (0, "ok"), data["error"]
+            tosca = data["model"]["tosca"]
+            base = tosca["stack"]
+            assert tosca["stacks"] == {"local": base, "ssh": f"{base}-ssh"}
+            marker = data["components"]["on_ssh"]["attributes"][CREATE + "HOST_MARKER"]
+            assert f":{base}-ssh:tosca_box:" in marker
+            # a folder of the machine's user, not of this working directory
+            assert data["components"]["on_ssh"]["attributes"][CREATE + "HOME_DIR"].startswith(
+                f"{machines.home}/.laguna-")
+            assert (_choice(workdir)["inventory"], _choice(workdir)["elsewhere"]) == (
+                str(inventory), {f"{base}-ssh": "ssh"})
+            code, report = laguna(workdir, "check", "mixed-ssh")
+            assert code == 0, report
+            assert sorted((h["host"], h["stack"], h["error"]) for h in report["hosts"]) == [
+                ("tosca_box", f"{base}-ssh", None), ("tosca_vm", base, None)]
+            assert report["components"]["on_ssh"]["tracked"] == {
+                "processes": 1, "files": 1, "addresses": 0}
+            # a redeploy needs no --inventory: the environment kept it
+            code, data = laguna(workdir, "deploy", template)
+            assert (code, data["status"]) == (0, "ok"), data["error"]
+        finally:
+            code, data = laguna(workdir, "undeploy", "mixed-ssh")
+        assert (code, data["state"]) == (0, "undeployed"), data
+        nothing_left(workdir)
+        assert machines.listing() == before
+        assert machines.agent_processes() == []
+        assert machines.user_processes() == {}
+        assert _choice(workdir)["elsewhere"] == {}
