@@ -266,7 +266,6 @@ class ToscaFrontend:
             context.reporter.report("error", failure.message, failure.details.get("node"))
         model["tosca"] = {**model["tosca"], "instances": kept_instances(runtime),
                           "order": undeploy_order(topology),
-                          # the environment's cloud's (else the first): older readers'
                           "stack": _main_stack(machines),
                           "stacks": dict(machines.stacks) if machines is not None else {}}
         return Outcome(ok=error is None, model=model, outputs=runtime.outputs(),
@@ -659,6 +658,7 @@ def _machines(context: RunContext, stored: t.Mapping[str, t.Any]) -> Fleet:
 
 
 def _main_stack(machines: Fleet | None) -> str | None:
+    """The model's ``stack``: the one on the environment's cloud, else the first."""
     if machines is None or not machines.stacks:
         return None
     return machines.stacks.get(machines.default) or next(iter(machines.stacks.values()))
