@@ -15,6 +15,7 @@ import json
 import os
 import shutil
 import subprocess
+import time
 import typing as t
 from pathlib import Path
 
@@ -86,13 +87,6 @@ def test_one_environments_servers_live_on_the_local_cloud_and_in_containers(
                 _choice(workdir)["elsewhere"]) == (
             "local", [base], {f"{base}-containers": "containers"})
 
-        # an action reaches the container's host through the container cloud
-        code, acted = laguna(workdir, "action", "mixed-clouds", "in_container",
-                             "Standard.create")
-        assert (code, acted["status"]) == (0, "ok"), acted["error"]
-        assert acted["components"]["in_container"]["attributes"][CREATE + "HOST_MARKER"] \
-            == boxed_marker
-
         # drift: both hosts asked, each through its cloud
         code, report = laguna(workdir, "check", "mixed-clouds")
         assert code == 0, report
@@ -111,11 +105,27 @@ def test_one_environments_servers_live_on_the_local_cloud_and_in_containers(
             "tosca_box", "file", "missing")
         assert difference["what"].endswith("/kept.conf")
         assert _drift(report)["on_local"] == []
+        # watching: each node's check runs on its host, through its cloud
+        time.sleep(1.1)     # the checks' period: both are due
+        code, watched = laguna(workdir, "watch", "mixed-clouds", "--once")
+        assert code == 0, watched
+        assert [r["text"] for r in watched["reports"] if ": sh " not in r["text"]] == [
+            "node in_container: CheckRunning.check_running exited with 1: not running "
+            "(on fire): no kept.conf",
+            "node in_container failed: no policy restarts or replaces it"]
+        assert {key: entry["state"] for key, entry in watched["components"].items()} == {
+            "vm": "started", "box": "started", "on_local": "started", "in_container": "error"}
         code, data = laguna(workdir, "deploy", template)
         assert (code, data["status"]) == (0, "ok"), data["error"]
         assert _containers(workdir, f"{base}-containers") == [container]
         code, report = laguna(workdir, "check", "mixed-clouds")
         assert (code, report["drifted"]) == (0, [])
+        # an action reaches the container's host through the container cloud
+        code, acted = laguna(workdir, "action", "mixed-clouds", "in_container",
+                             "Standard.create")
+        assert (code, acted["status"]) == (0, "ok"), acted["error"]
+        assert acted["components"]["in_container"]["attributes"][CREATE + "HOST_MARKER"] \
+            == boxed_marker
     finally:
         code, data = laguna(workdir, "undeploy", "mixed-clouds")
     assert (code, data["state"]) == (0, "undeployed"), data
