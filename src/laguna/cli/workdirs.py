@@ -64,7 +64,8 @@ def cloud_options(*, here: bool = False) -> t.Callable[[F], F]:
                  "servers are on (default: the one it was deployed on): ")
         function = click.option(
             "--inventory", type=click.Path(path_type=Path), metavar="FILE",
-            help="The ssh cloud's servers (an inventory YAML file); kept like "
+            help="The ssh cloud's servers (an inventory YAML file), for --cloud ssh "
+                 "or a TOSCA node located on ssh (with any --cloud); kept like "
                  "--cloud.")(function)
         return click.option(
             "--cloud", type=click.Choice(choices),

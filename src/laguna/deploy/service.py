@@ -363,9 +363,11 @@ class Service:
         checks = []
         if resources.cloud is not None and resources.agents is not None:
             # the agent's client (httpx) only for a check: status stays light
-            from laguna.hosts.drift import check_hosts
-            stacks = choose(state_dir, stored.environment_id, None, keep=False).stacks
-            checks = check_hosts(resources.cloud, resources.agents, stacks)
+            from laguna.hosts.drift import check_held
+            # each host through the cloud that holds it (servers placed elsewhere
+            # than the environment's cloud: TOSCA's per-node locations)
+            checks = check_held(resources, choose(state_dir, stored.environment_id, None,
+                                                  keep=False))
         found = drift_report(name, stored.environment_id, language, stored.components,
                              checks, self.clock())
         DriftMarks(state_dir).keep(stored.environment_id, found.drifted)
