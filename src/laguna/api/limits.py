@@ -42,7 +42,9 @@ UPLOAD_ALLOWANCE = 64 * 1024
 #: where the middleware leaves the caller for :func:`laguna.api.deps.caller`
 CALLER_KEY = "laguna.caller"
 #: the routes whose body is a package upload (method, path)
-UPLOAD_ROUTES = frozenset({("POST", "/v1/catalog/packages")})
+#: (the dashboard's import page posts the same archive: laguna.dashboard.catalog)
+UPLOAD_ROUTES = frozenset({("POST", "/v1/catalog/packages"),
+                           ("POST", "/dashboard/catalog/import")})
 
 
 def body_too_large(limit: int) -> str:
