@@ -101,6 +101,13 @@ def test_importing_a_zip_and_a_csar_through_the_page(browser: Browser, tmp_path:
         import_archive(page, server, tmp_path / "big.zip")
         expect(page.get_by_role("alert")).to_have_text(
             f"Uploading file is too large: the limit (max_package_size) is {LIMIT} bytes")
+        # past the limit and the metadata's allowance, the server refuses the body
+        # before reading it (laguna.api.limits): the same message, on a page
+        (tmp_path / "huge.zip").write_bytes(b"x" * (LIMIT + 100_000))
+        import_archive(page, server, tmp_path / "huge.zip")
+        expect(page.get_by_role("heading", level=1)).to_have_text("Refused")
+        expect(page.get_by_role("alert")).to_have_text(
+            f"Uploading file is too large: the limit (max_package_size) is {LIMIT} bytes")
 
         # the web server's zip: its page, then listed with its logo
         import_archive(page, server, webserver, tags="demo, served")
