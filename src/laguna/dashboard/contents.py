@@ -17,6 +17,7 @@ import json
 import typing as t
 import zipfile
 
+from laguna.errors import LagunaError
 from laguna.yamlio.loader import YamlError, load_data
 
 #: the largest file of an archive read for a package's page
@@ -26,8 +27,11 @@ DESCRIPTORS = "Definitions/lm/"
 TOSCA_META = "TOSCA-Metadata/TOSCA.meta"
 
 
-class Unreadable(Exception):
-    """The archive, or a file of it, cannot be shown: what is wrong."""
+class Unreadable(LagunaError):
+    """The archive, or a file of it, cannot be shown on the package's page: what
+    is wrong (the page says so in place of the sections)."""
+
+    code = "LAG-E1720"
 
 
 @dataclasses.dataclass(frozen=True)

@@ -15,6 +15,8 @@ import json
 
 import httpx
 
+from laguna.errors import LagunaError
+
 #: Keystone's limit on user, project and domain names
 MAX_NAME = 255
 #: a password longer than this is not sent (Keystone's own limit is 4096)
@@ -46,14 +48,15 @@ class Credentials:
         return None
 
 
-@dataclasses.dataclass(frozen=True)
-class Refused(Exception):
-    """Keystone did not issue a token: its message (or why it could not be asked)."""
+class Refused(LagunaError):
+    """Keystone did not issue a token: its message (or why it could not be asked),
+    shown on the sign-in page."""
 
-    message: str
+    code = "LAG-E1721"
 
-    def __str__(self) -> str:
-        return self.message
+    def __init__(self, message: str) -> None:
+        super().__init__(message)
+        self.message = message
 
 
 def body(credentials: Credentials) -> dict[str, object]:
