@@ -232,14 +232,31 @@ def test_requirements_and_descriptors_shown(browser: Browser, tmp_path: Path,
     (assembly / "Definitions" / "lm").mkdir(parents=True)
     shutil.copy(EXAMPLES / "assembly" / "site.yaml",
                 assembly / "Definitions" / "lm" / "assembly.yaml")
+    newer = tmp_path / "webserver-1.1"
+    shutil.copytree(EXAMPLES / "webserver", newer)
+    manifest = newer / "manifest.yaml"
+    manifest.write_text(manifest.read_text() + "Version: 1.1.0\n")
     with serve(tmp_path / "work") as server:
-        for path in (EXAMPLES / "keyvalue", EXAMPLES / "dashboard",
-                     EXAMPLES / "assembly" / "web", assembly):
+        for path in (EXAMPLES / "keyvalue", EXAMPLES / "dashboard", EXAMPLES / "webserver",
+                     newer, EXAMPLES / "assembly" / "web", assembly):
             server.laguna("package", "import", "--public", str(path))
         page = signed_in(browser, server, server.token())
         packages = page.get_by_role("list", name="Packages")
         expect(packages.get_by_role("link")).to_have_text(
-            ["Dashboard", "Key-Value Store", "example.site", "example.web"])
+            ["Dashboard", "Key-Value Store", "Web Server", "Web Server", "example.site",
+             "example.web"])
+
+        # two versions side by side, the highest first, whichever is shown
+        packages.get_by_role("link", name="Web Server").last.click()
+        versions = page.get_by_role("table", name="Versions").locator("tbody tr")
+        expect(versions.locator("td:first-child")).to_have_text(["1.1.0", "0.0.0"])
+        shown = page.locator("#version").inner_text()
+        current = page.get_by_role("table", name="Versions").locator("tr[aria-current=page]")
+        expect(current.locator("td").first).to_have_text(shown)
+        versions.get_by_role("link", name="0.0.0").click()
+        expect(page.locator("#version")).to_have_text("0.0.0")
+        page.screenshot(path=screenshots / "package-versions.png", full_page=True)
+        page.get_by_role("link", name="Catalog").click()
 
         packages.get_by_role("link", name="Dashboard").click()
         assert rows_of(page, "Requirements") == [
@@ -248,6 +265,7 @@ def test_requirements_and_descriptors_shown(browser: Browser, tmp_path: Path,
         page.get_by_role("link", name="Catalog").click()
         packages.get_by_role("link", name="example.site").click()
         expect(page.locator("#type")).to_have_text("Assembly")
+        expect(page.locator("#version")).to_have_text("1.0")
         assert rows_of(page, "Properties") == [
             ["greeting", "string", "Hello from an assembly", "", "no", ""],
             ["entry", "string", "", "${front.url}", "yes", ""]]

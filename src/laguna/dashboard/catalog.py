@@ -22,9 +22,14 @@ from laguna.dashboard import contents, signin
 from laguna.dashboard.client import ApiClient, ApiFailure, Asgi
 from laguna.dashboard.rendering import page
 from laguna.dashboard.routing import PREFIX, field, signed_in
+from laguna.packages.errors import VersionError
+from laguna.packages.versions import Version, parse_version
 
 #: the most packages a catalog page lists
 CATALOG_PAGE = 100
+#: the most versions of a package whose archives its page reads for their
+#: version numbers (the API's view of a package has none); others say so
+VERSIONS_READ = 10
 #: the longest tag list typed on the import page (the API bounds each tag too)
 MAX_TAGS_TEXT = 2048
 #: where the import form is posted; laguna.api.limits bounds its body as the API's
@@ -131,16 +136,22 @@ def routes(api: Asgi) -> list[BaseRoute]:
         versions = await client.get("/v1/catalog/packages", {
             "fqn": shown["fully_qualified_name"], "limit": str(CATALOG_PAGE),
             "include_disabled": "true"})
-        archive = await client.raw(f"/v1/catalog/packages/{package_id}/download")
+        read, unreadable = await _contents(client, shown)
         ui = await client.raw(f"/v1/catalog/packages/{package_id}/ui")
-        try:
-            read: contents.Contents | None = contents.contents(shown["type"], archive.content)
-            unreadable = None
-        except contents.Unreadable as error:
-            read, unreadable = None, str(error)
+        side_by_side = []
+        for number, listed in enumerate(versions["packages"]):
+            if listed["id"] == package_id:
+                found: str = read.version if read else "?"
+            elif number < VERSIONS_READ:
+                other, _ = await _contents(client, listed)
+                found = other.version if other else "?"
+            else:
+                found = "not read"
+            side_by_side.append({**listed, "version": found})
         admin = await _is_admin(client)
         return page("package.html", key=signin.form_key(token), package=shown,
-                    versions=versions["packages"], contents=read, unreadable=unreadable,
+                    versions=_highest_first(side_by_side), contents=read,
+                    unreadable=unreadable,
                     has_ui=ui.status_code == 200 and bool(ui.content.strip()),
                     admin=admin, owner=admin or await _owns(client, package_id))
 
@@ -176,6 +187,29 @@ def routes(api: Asgi) -> list[BaseRoute]:
         Route("/catalog/{package_id}/delete", signed_in(api, delete), methods=["POST"]),
         Route("/catalog/{package_id}/logo", signed_in(api, logo)),
     ]
+
+
+async def _contents(client: ApiClient, package: t.Mapping[str, t.Any]
+                    ) -> tuple[contents.Contents | None, str | None]:
+    """What the package's archive says, else why it cannot be shown."""
+    archive = await client.raw(f"/v1/catalog/packages/{package['id']}/download")
+    try:
+        return contents.contents(package["type"], archive.content), None
+    except contents.Unreadable as error:
+        return None, str(error)
+
+
+def _highest_first(listed: list[dict[str, t.Any]]) -> list[dict[str, t.Any]]:
+    """Versions by their number, highest first; those that are no version after."""
+    numbered: list[tuple[Version, dict[str, t.Any]]] = []
+    others = []
+    for entry in listed:
+        try:
+            numbered.append((parse_version(entry["version"]), entry))
+        except VersionError:
+            others.append(entry)
+    return [entry for _, entry in sorted(numbered, key=lambda pair: pair[0],
+                                         reverse=True)] + others
 
 
 def _safe_filename(name: str) -> str:

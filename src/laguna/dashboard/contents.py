@@ -25,6 +25,8 @@ MAX_FILE = 1024 * 1024
 #: where a descriptor package keeps its descriptor (lmctl's layout, docs/DESCRIPTORS.md)
 DESCRIPTORS = "Definitions/lm/"
 TOSCA_META = "TOSCA-Metadata/TOSCA.meta"
+#: a package's version when it gives none (a Murano manifest's default)
+DEFAULT_VERSION = "0.0.0"
 
 
 class Unreadable(LagunaError):
@@ -53,9 +55,12 @@ class Section:
 
 @dataclasses.dataclass(frozen=True)
 class Contents:
-    """What a package's page shows of its archive: the file read, its sections."""
+    """What a package's page shows of its archive: the file read, the version
+    the package gives itself (the API's view of a package has none, as
+    Murano's had none), its sections."""
 
     source: str
+    version: str
     sections: tuple[Section, ...]
 
 
@@ -113,26 +118,37 @@ def _muranopl(files: zipfile.ZipFile) -> Contents:
     required = _mapping(manifest.get("Require"))
     rows = tuple(Row(name, (_text(spec) or "any version",))
                  for name, spec in sorted(required.items()))
-    return Contents("manifest.yaml", (Section("Requirements", ("Package", "Version"), rows),))
+    return Contents("manifest.yaml", _text(manifest.get("Version")) or DEFAULT_VERSION,
+                    (Section("Requirements", ("Package", "Version"), rows),))
 
 
 # -- TOSCA -------------------------------------------------------------------------------
 
 
-def _entry(files: zipfile.ZipFile) -> str:
+def _meta(files: zipfile.ZipFile) -> dict[str, str]:
+    """The fields of a CSAR's TOSCA.meta (empty without one)."""
+    if TOSCA_META not in files.namelist():
+        return {}
+    info = files.getinfo(TOSCA_META)
+    if info.file_size > MAX_FILE:
+        raise Unreadable(f"{TOSCA_META} is larger than {MAX_FILE} bytes")
+    fields: dict[str, str] = {}
+    for line in files.read(info).decode("utf-8", "replace").splitlines():
+        key, _, value = line.partition(":")
+        if value.strip():
+            fields.setdefault(key.strip(), value.strip())
+    return fields
+
+
+def _entry(files: zipfile.ZipFile, meta: dict[str, str]) -> str:
     """A CSAR's entry template: TOSCA.meta's ``Entry-Definitions``, else the one
     YAML file at the root (docs/TOSCA.md, "TOSCA in the catalog")."""
-    names = files.namelist()
-    if TOSCA_META in names:
-        info = files.getinfo(TOSCA_META)
-        if info.file_size > MAX_FILE:
-            raise Unreadable(f"{TOSCA_META} is larger than {MAX_FILE} bytes")
-        for line in files.read(info).decode("utf-8", "replace").splitlines():
-            key, _, value = line.partition(":")
-            if key.strip() == "Entry-Definitions" and value.strip():
-                return value.strip()
-        raise Unreadable(f"{TOSCA_META} has no Entry-Definitions")
-    roots = [name for name in names if "/" not in name and name.endswith((".yaml", ".yml"))]
+    if meta:
+        if "Entry-Definitions" not in meta:
+            raise Unreadable(f"{TOSCA_META} has no Entry-Definitions")
+        return meta["Entry-Definitions"]
+    roots = [name for name in files.namelist()
+             if "/" not in name and name.endswith((".yaml", ".yml"))]
     if len(roots) != 1:
         raise Unreadable("the CSAR has no TOSCA.meta and not exactly one YAML file at its root")
     return roots[0]
@@ -147,8 +163,11 @@ def _constraints(definition: dict[str, t.Any]) -> str:
 
 
 def _tosca(files: zipfile.ZipFile) -> Contents:
-    entry = _entry(files)
+    meta = _meta(files)
+    entry = _entry(files, meta)
     template = _mapping(_read(files, entry))
+    version = _text(_mapping(template.get("metadata")).get("template_version")) \
+        or meta.get("Template-Version") or DEFAULT_VERSION
     topology = _mapping(template.get("topology_template"))
     inputs = tuple(
         Row(name, (_text(d.get("type")), _text(d.get("default")), _constraints(d),
@@ -164,7 +183,7 @@ def _tosca(files: zipfile.ZipFile) -> Contents:
     outputs = tuple(
         Row(name, (_text(d.get("value")), _text(d.get("description"))))
         for name, d in ((name, _mapping(d)) for name, d in _mapping(topology.get("outputs")).items()))
-    return Contents(entry, (
+    return Contents(entry, version, (
         Section("Inputs", ("Input", "Type", "Default", "Constraints", "Required", "Description"),
                 inputs),
         Section("Node templates", ("Node", "Type", "Requirements"), nodes),
@@ -205,4 +224,6 @@ def _descriptor(files: zipfile.ZipFile) -> Contents:
     if lifecycle:
         sections.append(Section("Lifecycle", ("Operation", "Drivers"), tuple(
             Row(name, (_text(d) if d else "",)) for name, d in lifecycle.items())))
-    return Contents(found[0], tuple(sections))
+    # the descriptor's name ends with its version (assembly::NAME::1.0)
+    version = _text(descriptor.get("name")).rpartition("::")[2] or DEFAULT_VERSION
+    return Contents(found[0], version, tuple(sections))

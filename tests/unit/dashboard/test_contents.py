@@ -24,7 +24,7 @@ def test_a_muranopl_package_s_requirements() -> None:
     read = contents("Application", archive({"manifest.yaml": (
         "FullName: com.example.App\nRequire:\n  com.example.Lib: 1.2\n"
         "  io.murano: '>=0.1,<2'\n  com.example.Any:\n")}))
-    assert read.source == "manifest.yaml"
+    assert (read.source, read.version) == ("manifest.yaml", "0.0.0")
     assert read.sections == (Section("Requirements", ("Package", "Version"), (
         Row("com.example.Any", ("any version",)), Row("com.example.Lib", ("1.2",)),
         Row("io.murano", (">=0.1,<2",)))),)
@@ -33,12 +33,13 @@ def test_a_muranopl_package_s_requirements() -> None:
 def test_a_csar_s_entry_is_tosca_meta_s_entry_definitions() -> None:
     read = contents("Tosca", archive({
         "TOSCA-Metadata/TOSCA.meta": "TOSCA-Meta-File-Version: 1.1\n"
-                                     "Entry-Definitions: defs/main.yaml\n",
+                                     "Entry-Definitions: defs/main.yaml\n"
+                                     "Template-Version: 2.1\n",
         "defs/main.yaml": "topology_template:\n  inputs:\n"
                           "    size: {type: integer, required: true, "
                           "constraints: [{greater_or_equal: 1}, {less_than: 9}]}\n",
         "other.yaml": "not: read"}))
-    assert read.source == "defs/main.yaml"
+    assert (read.source, read.version) == ("defs/main.yaml", "2.1")
     assert read.sections[0].rows == (
         Row("size", ("integer", "", "greater_or_equal: 1; less_than: 9", "yes", "")),)
     assert [section.rows for section in read.sections[1:]] == [(), ()]
@@ -82,7 +83,7 @@ def test_a_resource_descriptor_s_properties_and_lifecycle() -> None:
         "  port: {type: integer, default: 8080, description: the port}\n"
         "  url: {type: string, read-only: true}\n"
         "lifecycle:\n  Install: {}\n  Start: {drivers: [shell]}\n")}))
-    assert read.source == "Definitions/lm/resource.yaml"
+    assert (read.source, read.version) == ("Definitions/lm/resource.yaml", "1.0")
     assert [section.title for section in read.sections] == ["Properties", "Lifecycle"]
     assert read.sections[0].rows == (Row("port", ("integer", "8080", "", "no", "the port")),
                                      Row("url", ("string", "", "", "yes", "")))
