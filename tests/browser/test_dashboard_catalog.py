@@ -57,12 +57,15 @@ def broken_package(tmp_path: Path) -> Path:
     return zipped(folder, tmp_path / "broken.zip")
 
 
-def import_archive(page: Page, server: Server, archive: Path, tags: str = "") -> None:
+def import_archive(page: Page, server: Server, archive: Path, tags: str = "",
+                   categories: t.Sequence[str] = ()) -> None:
     page.goto(server.url + "/dashboard/catalog")
     page.get_by_role("link", name="Import a package").click()
     page.get_by_label("Package archive").set_input_files(str(archive))
     if tags:
         page.get_by_label("Tags").fill(tags)
+    if categories:
+        page.get_by_label("Categories").select_option(list(categories))
     page.get_by_role("button", name="Import").click()
 
 
@@ -79,7 +82,12 @@ def test_importing_a_zip_and_a_csar_through_the_page(browser: Browser, tmp_path:
     with serve(tmp_path / "work", "--max-package-size", str(LIMIT)) as server:
         webserver = tmp_path / "webserver.zip"
         server.laguna("package", "build", str(EXAMPLES / "webserver"), "-o", str(webserver))
-        page = signed_in(browser, server, server.token(admin=True))
+        admin = server.token(admin=True)
+        for category in ("Web", "Databases"):
+            added = httpx.post(server.url + "/v1/catalog/categories", json={"name": category},
+                               headers={"X-Auth-Token": admin}, timeout=30)
+            assert added.status_code == 200, added.text
+        page = signed_in(browser, server, admin)
 
         # not a zip: the API's refusal, its one problem listed
         (tmp_path / "notes.zip").write_text("not an archive")
@@ -110,9 +118,10 @@ def test_importing_a_zip_and_a_csar_through_the_page(browser: Browser, tmp_path:
             f"Uploading file is too large: the limit (max_package_size) is {LIMIT} bytes")
 
         # the web server's zip: its page, then listed with its logo
-        import_archive(page, server, webserver, tags="demo, served")
+        import_archive(page, server, webserver, tags="demo, served", categories=["Web"])
         expect(page.get_by_role("heading", level=1)).to_have_text("Web Server")
         expect(page.locator("#tags")).to_have_text("demo, example, served, web")
+        expect(page.locator("#categories")).to_have_text("Web")
         expect(page.locator("#ui")).to_have_text(
             "UI/ui.yaml: its forms add it to an environment")
         expect(page.get_by_role("list", name="Classes")).to_have_text(
@@ -120,6 +129,12 @@ def test_importing_a_zip_and_a_csar_through_the_page(browser: Browser, tmp_path:
         assert rows_of(page, "Requirements") == [["None."]]
         page.screenshot(path=screenshots / "package-imported.png", full_page=True)
         page.get_by_role("link", name="Catalog").click()
+        # the category filter finds it; another category does not
+        page.get_by_label("Category").select_option("Databases")
+        page.get_by_role("button", name="Filter").click()
+        expect(page.get_by_text("No package matches.")).to_be_visible()
+        page.get_by_label("Category").select_option("Web")
+        page.get_by_role("button", name="Filter").click()
         logo = page.get_by_role("img", name="Logo of Web Server")
         expect(logo).to_be_visible()
         page.wait_for_function("img => img.complete && img.naturalWidth > 0",
