@@ -261,6 +261,19 @@ def test_requirements_and_descriptors_shown(browser: Browser, tmp_path: Path,
             ["Dashboard", "Key-Value Store", "Web Server", "Web Server", "example.site",
              "example.web"])
 
+        # a page at a time: the API's marker leads to the next
+        page.goto(server.url + "/dashboard/catalog?limit=4&tag=example")
+        expect(packages.get_by_role("link")).to_have_text(
+            ["Dashboard", "Key-Value Store", "Web Server", "Web Server"])
+        # the page was full, so the API gave a marker; the filter is kept after it
+        page.get_by_role("link", name="Next page").click()
+        expect(page.get_by_text("No package matches.")).to_be_visible()
+        page.goto(server.url + "/dashboard/catalog?limit=3")
+        page.get_by_role("link", name="Next page").click()
+        expect(packages.get_by_role("link")).to_have_text(
+            ["Web Server", "example.site", "example.web"])
+        page.get_by_role("link", name="Catalog").click()
+
         # two versions side by side, the highest first, whichever is shown
         packages.get_by_role("link", name="Web Server").last.click()
         versions = page.get_by_role("table", name="Versions").locator("tbody tr")

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import re
 import typing as t
+import urllib.parse
 
 from starlette.datastructures import UploadFile
 from starlette.requests import Request
@@ -80,7 +81,13 @@ def routes(api: Asgi) -> list[BaseRoute]:
         search = request.query_params.get("search", "").strip()
         category = request.query_params.get("category", "")
         tag = request.query_params.get("tag", "").strip()
-        params: dict[str, str | list[str]] = {"limit": str(CATALOG_PAGE)}
+        limit = request.query_params.get("limit", "")
+        size = int(limit) if limit.isdigit() and 0 < int(limit) <= CATALOG_PAGE \
+            else CATALOG_PAGE
+        params: dict[str, str | list[str]] = {"limit": str(size)}
+        marker = request.query_params.get("marker", "")
+        if marker:
+            params["marker"] = marker
         if search:
             params["search"] = search
         if category:
@@ -91,9 +98,15 @@ def routes(api: Asgi) -> list[BaseRoute]:
         params["include_disabled"] = "true"
         found = await client.get("/v1/catalog/packages", params)
         categories = await client.get("/v1/catalog/categories")
+        # the API's next_marker: the page was full, there may be more after it
+        following = found.get("next_marker")
+        kept = {"search": search, "category": category, "tag": tag,
+                "limit": str(size) if size != CATALOG_PAGE else "", "marker": following}
+        next_page = f"{PREFIX}/catalog?" + urllib.parse.urlencode(
+            {key: value for key, value in kept.items() if value}) if following else None
         return page("catalog.html", key=signin.form_key(token), packages=found["packages"],
                     categories=[c["name"] for c in categories.get("categories", [])],
-                    search=search, category=category, tag=tag)
+                    search=search, category=category, tag=tag, next_page=next_page)
 
     async def import_form(status: int, client: ApiClient, token: str,
                           error: str | None = None, problems: list[str] | None = None
