@@ -131,8 +131,10 @@ def routes(api: Asgi) -> list[BaseRoute]:
             "tags": tags}
         if field(form, "is_public") == "on":
             metadata["is_public"] = True
-        # the body was bounded by laguna.api.limits before this route read it
+        # the body was bounded by laguna.api.limits before this route read it; its
+        # spooled file is closed now (Starlette leaves a route's form open)
         archive = await upload.read()
+        await form.close()
         try:
             created = await client.upload("/v1/catalog/packages", metadata,
                                           _safe_filename(upload.filename), archive)
