@@ -9,6 +9,7 @@ from starlette.routing import BaseRoute, Route
 
 from laguna.dashboard import signin
 from laguna.dashboard.client import ApiClient, ApiFailure, Asgi
+from laguna.dashboard.deployed import deployed_view
 from laguna.dashboard.rendering import page
 from laguna.dashboard.routing import PREFIX, field, signed_in
 
@@ -34,7 +35,11 @@ def routes(api: Asgi) -> list[BaseRoute]:
 
     async def environment(request: Request, client: ApiClient, token: str) -> Response:
         environment_id = request.path_params["environment_id"]
-        shown = await client.get(f"/v1/environments/{environment_id}")
+        # the applications as the caller's open session has them, as murano-dashboard
+        # showed them: added ones before they are deployed
+        sessions = (await client.get(f"/v1/environments/{environment_id}/sessions"))["sessions"]
+        shown = await client.get(f"/v1/environments/{environment_id}",
+                                 session=sessions[0]["id"] if sessions else None)
         history = await client.get(f"/v1/environments/{environment_id}/deployments")
         deployments = []
         for deployment in history.get("deployments", []):
@@ -42,7 +47,7 @@ def routes(api: Asgi) -> list[BaseRoute]:
                 f"/v1/environments/{environment_id}/deployments/{deployment['id']}")
             deployments.append({**deployment, "reports": reports.get("reports", [])})
         return page("environment.html", key=signin.form_key(token), environment=shown,
-                    deployments=deployments)
+                    deployments=deployments, deployed=await deployed_view(client, shown, sessions))
 
     async def delete_environment(request: Request, client: ApiClient, _token: str) -> Response:
         environment_id = request.path_params["environment_id"]
