@@ -76,11 +76,15 @@ def action_views(listed: t.Sequence[t.Mapping[str, t.Any]] | None) -> list[Actio
 
 
 async def deployed_view(client: ApiClient, environment: t.Mapping[str, t.Any],
-                        sessions: t.Sequence[t.Mapping[str, t.Any]]) -> DeployedView:
+                        sessions: t.Sequence[t.Mapping[str, t.Any]],
+                        preferred: str | None = None) -> DeployedView:
     """What the page shows of ``environment`` (as the API's show answered it),
-    with the caller's open ``sessions`` (the API's list)."""
+    with the caller's open ``sessions`` (the API's list); the Deploy button
+    deploys ``preferred`` (the session the page shows) when it has changes."""
     environment_id = environment["id"]
-    changed = [s["id"] for s in sessions if s.get("changed") and s.get("state") == "opened"]
+    changed = sorted((s["id"] for s in sessions
+                      if s.get("changed") and s.get("state") == "opened"),
+                     key=lambda session_id: session_id != preferred)
     shown = await client.get(f"/v1/environments/{environment_id}/components")
     language = str(shown.get("language") or "muranopl")
     components = {str(k): v for k, v in (shown.get("components") or {}).items()

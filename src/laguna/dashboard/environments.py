@@ -7,7 +7,7 @@ from starlette.requests import Request
 from starlette.responses import RedirectResponse, Response
 from starlette.routing import BaseRoute, Route
 
-from laguna.dashboard import signin
+from laguna.dashboard import configuring, signin
 from laguna.dashboard.client import ApiClient, ApiFailure, Asgi
 from laguna.dashboard.deployed import deployed_view
 from laguna.dashboard.rendering import page
@@ -36,10 +36,14 @@ def routes(api: Asgi) -> list[BaseRoute]:
     async def environment(request: Request, client: ApiClient, token: str) -> Response:
         environment_id = request.path_params["environment_id"]
         # the applications as the caller's open session has them, as murano-dashboard
-        # showed them: added ones before they are deployed
+        # showed them: added ones before they are deployed; the session this browser
+        # opened (configuring), else one the API lists as the caller's (opened through
+        # the API), else the one deploying now
         sessions = (await client.get(f"/v1/environments/{environment_id}/sessions"))["sessions"]
-        shown = await client.get(f"/v1/environments/{environment_id}",
-                                 session=sessions[0]["id"] if sessions else None)
+        session_id = await configuring.current(request, client, environment_id) or next(
+            (s["id"] for s in sessions if s["state"] == "opened"), None)
+        shown_session = session_id or next((s["id"] for s in sessions), None)
+        shown = await client.get(f"/v1/environments/{environment_id}", session=shown_session)
         history = await client.get(f"/v1/environments/{environment_id}/deployments")
         deployments = []
         for deployment in history.get("deployments", []):
@@ -47,7 +51,8 @@ def routes(api: Asgi) -> list[BaseRoute]:
                 f"/v1/environments/{environment_id}/deployments/{deployment['id']}")
             deployments.append({**deployment, "reports": reports.get("reports", [])})
         return page("environment.html", key=signin.form_key(token), environment=shown,
-                    deployments=deployments, deployed=await deployed_view(client, shown, sessions))
+                    deployments=deployments, session_id=session_id,
+                    deployed=await deployed_view(client, shown, sessions, session_id))
 
     async def delete_environment(request: Request, client: ApiClient, _token: str) -> Response:
         environment_id = request.path_params["environment_id"]

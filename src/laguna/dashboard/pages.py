@@ -5,7 +5,15 @@ from __future__ import annotations
 from starlette.routing import Mount, Router
 from starlette.staticfiles import StaticFiles
 
-from laguna.dashboard import account, actions, catalog, deploying, environments, live
+from laguna.dashboard import (
+    account,
+    actions,
+    applications,
+    catalog,
+    deploying,
+    environments,
+    live,
+)
 from laguna.dashboard.client import Asgi
 from laguna.dashboard.routing import PREFIX
 
@@ -19,6 +27,7 @@ def dashboard(api: Asgi) -> Router:
         *account.routes(api),
         *catalog.routes(api),
         *environments.routes(api),
+        *applications.routes(api),
         *deploying.routes(api),
         *live.routes(api),
         *actions.routes(api),
