@@ -1,12 +1,12 @@
 """Deploying from the dashboard in Chromium: the Deploy button of an
 environment with a session of changes, the progress streamed into the page
 until the status is ``ready`` (no reload), the application's address opened,
-the topology, an action run with an argument and its result, the history
-with its reports, abandoning; and the pages of a TOSCA environment (nodes,
-attributes, operations) and of an assembly (components, intents,
-relationships). The web servers are real (the local cloud's agents run the
-example's scripts); the applications are added through the API here, their
-forms being another test's."""
+the topology, an action run with an argument and its result, a redeploy,
+the history with its reports, deleting and abandoning; and the pages of a
+TOSCA environment (nodes, attributes, operations) and of an assembly
+(components, intents, relationships). The web servers are real (the local
+cloud's agents run the example's scripts) and are undeployed however a test
+ends."""
 
 from __future__ import annotations
 
@@ -24,15 +24,6 @@ from tests.servers import Server, serve
 
 if t.TYPE_CHECKING:
     from playwright.sync_api import Browser, Page
-
-#: the webserver example's object model, as its form would make it
-WEB_SERVER = {"?": {"id": "5a1b0c8d2e3f4a5b9c6d7e8f90a1b2c3",
-                    "type": "org.laguna.examples.WebServer"},
-              "name": "web", "message": "Hello from the dashboard",
-              "instance": {"?": {"id": "6b2c1d9e3f4a5b6c8d7e9f00a1b2c3d4",
-                                 "type": "io.murano.resources.LinuxMuranoInstance"},
-                           "name": "web-1", "image": "ubuntu", "flavor": "m1.small"}}
-
 
 def api(server: Server, token: str) -> httpx.Client:
     return httpx.Client(base_url=server.url + "/v1", headers={"X-Auth-Token": token},
@@ -56,16 +47,19 @@ def test_deploy_watch_act_and_abandon(browser: Browser, tmp_path: Path,
         page.get_by_label("New environment's name").fill("web-1")
         page.get_by_role("button", name="Create").click()
         expect(page.get_by_role("heading", level=1)).to_have_text("web-1")
-        environment_id = page.url.rsplit("/", 1)[-1]
         # nothing changed yet: nothing to deploy
         expect(page.get_by_role("button", name="Deploy", exact=True)).to_have_count(0)
 
-        with api(server, token) as client:
-            session_id = client.post(f"/environments/{environment_id}/configure").json()["id"]
-            added = client.post(f"/environments/{environment_id}/services", json=WEB_SERVER,
-                                headers={"X-Configuration-Session": session_id})
-            assert added.status_code == 200, added.text
-        page.reload()
+        # the webserver added through its package's form (docs/FORMS.md)
+        page.get_by_role("link", name="Add application").click()
+        page.get_by_role("list", name="Applications to add").get_by_role(
+            "link", name="Web Server").click()
+        page.get_by_label("Page text").fill("Hello from the dashboard")
+        page.get_by_role("button", name="Next").click()
+        page.get_by_label("Instance naming pattern").fill("web-#")
+        page.get_by_role("button", name="Next").click()
+        page.get_by_label("Application Name").fill("web")
+        page.get_by_role("button", name="Create").click()
         expect(page.locator("#status")).to_have_text("pending")
         expect(page.get_by_role("table", name="Applications")).to_contain_text(
             re.compile(r"web\s*org\.laguna\.examples\.WebServer"))
@@ -114,14 +108,20 @@ def test_deploy_watch_act_and_abandon(browser: Browser, tmp_path: Path,
         page.screenshot(path=screenshots / "action-result.png", full_page=True)
         assert "Changed by an action" in httpx.get(url, timeout=10).text
 
-        # the history: the action after the deployment, each with its reports
+        # redeployed: the page follows it to its end again
         page.get_by_role("link", name="web-1").click()
         history = page.locator("#history details")
         expect(history).to_have_count(2)
-        expect(history.first.get_by_role("list")).to_contain_text(
+        page.get_by_role("button", name="Redeploy").click()
+        expect(history).to_have_count(3)
+        expect(page.locator("#status")).to_have_text("ready")
+        expect(history.first.locator("summary")).to_contain_text("success")
+
+        # the history: newest first, each deployment with its reports (the closed
+        # ones read by their text, not as a screen reader would)
+        expect(history.nth(1).locator("ol")).to_contain_text(
             "The page now says Changed by an action")
-        # (closed: read by its text, not as a screen reader would)
-        expect(history.nth(1).locator("ol")).to_contain_text("Starting the web server")
+        expect(history.nth(2).locator("ol")).to_contain_text("Starting the web server")
 
         # deleted: the engine undeploys it (its web server stops), then it is gone
         page.get_by_role("button", name="Delete environment").click()

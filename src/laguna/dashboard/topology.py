@@ -81,7 +81,9 @@ def from_services(services: t.Sequence[t.Any]) -> Graph:
         found = header(value)
         if found is not None and len(graph.nodes) < MAX_NODES:
             object_id, type_name = found
-            name = value.get("name") if isinstance(value.get("name"), str) else None
+            # the name the user gave (``?.name``, ui.yaml 2.2 on), else the object's own
+            given = [value["?"].get("name"), value.get("name")]
+            name = next((n for n in given if isinstance(n, str) and n), None)
             kind = APPLICATION if top else HOST if _is_host_type(type_name) else COMPONENT
             graph.nodes[object_id] = Node(object_id, name or type_name.rsplit(".", 1)[-1],
                                           type_name.split("/")[0], kind)

@@ -76,3 +76,10 @@ def test_a_large_model_is_bounded() -> None:
     services = [{"?": {"id": f"a{i}", "type": "x.App"}, "name": f"a{i}"}
                 for i in range(topology.MAX_NODES + 50)]
     assert len(topology.from_services(services).nodes) == topology.MAX_NODES
+
+
+def test_the_name_the_user_gave_comes_first() -> None:
+    graph = topology.from_services([{"?": {"id": "a", "type": "x.App", "name": "Front page"},
+                                     "name": "front"},
+                                    {"?": {"id": "b", "type": "x.App"}}])
+    assert [n.name for n in graph.nodes.values()] == ["Front page", "App"]
