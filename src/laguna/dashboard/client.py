@@ -3,9 +3,11 @@ the signed-in caller's token."""
 
 from __future__ import annotations
 
+import asyncio
 import dataclasses
 import json
 import typing as t
+import urllib.parse
 
 import httpx
 
@@ -28,6 +30,7 @@ class ApiClient:
     """Calls of the v1 API on behalf of one caller (``token``)."""
 
     def __init__(self, app: Asgi, token: str) -> None:
+        self._app = app
         self._client = httpx.AsyncClient(transport=httpx.ASGITransport(app=app),
                                          base_url="http://laguna", timeout=60.0)
         self._token = token
@@ -67,6 +70,17 @@ class ApiClient:
             path, content=json.dumps(operations).encode(),
             headers={**self._headers(None), "Content-Type": media_type}))
 
+    async def stream(self, path: str, *, last_event_id: str | None = None) -> Upstream:
+        """A streamed GET (the events): started, with its status, before its
+        body is read; httpx's ASGI transport would hold the whole body first."""
+        headers = [(b"x-auth-token", self._token.encode("latin-1")),
+                   (b"accept", b"text/event-stream")]
+        if last_event_id:
+            headers.append((b"last-event-id", last_event_id.encode("latin-1")))
+        upstream = Upstream(self._app, path, headers)
+        await upstream.start()
+        return upstream
+
     async def raw(self, path: str) -> httpx.Response:
         return await self._client.get(path, headers=self._headers(None))
 
@@ -83,6 +97,82 @@ class ApiClient:
         if not response.content:
             return None
         return response.json()
+
+
+class Upstream:
+    """One streamed answer of the API, read as the API writes it: the API
+    runs as a task of this event loop, its messages passed through a bounded
+    queue (a slow reader holds the API back rather than piling up events)."""
+
+    def __init__(self, app: Asgi, path: str, headers: list[tuple[bytes, bytes]]) -> None:
+        self._app = app
+        self._scope = {"type": "http", "asgi": {"version": "3.0"}, "http_version": "1.1",
+                       "method": "GET", "scheme": "http", "path": path,
+                       "raw_path": urllib.parse.quote(path).encode(), "query_string": b"", "root_path": "",
+                       "headers": headers, "server": ("laguna", 80),
+                       "client": ("127.0.0.1", 0)}
+        self._messages: asyncio.Queue[t.Mapping[str, t.Any] | None] = asyncio.Queue(16)
+        self._gone = asyncio.Event()
+        self._asked = False
+        self._task: asyncio.Task[None] | None = None
+        self._ended = False
+        self.status = 500
+
+    async def start(self) -> None:
+        self._task = asyncio.ensure_future(self._run())
+        first = await self._messages.get()
+        if first is None or first.get("type") != "http.response.start":
+            self._ended = True
+            return
+        self.status = int(first["status"])
+
+    async def chunks(self) -> t.AsyncIterator[bytes]:
+        while not self._ended:
+            message = await self._messages.get()
+            if message is None:
+                break
+            body = message.get("body", b"")
+            if body:
+                yield bytes(body)
+            if not message.get("more_body", False):
+                break
+        self._ended = True
+
+    async def body(self) -> bytes:
+        return b"".join([chunk async for chunk in self.chunks()])
+
+    async def close(self) -> None:
+        """Tell the API its client went away, and let its stream end (a
+        message it is still putting is taken, so that it is not held)."""
+        self._gone.set()
+        if self._task is None:
+            return
+        for _ in range(50):
+            while not self._messages.empty():
+                self._messages.get_nowait()
+            if self._task.done():
+                return
+            await asyncio.sleep(0.1)
+        self._task.cancel()
+
+    async def _run(self) -> None:
+        try:
+            await self._app(self._scope, self._receive, self._send)
+        finally:
+            if not self._gone.is_set():
+                await self._messages.put(None)
+
+    async def _receive(self) -> t.Mapping[str, t.Any]:
+        if not self._asked:
+            self._asked = True
+            return {"type": "http.request", "body": b"", "more_body": False}
+        await self._gone.wait()
+        return {"type": "http.disconnect"}
+
+    async def _send(self, message: t.Mapping[str, t.Any]) -> None:
+        if self._gone.is_set():
+            return      # nobody reads any more: the API's stream is ending
+        await self._messages.put(message)
 
 
 def _message(response: httpx.Response) -> str:

@@ -9,6 +9,7 @@ from starlette.routing import BaseRoute, Route
 
 from laguna.dashboard import configuring, signin
 from laguna.dashboard.client import ApiClient, ApiFailure, Asgi
+from laguna.dashboard.deployed import deployed_view
 from laguna.dashboard.rendering import page
 from laguna.dashboard.routing import PREFIX, field, signed_in
 
@@ -34,9 +35,15 @@ def routes(api: Asgi) -> list[BaseRoute]:
 
     async def environment(request: Request, client: ApiClient, token: str) -> Response:
         environment_id = request.path_params["environment_id"]
-        # the applications added but not deployed yet are in the caller's open session
-        session_id = await configuring.current(request, client, environment_id)
-        shown = await client.get(f"/v1/environments/{environment_id}", session=session_id)
+        # the applications as the caller's open session has them, as murano-dashboard
+        # showed them: added ones before they are deployed; the session this browser
+        # opened (configuring), else one the API lists as the caller's (opened through
+        # the API), else the one deploying now
+        sessions = (await client.get(f"/v1/environments/{environment_id}/sessions"))["sessions"]
+        session_id = await configuring.current(request, client, environment_id) or next(
+            (s["id"] for s in sessions if s["state"] == "opened"), None)
+        shown_session = session_id or next((s["id"] for s in sessions), None)
+        shown = await client.get(f"/v1/environments/{environment_id}", session=shown_session)
         history = await client.get(f"/v1/environments/{environment_id}/deployments")
         deployments = []
         for deployment in history.get("deployments", []):
@@ -44,7 +51,8 @@ def routes(api: Asgi) -> list[BaseRoute]:
                 f"/v1/environments/{environment_id}/deployments/{deployment['id']}")
             deployments.append({**deployment, "reports": reports.get("reports", [])})
         return page("environment.html", key=signin.form_key(token), environment=shown,
-                    deployments=deployments, session_id=session_id)
+                    deployments=deployments, session_id=session_id,
+                    deployed=await deployed_view(client, shown, sessions, session_id))
 
     async def delete_environment(request: Request, client: ApiClient, _token: str) -> Response:
         environment_id = request.path_params["environment_id"]

@@ -6,7 +6,15 @@ from starlette.responses import Response
 from starlette.routing import Mount, Router
 from starlette.staticfiles import StaticFiles
 
-from laguna.dashboard import account, applications, catalog, environments
+from laguna.dashboard import (
+    account,
+    actions,
+    applications,
+    catalog,
+    deploying,
+    environments,
+    live,
+)
 from laguna.dashboard.catalog import IMPORT_PATH
 from laguna.dashboard.client import Asgi
 from laguna.dashboard.rendering import page
@@ -25,6 +33,9 @@ def dashboard(api: Asgi, keystone_url: str | None = None) -> Router:
         *catalog.routes(api),
         *environments.routes(api),
         *applications.routes(api),
+        *deploying.routes(api),
+        *live.routes(api),
+        *actions.routes(api),
         Mount("/static", static, name="static"),
     ])
 

@@ -240,6 +240,12 @@ class Service:
         frontend, stored = deployed
         return check(frontend, stored, self.workdir.cloud_dir, target, method, arguments)
 
+    def actions(self, name: str) -> t.Sequence[Action] | None:
+        """The actions of the environment's deployed objects as its front end
+        lists them (None: it lists none); a read only, no recovery, so that the
+        API may ask while a deployment runs."""
+        return self._actions(name)
+
     def _actions(self, name: str) -> t.Sequence[Action] | None:
         """The actions of the environment's deployed objects, if its front end lists them."""
         deployed = self._deployed(name)

@@ -12,6 +12,7 @@ from laguna.api.routes import (
     actions,
     catalog,
     categories,
+    components,
     deployments,
     environments,
     events,
@@ -25,6 +26,7 @@ from laguna.api.routes import (
 V1: list[APIRouter] = [
     environments.router,
     events.router,
+    components.router,
     sessions.router,
     services.router,
     deployments.router,

@@ -38,6 +38,25 @@ def configure(environment_id: str, context: Caller, session: Store) -> dict[str,
     return session_view(configuration)
 
 
+@router.get("/environments/{environment_id}/sessions",
+            summary="The caller's open and deploying sessions of the environment",
+            description="laguna's own (the original's clients kept the session they "
+                        "opened): the caller's sessions still `opened` and valid, or "
+                        "`deploying`, newest first, each as showing it answers plus "
+                        "`changed`: whether its description differs from the environment's "
+                        "current one (what deploying it would change).")
+def open_sessions(environment_id: str, context: Caller,
+                  session: Store) -> dict[str, list[dict[str, t.Any]]]:
+    record = check_environment(session, context, environment_id)
+    current = current_description(record)
+    found = [c for c in session_store.sessions_of(session, record.id)
+             if c.user_id == context.user_id and (
+                 c.state == session_store.DEPLOYING
+                 or (c.state == session_store.OPENED and valid(session, record, c)))]
+    return {"sessions": [{**session_view(c), "changed": c.description != current}
+                         for c in found]}
+
+
 @router.get("/environments/{environment_id}/sessions/{session_id}", summary="Show a session")
 def show(environment_id: str, session_id: str, context: Caller,
          session: Store) -> dict[str, t.Any]:
