@@ -16,7 +16,7 @@ import dataclasses
 import importlib
 from pathlib import Path
 
-from laguna.cloud.base import Cloud
+from laguna.cloud.base import Cloud, Offer
 from laguna.hosts.choice import (KINDS, CloudRequest, TrackedCloud, choose, keep_choice,
                                  kept_choice)
 from laguna.hosts.errors import CloudUnavailable
@@ -80,3 +80,13 @@ def host_resources(state_dir: Path, environment_id: str, dry_run: bool,
         keep_choice(state_dir, environment_id, choice)
     return dataclasses.replace(
         resources, cloud=TrackedCloud(resources.cloud, state_dir, environment_id, choice))
+
+
+def cloud_offer(state_dir: Path, environment_id: str | None,
+                cloud: CloudRequest | None = None) -> Offer:
+    """What the environment's cloud (as kept under ``state_dir``, changed by
+    ``cloud``; no environment yet: the one ``cloud`` asks for, else the local
+    one) offers its forms: flavors, images, key pairs, zones and networks. The
+    driver is opened to ask it, and nothing is kept."""
+    choice = choose(state_dir, environment_id or "", cloud, keep=False)
+    return open_cloud(choice.kind, state_dir, choice.inventory).offer()
