@@ -5,7 +5,7 @@ from __future__ import annotations
 from starlette.routing import Mount, Router
 from starlette.staticfiles import StaticFiles
 
-from laguna.dashboard import account, catalog, environments
+from laguna.dashboard import account, blueprints, catalog, environments
 from laguna.dashboard.client import Asgi
 from laguna.dashboard.routing import PREFIX
 
@@ -19,5 +19,6 @@ def dashboard(api: Asgi) -> Router:
         *account.routes(api),
         *catalog.routes(api),
         *environments.routes(api),
+        *blueprints.routes(api),
         Mount("/static", static, name="static"),
     ])
