@@ -75,3 +75,18 @@ def test_choices_are_scoped_like_the_environment(api: Api) -> None:
                            headers=api.headers(api.token("p2", "u2")))
     missing = api.client.get("/v1/environments/nope/choices", headers=api.headers(api.token()))
     assert (other.status_code, missing.status_code) == (403, 404)
+
+
+def test_choices_of_a_cloud_that_cannot_open_here_say_why(api: Api) -> None:
+    from laguna.deploy.workdir import Workdir
+    from laguna.hosts.choice import CloudChoice, keep_choice
+
+    token = api.token()
+    env_id = create(api, token)["id"]
+    # the ssh cloud without an inventory (none given, none remembered)
+    keep_choice(Workdir(api.workdir).cloud_dir, env_id, CloudChoice("ssh"))
+    answer = api.client.get(f"/v1/environments/{env_id}/choices", headers=api.headers(token))
+    assert answer.status_code == 409
+    assert answer.json()["error"]["message"] == (
+        "no inventory: give one (--inventory FILE); none is remembered in "
+        f"{(Workdir(api.workdir).cloud_dir / 'ssh').resolve()}")
