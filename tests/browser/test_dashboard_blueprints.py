@@ -8,6 +8,7 @@ local cloud (real agents), then the environment is deleted with its hosts."""
 from __future__ import annotations
 
 import contextlib
+import json
 import re
 import time
 import typing as t
@@ -141,6 +142,11 @@ def test_a_tosca_template_added_through_its_inputs_form(browser: t.Any, tmp_path
                 "Standard.create", "Standard.start"]
             page.goto(f"{server.url}/dashboard/environments/{environment_id}")
             expect(page.locator("#status")).to_have_text("ready")
+            # the page the form's values made, at the URL the deployment gives
+            shown = json.loads(server.laguna("status", "greeter-env", "--json"))
+            url = shown["outputs"]["url"]
+            assert url.endswith(f":{served_on}/"), url
+            assert httpx.get(url, timeout=10).text == "Hello from a form\n"
 
 
 def test_an_assembly_descriptor_added_through_its_properties_form(
@@ -174,10 +180,16 @@ def test_an_assembly_descriptor_added_through_its_properties_form(
             page.screenshot(path=screenshots / "assembly-properties-refused.png",
                             full_page=True)
 
-            page.get_by_label("port").fill(str(free_port()))
+            served_on = free_port()
+            page.get_by_label("port").fill(str(served_on))
             page.get_by_label("greeting").fill("Hello from the dashboard")
             page.get_by_role("button", name="Add to site-env").click()
             expect(page.get_by_role("heading", level=1)).to_have_text(
                 "forms.site added to site-env")
             session_id = page.locator("#session").inner_text()
             deployed(server, token, environment_id, session_id)
+            # the page the form's properties made, on a host of the local cloud
+            shown = json.loads(server.laguna("status", "site-env", "--json"))
+            url = shown["outputs"]["url"]
+            assert url.startswith("http://127.42.") and url.endswith(f":{served_on}/"), url
+            assert httpx.get(url, timeout=10).text == "Hello from the dashboard\n"
