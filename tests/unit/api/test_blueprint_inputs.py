@@ -80,6 +80,13 @@ def test_a_csar_s_inputs_are_fields_and_checked_when_added(api: Api) -> None:
         f"/v1/environments/{env_id}/services", headers=api.headers(token, session_id),
         json={"?": {"id": "a1", "type": "greeter"}, "port": 8095, "colour": "green"})
     assert added.status_code == 200, added.text
+    # replacing the application is checked the same way
+    replaced = api.client.put(
+        f"/v1/environments/{env_id}/services/a1", headers=api.headers(token, session_id),
+        json={"?": {"id": "a1", "type": "greeter"}, "port": 8095, "ratio": 0})
+    assert (replaced.status_code, replaced.json()["error"]["message"]) == (400, (
+        "The inputs of greeter are refused:\n"
+        "input ratio: the value given: 0 is not greater than 0"))
 
 
 def test_an_assembly_s_properties_are_fields_checked_and_deployed(api: Api) -> None:

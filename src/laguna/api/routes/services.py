@@ -113,9 +113,13 @@ def check_blueprint_inputs(state: ApiState, context: RequestContext,
 @router.put("/environments/{environment_id}/services", summary="Replace the applications")
 @router.put("/environments/{environment_id}/services/{path:path}",
             summary="Replace an application, or a part of it")
-def put(environment_id: str, context: Caller, session: Store,
+def put(environment_id: str, context: Caller, session: Store, state: State,
         session_id: ConfigurationSessionHeader = None, path: str = "",
         body: t.Annotated[t.Any, Body()] = None) -> t.Any:
+    if "/" not in path.strip("/"):
+        # the applications, or one whole application (a part of one is checked
+        # by the deploy, as every value is)
+        check_blueprint_inputs(state, context, body if isinstance(body, list) else [body])
     _, configuration = editable_session(session, context, environment_id, session_id)
     if body is None:
         raise bad_request("Request body is empty: please, provide the new value")
