@@ -3,9 +3,12 @@ murano-apps checkout (outside the repo) is read; its required fields are
 filled with the first of a few values each accepts (a field whose type is a
 class gets a new application of that class, made by that application's own
 form, as murano-dashboard's "add a new one"); the object model comes out; and
-the model is deployed with ``--dry-run``, its packages and their dependencies
-taken from a scratch catalog store into which every package of the checkout
-is imported (the core library is laguna's own). docs/FORMS.md. One command,
+each step is drawn by the dashboard with those answers typed as text, every
+control having a label, and the texts as a browser posts them must make a
+model too (docs/DASHBOARD.md); and the model is deployed with ``--dry-run``,
+its packages and their dependencies taken from a scratch catalog store into
+which every package of the checkout is imported (the core library is
+laguna's own). docs/FORMS.md. One command,
 printing each file's result, each refusal's reason and the counts::
 
     python3 benchmarks/forms_murano_apps.py /path/to/murano-apps
@@ -14,6 +17,7 @@ printing each file's result, each refusal's reason and the counts::
 from __future__ import annotations
 
 import dataclasses
+import html.parser
 import json
 import os
 import sys
@@ -30,6 +34,9 @@ from laguna.deploy.workdir import Workdir, open_store  # noqa: E402
 from laguna.errors import LagunaError  # noqa: E402
 from laguna.forms import AnswersRefused, UiDefinition, fill, read  # noqa: E402
 from laguna.forms.definition import FieldDef  # noqa: E402
+from laguna.dashboard.applications import Wizard, step_page  # noqa: E402
+from laguna.dashboard.wizard import MANAGEMENT_FORM, NAME_FIELD, Draft  # noqa: E402
+from laguna.forms import LOCAL_CHOICES  # noqa: E402
 from laguna.frontends.muranopl.model import wrap  # noqa: E402
 from laguna.packages.package import Package, load_package  # noqa: E402
 from laguna.store.packages import import_package  # noqa: E402
@@ -106,6 +113,11 @@ class Filler:
 
     def model_of(self, app: App, depth: int = 0) -> dict[str, t.Any]:
         """The model the app's forms make of the first values they accept."""
+        ui, answers = self.answers_of(app, depth)
+        return fill(ui, answers, str(app.package.manifest.name))
+
+    def answers_of(self, app: App, depth: int = 0) -> tuple[UiDefinition, dict[str, t.Any]]:
+        """The app's forms and the first values they accept."""
         if app.ui is None:
             app.ui = read(app.ui_path.read_text(), str(app.ui_path.relative_to(self.root)))
         ui = app.ui
@@ -115,7 +127,8 @@ class Filler:
         choice = {key: next(values) for key, values in left.items()}
         for _ in range(100):
             try:
-                return fill(ui, _answers(choice, fields), str(app.package.manifest.name))
+                fill(ui, _answers(choice, fields), str(app.package.manifest.name))
+                return ui, _answers(choice, fields)
             except AnswersRefused as refused:
                 for problem in refused.problems:
                     try:
@@ -124,6 +137,49 @@ class Filler:
                         raise RuntimeError(f"no candidate value fits {problem.where}: "
                                            f"{problem.message}") from None
         raise RuntimeError("no answers were accepted in 100 rounds")
+
+
+class _Controls(html.parser.HTMLParser):
+    """The ids of a page's controls and of the controls its labels name."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.controls: list[str] = []
+        self.labelled: set[str] = set()
+
+    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        values = dict(attrs)
+        if tag in ("input", "select", "textarea") and values.get("type") != "hidden" \
+                and values.get("id"):
+            self.controls.append(str(values["id"]))
+        if tag == "label" and values.get("for"):
+            self.labelled.add(str(values["for"]))
+
+
+def drawn(ui: UiDefinition, answers: dict[str, t.Any]) -> dict[str, t.Any]:
+    """Every step drawn by the dashboard with ``answers`` typed as text (each
+    control labelled), then the model those texts make. A class field's new
+    application is typed as an application of the environment's (an id)."""
+    wizard = Wizard({"id": "0" * 32, "name": "App", "fully_qualified_name": "App"}, ui,
+                    LOCAL_CHOICES)
+    typed: dict[str, dict[str, str]] = {}
+    for key, value in answers.items():
+        form, _, name = key.partition(".")
+        typed.setdefault(form, {})[name] = "0123456789abcdef0123456789abcdef" \
+            if isinstance(value, dict) else str(value).lower() if isinstance(value, bool) \
+            else str(value)
+    typed[MANAGEMENT_FORM] = {NAME_FIELD: "App"}
+    environment = {"id": "1" * 32, "name": "env", "services": []}
+    for step, form in enumerate(wizard.steps):
+        shown = step_page(wizard, Draft("0" * 32, step, typed), [], environment, None, "key")
+        if shown.status_code != 200:
+            raise RuntimeError(f"step {form} is drawn with problems")
+        controls = _Controls()
+        controls.feed(bytes(shown.body).decode())
+        unlabelled = [c for c in controls.controls if c not in controls.labelled]
+        if unlabelled:
+            raise RuntimeError(f"step {form}: controls without a label: {unlabelled}")
+    return wizard.evaluation().fill(typed)
 
 
 def read_packages(root: Path) -> tuple[list[Package], list[App], list[str]]:
@@ -160,7 +216,7 @@ def main() -> int:
     filler = Filler(root, apps)
     process.prepare()
     wiring = default_wiring()
-    made = accepted = 0
+    made = shown = accepted = 0
     with tempfile.TemporaryDirectory() as scratch:
         workdir = Workdir(Path(scratch) / "work")
         workdir.state_dir.mkdir(parents=True)
@@ -174,11 +230,18 @@ def main() -> int:
         for app in apps:
             where = app.ui_path.relative_to(root)
             try:
-                model = filler.model_of(app)
+                ui, answers = filler.answers_of(app)
+                model = fill(ui, answers, str(app.package.manifest.name))
             except (LagunaError, RuntimeError) as error:
                 print(f"FAIL {where}: {error}")
                 continue
             made += 1
+            try:
+                drawn(ui, answers)
+            except (LagunaError, RuntimeError) as error:
+                print(f"NOT DRAWN {where}: {error}")
+            else:
+                shown += 1
             # the model names its package's version, as the dashboard adds an
             # application of the version it showed (v0 and v1 of a package)
             header = model["?"]
@@ -204,7 +267,8 @@ def main() -> int:
                             print(f"  {report.level}: {report.text}")
         database.dispose()
     print(f"{len(files)} ui.yaml files: {len(apps)} of packages that load, "
-          f"{made} produce a model, {accepted} accepted by a dry run")
+          f"{made} produce a model, {shown} drawn by the dashboard, "
+          f"{accepted} accepted by a dry run")
     return 0 if accepted == len(files) else 1
 
 

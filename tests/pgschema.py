@@ -4,16 +4,13 @@ for one test: its URL (the schema on ``search_path``), migrated, dropped after."
 from __future__ import annotations
 
 import contextlib
-import os
 import typing as t
 import uuid
 
-import pytest
 import sqlalchemy as sa
 
 from laguna.store.db import make_engine, upgrade
-
-PG_URL = os.environ.get("LAGUNA_TEST_PG_URL")
+from tests.testdb import required_url
 
 
 def with_schema(url: str, schema: str) -> str:
@@ -24,11 +21,7 @@ def with_schema(url: str, schema: str) -> str:
 
 def require_postgresql() -> str:
     """``LAGUNA_TEST_PG_URL``; without it the test skips here and fails in CI."""
-    if not PG_URL:
-        if os.environ.get("CI"):
-            raise RuntimeError("LAGUNA_TEST_PG_URL is not set; .ci/run sets it")
-        pytest.skip("LAGUNA_TEST_PG_URL is not set")
-    return PG_URL
+    return required_url("LAGUNA_TEST_PG_URL")
 
 
 @contextlib.contextmanager

@@ -84,9 +84,14 @@ def serve(workdir: Path, *options: str,
             time.sleep(0.2)
         yield Server(url, workdir, port, process.pid)
     finally:
-        process.terminate()
-        try:
-            process.wait(timeout=30)
-        except subprocess.TimeoutExpired:
-            process.kill()
-            process.wait()
+        stop(process)
+
+
+def stop(process: subprocess.Popen[bytes], timeout: float = 30) -> None:
+    """``process`` ended: asked to, then killed after ``timeout`` seconds."""
+    process.terminate()
+    try:
+        process.wait(timeout=timeout)
+    except subprocess.TimeoutExpired:
+        process.kill()
+        process.wait()

@@ -16,12 +16,13 @@ import typing as t
 from pathlib import Path
 
 import pytest
+import yaml
 from muranoclient.common.exceptions import HTTPForbidden
 from muranoclient.v1.client import Client
 
 from tests.compat.test_muranoclient import wait_for
 from tests.fixtures.murano import build as murano
-from tests.fixtures.murano.schemas import murano_schema
+from tests.fixtures.murano.schemas import murano_mariadb, murano_schema
 from tests.pgschema import private_schema
 from tests.servers import Server, serve
 
@@ -41,14 +42,18 @@ class Installation:
         return output.strip().splitlines()[-1]
 
 
-@pytest.fixture(params=["sqlite", "postgresql"])
+@pytest.fixture(params=["sqlite", "postgresql", "mariadb"])
 def installation(request: pytest.FixtureRequest, tmp_path: Path) -> t.Iterator[Installation]:
     """Murano's database and laguna's store both SQLite files, or both PostgreSQL
-    (private schemas), taken over before ``laguna serve`` starts."""
+    (private schemas), or Murano's on MariaDB (laguna's store is not kept there:
+    an SQLite file), taken over before ``laguna serve`` starts."""
     with contextlib.ExitStack() as stack:
-        if request.param == "sqlite":
-            source = f"sqlite:///{tmp_path / 'murano.sqlite'}"
-            murano.build(source)
+        if request.param in ("sqlite", "mariadb"):
+            if request.param == "sqlite":
+                source = f"sqlite:///{tmp_path / 'murano.sqlite'}"
+                murano.build(source)
+            else:
+                source = stack.enter_context(murano_mariadb())
             store = str(tmp_path / ".laguna" / "laguna.sqlite")
             options: tuple[str, ...] = ()
         else:
@@ -98,6 +103,7 @@ def test_the_original_client_finds_the_taken_over_installation(
         murano.ROOT / "examples/webserver")
     assert tenant_a.packages.get_logo(murano.PKG_PROBE) == b"\x89PNG probe logo"
     assert tenant_a.packages.get_supplier_logo(murano.PKG_PROBE) == murano.SUPPLIER_LOGO
+    assert tenant_a.packages.get_ui(murano.PKG_PROBE) == yaml.safe_load(murano.PROBE_UI)
 
     assert [(tm.id, tm.name, tm.is_public, tm.description_text)
             for tm in tenant_a.env_templates.list()] == [

@@ -5,6 +5,7 @@ add_brooklyn_types example (its policy in the deployed topology), and a
 
 from __future__ import annotations
 
+import time
 from pathlib import Path
 
 import tenacity
@@ -96,3 +97,21 @@ def test_the_seeds_location_group_puts_its_members_on_the_local_cloud(
     assert (code, data["state"]) == (0, "undeployed")
     assert not (hosts / "tosca_templateName").exists()
     assert not (hosts / "tosca_specific_node").exists()
+
+
+def test_an_inner_templates_trigger_acts_on_its_node_once_composed(workdir: Path) -> None:
+    (workdir / "load").write_text("1\n")
+    code, data = laguna(workdir, "deploy", str(SCENARIO / "composed" / "service.yaml"))
+    assert (code, data["status"]) == (0, "ok"), data["error"]
+    assert data["model"]["tosca"]["topology"]["policies"] == ["app.on_load"]
+    assert (workdir / "trace").read_text() == "configured\n"
+    (workdir / "load").write_text("9\n")
+    time.sleep(1.2)     # the check's period: it is due in the next pass
+    code, data = laguna(workdir, "watch", "composed-trigger", "--once")
+    assert code == 0, data
+    texts = [r["text"] for r in data["reports"] if ": sh " not in r["text"]]
+    assert "policy app.on_load: trigger busy fired on app.svc (event load_high)" in texts
+    assert "policy app.on_load: trigger busy: call_operation Standard.configure done" in texts
+    assert (workdir / "trace").read_text() == "configured\nconfigured\n"
+    code, data = laguna(workdir, "undeploy", "composed-trigger")
+    assert (code, data["state"]) == (0, "undeployed")

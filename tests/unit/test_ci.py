@@ -1,7 +1,7 @@
-"""The CI entry point (.ci/run): PostgreSQL must not silently go missing in CI,
-skip reasons are printed, and README's test command is the one CI runs.
+"""The CI entry point (.ci/run): PostgreSQL and MariaDB must not silently go
+missing in CI, skip reasons are printed, and README's test command is the one CI runs.
 
-.ci/run runs here on a copy whose postgres.sh fails and whose `python3` and
+.ci/run runs here on a copy whose postgres.sh and mariadb.sh fail and whose `python3` and
 `lint-imports` only print their arguments, so nothing is installed or started.
 """
 
@@ -24,6 +24,8 @@ def ci_copy(tmp_path: pathlib.Path) -> pathlib.Path:
     shutil.copy(ROOT / ".ci" / "run", tmp_path / ".ci" / "run")
     (tmp_path / ".ci" / "postgres.sh").write_text(
         'echo "postgres.sh: no server here" >&2\nreturn 1\n')
+    (tmp_path / ".ci" / "mariadb.sh").write_text(
+        'echo "mariadb.sh: no server here" >&2\nreturn 1\n')
     bin_dir = tmp_path / "bin"
     bin_dir.mkdir()
     for tool in ("python3", "lint-imports"):
@@ -47,10 +49,20 @@ def test_ci_fails_when_postgresql_cannot_be_set_up(ci_copy: pathlib.Path) -> Non
     assert "pytest" not in result.stdout
 
 
+def test_ci_fails_when_mariadb_cannot_be_set_up(ci_copy: pathlib.Path) -> None:
+    (ci_copy / ".ci" / "postgres.sh").write_text("return 0\n")
+    result = run_ci(ci_copy, CI="true")
+    assert result.returncode != 0
+    assert "error: no MariaDB server; CI must run the takeover's MariaDB tests" in result.stderr
+    assert "pytest" not in result.stdout
+
+
 def test_outside_ci_a_missing_postgresql_only_warns(ci_copy: pathlib.Path) -> None:
     result = run_ci(ci_copy)
     assert result.returncode == 0
     assert "warning: no PostgreSQL server" in result.stderr
+    assert "warning: no MariaDB server; the takeover's MariaDB tests will be skipped" in (
+        result.stderr)
     # layering and types are checked before the tests run
     # then the wheel's smoke test, then the suite
     assert result.stdout.splitlines()[-4:] == ["lint-imports ", "python3 -m mypy",
@@ -96,3 +108,5 @@ def test_readme_says_how_to_run_the_postgresql_tests() -> None:
     readme = (ROOT / "README.md").read_text()
     assert "LAGUNA_TEST_PG_URL" in readme
     assert "sudo bash -c '. .ci/postgres.sh" in readme
+    assert "LAGUNA_TEST_MYSQL_URL" in readme
+    assert "sudo bash -c '. .ci/mariadb.sh" in readme

@@ -120,5 +120,5 @@ def create_app(settings: ApiSettings, *, database: Database | None = None,
     for router in V1:
         app.include_router(router, prefix="/v1")
     # the dashboard: pages that ask this same application's API in process
-    app.mount(DASHBOARD, dashboard(app), name="dashboard")
+    app.mount(DASHBOARD, dashboard(app, settings.keystone_url), name="dashboard")
     return app

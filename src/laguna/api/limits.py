@@ -16,9 +16,10 @@ sees their size. Here, in order:
    the server's recursion limit is high, :mod:`laguna.process`), and
    pydantic refuses to serialise an answer nested deeper than about 250.
 
-Package uploads (``POST /v1/catalog/packages``) are bounded by the archive's
-limit plus :data:`UPLOAD_ALLOWANCE` for the metadata part and the multipart
-framing; every other body by ``max_body_size``.
+Package uploads (``POST /v1/catalog/packages``, and the dashboard's import
+page) are bounded by the archive's limit plus :data:`UPLOAD_ALLOWANCE` for the
+metadata part and the multipart framing; every other body by
+``max_body_size``. A refused request of the dashboard gets its error page.
 """
 
 from __future__ import annotations
@@ -34,6 +35,7 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 from laguna.api.errors import ApiError, fault
 from laguna.api.identity import Identity, authenticate
 from laguna.api.settings import ApiSettings
+from laguna.dashboard import pages as dashboard
 from laguna.errors import LagunaError
 
 #: what an upload may carry besides its archive: the ``__metadata__`` part and
@@ -42,7 +44,8 @@ UPLOAD_ALLOWANCE = 64 * 1024
 #: where the middleware leaves the caller for :func:`laguna.api.deps.caller`
 CALLER_KEY = "laguna.caller"
 #: the routes whose body is a package upload (method, path)
-UPLOAD_ROUTES = frozenset({("POST", "/v1/catalog/packages")})
+#: (the dashboard's import page posts the same archive: laguna.dashboard.catalog)
+UPLOAD_ROUTES = frozenset({("POST", "/v1/catalog/packages"), ("POST", dashboard.IMPORT_PATH)})
 
 
 def body_too_large(limit: int) -> str:
@@ -232,5 +235,9 @@ class RequestLimits:
 
 
 async def _answer(scope: Scope, receive: Receive, send: Send, code: int, message: str) -> None:
-    # the body is left unread: the server closes the connection after the answer
+    # the body is left unread: the server closes the connection after the answer;
+    # a browser's request of the dashboard gets a page, not the API's JSON
+    if scope["path"].startswith(dashboard.PREFIX + "/"):
+        await dashboard.refused(code, message)(scope, receive, send)
+        return
     await JSONResponse(fault(code, message), status_code=code)(scope, receive, send)

@@ -14,10 +14,11 @@ from pathlib import Path
 
 import click
 
-from laguna.cli.shared import WORKDIR_KEY, stdout_console
+from laguna.cli.shared import PROJECT_KEY, WORKDIR_KEY, stdout_console
 from laguna.deploy.errors import DeployError, Rejected, error_lines, problems_of
 from laguna.deploy.result import REJECTED, Action, Result, actions_table
 from laguna.deploy.workdir import Workdir, resolve_workdir
+from laguna.store.names import LOCAL_PROJECT
 
 F = t.TypeVar("F", bound=t.Callable[..., t.Any])
 
@@ -38,6 +39,11 @@ def json_option(function: F) -> F:
 def current_workdir() -> Workdir:
     ctx = click.get_current_context()
     return Workdir(resolve_workdir(ctx.meta.get(WORKDIR_KEY), os.environ, Path.cwd()))
+
+
+def current_project() -> str:
+    """The command's ``--project`` (cli.shared.project_option), else ``local``."""
+    return str(click.get_current_context().meta.get(PROJECT_KEY, LOCAL_PROJECT))
 
 
 def print_json(data: object) -> None:

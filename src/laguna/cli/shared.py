@@ -18,6 +18,8 @@ F = t.TypeVar("F", bound=t.Callable[..., t.Any])
 
 # where the root group's or a command's --workdir is kept for the command
 WORKDIR_KEY = "laguna.workdir"
+# where a command's --project is kept (absent: the command line's own project)
+PROJECT_KEY = "laguna.project"
 
 
 def _remember_workdir(ctx: click.Context, _param: click.Parameter,
@@ -32,6 +34,24 @@ def workdir_option(function: F) -> F:
         "--workdir", metavar="DIR", expose_value=False, callback=_remember_workdir,
         help="The working directory holding the deployment store (DIR/.laguna/); "
              "default: $LAGUNA_WORKDIR, else the current directory.")(function)
+
+
+def _remember_project(ctx: click.Context, _param: click.Parameter,
+                      value: str | None) -> None:
+    if value:
+        ctx.meta[PROJECT_KEY] = value
+
+
+def project_option(function: F) -> F:
+    """``--project PROJECT``: whose environments a command reads or lets go of.
+    Environments made from the command line are project ``local``'s; the API's
+    and a Murano takeover's are their project's (a tenant id, docs/TAKEOVER.md)."""
+    return click.option(
+        "--project", metavar="PROJECT", envvar="LAGUNA_PROJECT", expose_value=False,
+        callback=_remember_project,
+        help="The project whose environment it is (the API's projects, a taken-over "
+             "Murano tenant's); default: $LAGUNA_PROJECT, else local, the command "
+             "line's own.")(function)
 
 
 def stdout_console() -> Console:

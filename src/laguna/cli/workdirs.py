@@ -15,6 +15,7 @@ import click
 
 # (re-exported: every deployment command imports its options from here)
 from laguna.cli.results import catalog_option as catalog_option
+from laguna.cli.results import current_project as current_project
 from laguna.cli.results import current_workdir as current_workdir
 from laguna.cli.results import emit_result as emit_result
 from laguna.cli.results import fail as fail
@@ -63,7 +64,8 @@ def cloud_options(*, here: bool = False) -> t.Callable[[F], F]:
                  "servers are on (default: the one it was deployed on): ")
         function = click.option(
             "--inventory", type=click.Path(path_type=Path), metavar="FILE",
-            help="The ssh cloud's servers (an inventory YAML file); kept like "
+            help="The ssh cloud's servers (an inventory YAML file), for --cloud ssh "
+                 "or a TOSCA node located on ssh (with any --cloud); kept like "
                  "--cloud.")(function)
         return click.option(
             "--cloud", type=click.Choice(choices),
@@ -87,7 +89,7 @@ def make_service(catalog: PackageSource | None = None) -> Service:
     if wiring is None:
         wiring = default_wiring()
     return Service(current_workdir(), wiring.frontends, resources=wiring.resources,
-                   clock=wiring.clock, catalog=catalog)
+                   clock=wiring.clock, catalog=catalog, project=current_project())
 
 
 def key_values(pairs: t.Sequence[str], option: str) -> dict[str, str]:

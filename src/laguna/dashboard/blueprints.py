@@ -4,8 +4,9 @@ their types and constraints (``GET /v1/catalog/packages/{id}/inputs``).
 
 What a browser sends is converted by the inputs' types (a number that does not
 read as one is passed on as text, for the front end to refuse in its own
-words), added to a configuration session as an application whose ``?.type``
-names the blueprint, and the API checks it with the front end's rules: its
+words), added to the caller's open configuration session of the environment
+(:mod:`configuring`, as the package forms add theirs) as an application
+whose ``?.type`` names the blueprint, and the API checks it with the front end's rules: its
 refusal is shown on the form, each line beside the field it names. The form
 carries the HTML attributes its constraints give (``min``, ``max``,
 ``pattern``, ``minlength``...) as hints, but ``novalidate``: the server's
@@ -24,7 +25,7 @@ from starlette.requests import Request
 from starlette.responses import Response
 from starlette.routing import BaseRoute, Route
 
-from laguna.dashboard import signin
+from laguna.dashboard import configuring, signin
 from laguna.dashboard.client import ApiClient, ApiFailure, Asgi
 from laguna.dashboard.rendering import page
 from laguna.dashboard.routing import field as form_field
@@ -181,7 +182,7 @@ def routes(api: Asgi) -> list[BaseRoute]:
             f"/v1/catalog/packages/{request.path_params['package_id']}/inputs")
         made = controls(described["inputs"])
         if request.method == "GET":
-            return _form(token, shown, described, made, [], None)
+            return _form(token, shown, described, made, [])
         form = await request.form()
         submitted = {c.name: form_field(form, c.name) for c in made}
         made = controls(described["inputs"], {k: v or "" for k, v in submitted.items()})
@@ -189,13 +190,11 @@ def routes(api: Asgi) -> list[BaseRoute]:
         for control in made:
             control.error = problems.get(control.name)
         if problems:
-            return _form(token, shown, described, made, ["Some fields cannot be read."],
-                         None, 400)
-        session_id = form_field(form, "session") or None
+            return _form(token, shown, described, made, ["Some fields cannot be read."], 400)
+        # the caller's open session of the environment, as the package forms
+        # use it (configuring.py): what is added waits there to be deployed
+        session_id = await configuring.opened(request, client, environment_id)
         try:
-            if session_id is None:
-                opened = await client.post(f"/v1/environments/{environment_id}/configure")
-                session_id = str(opened["id"])
             application = {"?": {"id": uuid.uuid4().hex, "type": described["type"]},
                            **values}
             await client.post(f"/v1/environments/{environment_id}/services", application,
@@ -204,10 +203,14 @@ def routes(api: Asgi) -> list[BaseRoute]:
             if failure.status != 400:
                 raise
             general = placed(failure.message, made)
-            return _form(token, shown, described, made, [failure.message.splitlines()[0],
-                                                         *general], session_id, 400)
-        return page("blueprint_added.html", key=signin.form_key(token), environment=shown,
-                    blueprint=described, session_id=session_id, values=values)
+            refused = _form(token, shown, described, made,
+                            [failure.message.splitlines()[0], *general], 400)
+            configuring.remember(refused, request, environment_id, session_id)
+            return refused
+        added = page("blueprint_added.html", key=signin.form_key(token), environment=shown,
+                     blueprint=described, session_id=session_id, values=values)
+        configuring.remember(added, request, environment_id, session_id)
+        return added
 
     return [
         Route("/environments/{environment_id}/blueprints", signed_in(api, listing)),
@@ -217,6 +220,6 @@ def routes(api: Asgi) -> list[BaseRoute]:
 
 
 def _form(token: str, environment: t.Any, described: t.Any, made: list[Control],
-          errors: list[str], session_id: str | None, status: int = 200) -> Response:
+          errors: list[str], status: int = 200) -> Response:
     return page("blueprint.html", status, key=signin.form_key(token), environment=environment,
-                blueprint=described, controls=made, errors=errors, session_id=session_id)
+                blueprint=described, controls=made, errors=errors)

@@ -4,6 +4,7 @@ the signed-in caller's token."""
 from __future__ import annotations
 
 import dataclasses
+import json
 import typing as t
 
 import httpx
@@ -49,6 +50,22 @@ class ApiClient:
     async def delete(self, path: str, params: t.Mapping[str, str] | None = None) -> t.Any:
         return self._answer(await self._client.delete(path, params=params,
                                                       headers=self._headers(None)))
+
+    async def upload(self, path: str, metadata: t.Mapping[str, t.Any], filename: str,
+                     content: bytes) -> t.Any:
+        """A package upload as python-muranoclient sends it: multipart, the
+        ``__metadata__`` part (JSON) and the archive as a file part."""
+        return self._answer(await self._client.post(
+            path, data={"__metadata__": json.dumps(metadata)},
+            files={filename: (filename, content, "application/octet-stream")},
+            headers=self._headers(None)))
+
+    async def patch(self, path: str, operations: list[dict[str, t.Any]],
+                    media_type: str = "application/murano-packages-json-patch") -> t.Any:
+        """A JSON patch (Murano's package patch media type by default)."""
+        return self._answer(await self._client.patch(
+            path, content=json.dumps(operations).encode(),
+            headers={**self._headers(None), "Content-Type": media_type}))
 
     async def raw(self, path: str) -> httpx.Response:
         return await self._client.get(path, headers=self._headers(None))

@@ -7,7 +7,7 @@ from starlette.requests import Request
 from starlette.responses import RedirectResponse, Response
 from starlette.routing import BaseRoute, Route
 
-from laguna.dashboard import signin
+from laguna.dashboard import configuring, signin
 from laguna.dashboard.client import ApiClient, ApiFailure, Asgi
 from laguna.dashboard.rendering import page
 from laguna.dashboard.routing import PREFIX, field, signed_in
@@ -34,7 +34,9 @@ def routes(api: Asgi) -> list[BaseRoute]:
 
     async def environment(request: Request, client: ApiClient, token: str) -> Response:
         environment_id = request.path_params["environment_id"]
-        shown = await client.get(f"/v1/environments/{environment_id}")
+        # the applications added but not deployed yet are in the caller's open session
+        session_id = await configuring.current(request, client, environment_id)
+        shown = await client.get(f"/v1/environments/{environment_id}", session=session_id)
         history = await client.get(f"/v1/environments/{environment_id}/deployments")
         deployments = []
         for deployment in history.get("deployments", []):
@@ -42,7 +44,7 @@ def routes(api: Asgi) -> list[BaseRoute]:
                 f"/v1/environments/{environment_id}/deployments/{deployment['id']}")
             deployments.append({**deployment, "reports": reports.get("reports", [])})
         return page("environment.html", key=signin.form_key(token), environment=shown,
-                    deployments=deployments)
+                    deployments=deployments, session_id=session_id)
 
     async def delete_environment(request: Request, client: ApiClient, _token: str) -> Response:
         environment_id = request.path_params["environment_id"]

@@ -91,18 +91,20 @@ def kept_actions(actions: t.Sequence[Action] | None, model: t.Any,
 
 
 def read_environments(workdir: Workdir,
-                      project: str = LOCAL_PROJECT) -> EnvironmentList | None:
-    """Every environment of ``project``, by name, as ``Service.environments``
-    lists them; None when the service must answer."""
+                      project: str | None = LOCAL_PROJECT) -> EnvironmentList | None:
+    """Every environment of ``project`` (None: of every project, by project), by
+    name, as ``Service.environments`` lists them; None when the service must answer."""
+    by_project = project is None
     if not workdir.has_store():
-        return EnvironmentList([])
+        return EnvironmentList([], by_project=by_project)
     try:
         with _Reader(workdir) as reader:
+            # one project's by its index; every project's (rare) by a scan
+            where, given = ("", ()) if project is None else ("WHERE project_id = ? ", (project,))
             rows = reader.rows(
                 "environments",
                 "SELECT id, name, project_id, language, status, version, created, updated, "
-                "acquired_by FROM environments WHERE project_id = ? ORDER BY name",
-                (project,))
+                f"acquired_by FROM environments {where}ORDER BY project_id, name", given)
     except (_Unreadable, sqlite3.Error, ValueError):
         return None
     if any(row["acquired_by"] is not None for row in rows):
@@ -110,7 +112,8 @@ def read_environments(workdir: Workdir,
     return EnvironmentList([EnvironmentView(
         id=row["id"], name=row["name"], project=row["project_id"], language=row["language"],
         state=row["status"], version=row["version"], created=row["created"],
-        updated=row["updated"], acquired_by=row["acquired_by"]) for row in rows])
+        updated=row["updated"], acquired_by=row["acquired_by"]) for row in rows],
+        by_project=by_project)
 
 
 def read_status(workdir: Workdir, name: str, project: str = LOCAL_PROJECT) -> Result | None:

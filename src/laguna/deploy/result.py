@@ -458,9 +458,11 @@ class EnvironmentView:
 
 @dataclasses.dataclass(frozen=True)
 class EnvironmentList:
-    """Every environment of a project, rendered as a table."""
+    """Every environment of a project (or, ``by_project``, of every project, the
+    project named beside each), rendered as a table."""
 
     environments: t.Sequence[EnvironmentView]
+    by_project: bool = False
 
     def to_json(self) -> list[Json]:
         return [e.to_json() for e in self.environments]
@@ -471,10 +473,12 @@ class EnvironmentList:
         if not self.environments:
             yield Text("no environments")
             return
-        table = Table("NAME", "LANGUAGE", "STATE", "VERSION", "UPDATED", box=None,
+        columns = ("NAME", "LANGUAGE", "STATE", "VERSION", "UPDATED")
+        table = Table(*(("PROJECT",) if self.by_project else ()), *columns, box=None,
                       pad_edge=False, padding=(0, 1, 0, 0))
         for env in self.environments:
-            table.add_row(env.name, env.language or "-", env.state, str(env.version),
+            table.add_row(*((env.project,) if self.by_project else ()), env.name,
+                          env.language or "-", env.state, str(env.version),
                           iso(env.updated))
         yield table
 

@@ -367,26 +367,30 @@ class Service:
         checks = []
         if resources.cloud is not None and resources.agents is not None:
             # the agent's client (httpx) only for a check: status stays light
-            from laguna.hosts.drift import check_hosts
-            stacks = choose(state_dir, stored.environment_id, None, keep=False).stacks
-            checks = check_hosts(resources.cloud, resources.agents, stacks)
+            from laguna.hosts.drift import check_held
+            # each host through the cloud that holds it (servers placed elsewhere
+            # than the environment's cloud: TOSCA's per-node locations)
+            checks = check_held(resources, choose(state_dir, stored.environment_id, None,
+                                                  keep=False))
         found = drift_report(name, stored.environment_id, language, stored.components,
                              checks, self.clock())
         DriftMarks(state_dir).keep(stored.environment_id, found.drifted)
         return found
 
-    def environments(self) -> EnvironmentList:
-        """Every environment of the project, by name."""
+    def environments(self, all_projects: bool = False) -> EnvironmentList:
+        """Every environment of the project, by name; ``all_projects``: of every
+        project, by project and name."""
         if self.database is None and not self.workdir.has_store():
-            return EnvironmentList([])
+            return EnvironmentList([], by_project=all_projects)
         database = self._open()
         try:
             with database.session() as session:
                 views = []
-                for record in repo.list_environments(session, self.project):
+                for record in repo.list_environments(
+                        session, None if all_projects else self.project):
                     self._recover(session, record)
                     views.append(_environment_view(record))
-                return EnvironmentList(views)
+                return EnvironmentList(views, by_project=all_projects)
         finally:
             self._close(database)
 
@@ -435,7 +439,7 @@ class Service:
                     marks.clear(started.stored.environment_id)
                 outcome = self._close_reporter(reporter, outcome)
             if rejected:
-                return self._undo(database, name, started, outcome)
+                return self._undo(database, name, started, outcome, operation)
             if operation is Operation.WATCH and outcome.ok and outcome.quiet \
                     and not reporter.components:
                 result = self._quiet(database, name, started, outcome)
@@ -499,7 +503,8 @@ class Service:
             previous = EnvironmentState(record.status)
             admit(Proposal(name, previous, operation, record.acquired_by,
                            record.model is not None, record.language,
-                           blueprint.language if blueprint is not None else None))
+                           blueprint.language if blueprint is not None else None,
+                           None if self.project == repo.LOCAL_PROJECT else self.project))
             if frontend is None:
                 frontend = self._frontend_of(record)
             deployment = DeploymentRecord(
@@ -559,10 +564,12 @@ class Service:
                 errors.INTERNAL_ERROR, f"{type(exc).__name__}: {exc}")), False
 
     def _undo(self, database: Database, name: str, started: _Started,
-              outcome: Outcome) -> Result:
+              outcome: Outcome, operation: Operation) -> Result:
         """A front end that refused before running anything leaves no trace: the
         deployment record goes, the environment as it was (gone if this operation
-        made it), its packages those it had."""
+        made it), its packages those it had. A refused watch pass is tried again
+        later (:data:`WATCH_RETRY`): left due, the worker would queue it again at
+        once, every few seconds, for as long as the refusal lasts."""
         with database.session() as session:
             record = _drop_deployment(session, started.deployment_id)
             state: str | None = None
@@ -572,6 +579,8 @@ class Service:
             else:
                 record.status = state = started.previous.value
                 repo.replace_packages(session, record, started.packages_before)
+                if operation is Operation.WATCH and record.watch_due is not None:
+                    record.watch_due = self.clock() + WATCH_RETRY
                 repo.release(session, record)
                 # unchanged by the refusal: front ends report their own state from it
                 model = record.model

@@ -76,6 +76,8 @@ class Proposal:
     #: the language of what is deployed, and of the blueprint proposed (deploy only)
     language: str | None = None
     proposed_language: str | None = None
+    #: the environment's project, when not the command line's own (``local``)
+    project: str | None = None
 
 
 class AdmissionRule(abc.ABC):
@@ -160,7 +162,8 @@ class TakenOverStaysPut(AdmissionRule):
                 errors.CLOUD_UNAVAILABLE,
                 f"environment {proposal.environment!r} was deployed by Murano on OpenStack; "
                 "laguna has no OpenStack cloud driver yet: abandon or delete it "
-                f"(laguna forget {proposal.environment})")
+                f"(laguna forget {proposal.environment}"
+                f"{f' --project {proposal.project}' if proposal.project else ''})")
 
 
 #: the admission rules, in the order they are asked

@@ -105,6 +105,22 @@ class Evaluation:
         with limits.activated(self.bounds, deadline, limits.resident_bytes()):
             return self._fill(answers)
 
+    def step(self, answers: t.Mapping[str, t.Any], index: int) -> tuple[Field, ...]:
+        """The fields of the wizard's step ``index`` (a form of ``Forms``) with
+        their properties evaluated over the answers of the steps before it,
+        which are checked first: AnswersRefused with the problems of the
+        first step before ``index`` that has any. ``index`` equal to the
+        number of forms checks every form and gives no fields (the end)."""
+        deadline = time.monotonic() + self.bounds.execution_seconds
+        with limits.activated(self.bounds, deadline, limits.resident_bytes()):
+            self._parameters()
+            grouped = answers_by_form(answers)
+            for form in self.ui.forms[:index]:
+                self._fill_form(form, grouped.get(form.name, {}))
+            if index >= len(self.ui.forms):
+                return ()
+            return tuple(self._field(spec) for spec in self.ui.forms[index].fields)
+
     def _fill(self, answers: t.Mapping[str, t.Any]) -> dict[str, t.Any]:
         self._parameters()
         grouped = answers_by_form(answers)

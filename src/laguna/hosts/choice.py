@@ -12,6 +12,13 @@ Without a kept choice an environment is on the local cloud.
 Changing the kind while the environment holds stacks would strand them on the
 old cloud (nothing would ever delete them), so it is refused until the
 environment is undeployed.
+
+The kind is the environment's default: a front end may put some servers on
+another cloud (TOSCA's per-node locations). Each such stack is recorded with
+the kind of the cloud that holds it (``elsewhere``), so that a drift check, an
+undeploy or a switch of the default finds every server through its own cloud.
+The ssh cloud's inventory is kept whatever the default kind: a server placed on
+the ssh cloud needs it as much as an environment deployed there.
 """
 
 from __future__ import annotations
@@ -62,18 +69,33 @@ class CloudChoice:
     inventory: Path | None = None
     #: the stacks the environment holds on it
     stacks: tuple[str, ...] = ()
+    #: the stacks it holds on other clouds: (stack, kind) pairs
+    elsewhere: tuple[tuple[str, str], ...] = ()
 
     def to_json(self) -> dict[str, t.Any]:
         return {"kind": self.kind,
                 "inventory": str(self.inventory) if self.inventory is not None else None,
-                "stacks": list(self.stacks)}
+                "stacks": list(self.stacks), "elsewhere": dict(self.elsewhere)}
 
     @classmethod
     def from_json(cls, data: t.Mapping[str, t.Any]) -> CloudChoice:
         inventory = data.get("inventory")
+        elsewhere = data.get("elsewhere")
         return cls(str(data.get("kind") or DEFAULT_KIND),
                    Path(inventory) if inventory else None,
-                   tuple(str(s) for s in data.get("stacks") or ()))
+                   tuple(str(s) for s in data.get("stacks") or ()),
+                   tuple((str(stack), str(kind)) for stack, kind in
+                         (elsewhere.items() if isinstance(elsewhere, dict) else ())))
+
+    def holding(self, stack: str, kind: str, held: bool) -> CloudChoice:
+        """This choice with ``stack`` held (or no longer) on the ``kind`` cloud."""
+        stacks = [s for s in self.stacks if s != stack]
+        elsewhere = [(s, k) for s, k in self.elsewhere if s != stack]
+        if held and kind == self.kind:
+            stacks.append(stack)
+        elif held:
+            elsewhere.append((stack, kind))
+        return dataclasses.replace(self, stacks=tuple(stacks), elsewhere=tuple(elsewhere))
 
 
 def choice_file(state_dir: Path, environment_id: str) -> Path:
@@ -111,16 +133,19 @@ def choose(state_dir: Path, environment_id: str, request: CloudRequest | None, *
     kind = request.kind or current.kind
     if kind not in KINDS:
         raise CloudUnavailable(f"unknown cloud {kind!r}: expected one of {', '.join(KINDS)}")
-    inventory = request.inventory if request.inventory is not None else \
-        current.inventory if kind == current.kind else None
-    if inventory is not None and kind != "ssh":
-        raise CloudUnavailable(f"an inventory is for the ssh cloud, not the {kind} cloud")
+    # the ssh cloud's, whatever the default: servers placed there need it too
+    inventory = request.inventory if request.inventory is not None else current.inventory
     if kind != current.kind and current.stacks:
         raise CloudSwitchRefused(
             f"the environment's servers are on the {current.kind} cloud (stacks "
             f"{', '.join(current.stacks)}): it cannot use the {kind} cloud until it "
             f"is undeployed there")
-    wanted = CloudChoice(kind, inventory, current.stacks)
+    wanted = CloudChoice(kind, inventory, current.stacks, current.elsewhere)
+    if kind != current.kind:
+        # stacks held elsewhere on what is now the default cloud are its own
+        wanted = dataclasses.replace(
+            wanted, stacks=tuple(s for s, k in current.elsewhere if k == kind),
+            elsewhere=tuple((s, k) for s, k in current.elsewhere if k != kind))
     if keep and wanted != kept:
         keep_choice(state_dir, environment_id, wanted)
     return wanted
@@ -137,25 +162,30 @@ def _legacy_stacks(state_dir: Path, environment_id: str) -> tuple[str, ...]:
                  if environment_id[:12] in name)
 
 
+#: one lock for every TrackedCloud: the clouds of one environment share its file
+_RECORDING = threading.Lock()
+
+
 class TrackedCloud:
     """A cloud whose stacks pushed and deleted through it are recorded in the
-    environment's kept choice (so that a switch of cloud knows what it would strand)."""
+    environment's kept choice (so that a switch of cloud knows what it would
+    strand, and a drift check finds every host); ``kind`` is the cloud's (None:
+    the choice's own)."""
 
     def __init__(self, cloud: Cloud, state_dir: Path, environment_id: str,
-                 choice: CloudChoice) -> None:
+                 choice: CloudChoice, kind: str | None = None) -> None:
         self.cloud = cloud
         self.state_dir = state_dir
         self.environment_id = environment_id
         self.choice = choice
-        self._lock = threading.Lock()
+        self.kind = kind or choice.kind
 
     def _record(self, stack: str, held: bool) -> None:
-        with self._lock:
+        with _RECORDING:
             kept = kept_choice(self.state_dir, self.environment_id) or self.choice
-            stacks = [s for s in kept.stacks if s != stack] + ([stack] if held else [])
-            if tuple(stacks) != kept.stacks or kept is self.choice:
-                keep_choice(self.state_dir, self.environment_id,
-                            dataclasses.replace(kept, stacks=tuple(stacks)))
+            wanted = kept.holding(stack, self.kind, held)
+            if wanted != kept or kept is self.choice:
+                keep_choice(self.state_dir, self.environment_id, wanted)
 
     def push_stack(self, stack: str, template: t.Mapping[str, t.Any],
                    parameters: t.Mapping[str, t.Any] | None = None,
@@ -187,6 +217,6 @@ class TrackedCloud:
 
     def __getattr__(self, name: str) -> t.Any:
         # the driver's own extras (a local cloud's settings, its close...)
-        if name.startswith("__") or name == "cloud":
+        if name.startswith("__") or name in ("cloud", "kind"):
             raise AttributeError(name)
         return getattr(self.cloud, name)

@@ -8,7 +8,8 @@ leaves on the host as that component's: processes still running, files written,
 addresses listened on (:mod:`laguna.agent.tracking`).
 
 :func:`check_hosts` asks the agent of every host of some stacks what of that is
-no longer as it was, as :class:`HostCheck` values.
+no longer as it was, as :class:`HostCheck` values; :func:`check_held` does it
+for stacks on several clouds, each host through its own.
 """
 
 from __future__ import annotations
@@ -23,7 +24,8 @@ from laguna.errors import LagunaError
 
 if t.TYPE_CHECKING:
     from laguna.cloud.base import Cloud
-    from laguna.hosts.resources import AgentFactory
+    from laguna.hosts.choice import CloudChoice
+    from laguna.hosts.resources import AgentFactory, Resources
 
 _component: contextvars.ContextVar[str | None] = contextvars.ContextVar(
     "laguna_component", default=None)
@@ -92,6 +94,29 @@ def check_hosts(cloud: Cloud, agents: AgentFactory,
                 checks.append(HostCheck(name, stack, error=str(error)))
                 continue
             checks.append(_read(name, stack, answer))
+    return checks
+
+
+def check_held(resources: Resources, choice: CloudChoice) -> list[HostCheck]:
+    """:func:`check_hosts` for every stack the environment's ``choice`` records: its
+    own on ``resources.cloud`` (the cloud made from that choice), each other through
+    the cloud of its kind; a cloud that cannot be opened leaves each of its stacks
+    unchecked, saying why."""
+    if resources.cloud is None or resources.agents is None:
+        return []
+    checks = check_hosts(resources.cloud, resources.agents, choice.stacks)
+    elsewhere: dict[str, list[str]] = {}
+    for stack, kind in choice.elsewhere:
+        elsewhere.setdefault(kind, []).append(stack)
+    for kind, stacks in elsewhere.items():
+        try:
+            cloud = resources.on(kind)
+        except LagunaError as error:
+            checks += [HostCheck(stack, stack, error=f"the {kind} cloud: {error}")
+                       for stack in stacks]
+            continue
+        if cloud is not None:
+            checks += check_hosts(cloud, resources.agents, stacks)
     return checks
 
 

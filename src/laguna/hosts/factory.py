@@ -8,17 +8,22 @@ with the isolation its state keeps), ``containers``
 (``laguna.cloud.ssh.open_cloud(state_dir, inventory)``). A driver that is not
 installed is a CloudUnavailable naming the kind. A dry run gets a recording
 cloud and recording agents, which start and keep nothing.
+
+The environment's clouds of other kinds than its own (:meth:`Resources.on`)
+are opened the same way when first asked for, with the inventory the
+environment keeps, and record their stacks in its choice with their kind.
 """
 
 from __future__ import annotations
 
 import dataclasses
 import importlib
+import threading
 from pathlib import Path
 
 from laguna.cloud.base import Cloud, Offer
-from laguna.hosts.choice import (KINDS, CloudRequest, TrackedCloud, choose, keep_choice,
-                                 kept_choice)
+from laguna.hosts.choice import (KINDS, CloudChoice, CloudRequest, TrackedCloud, choose,
+                                 keep_choice, kept_choice)
 from laguna.hosts.errors import CloudUnavailable
 from laguna.hosts.resources import Progress, Resources, agent_client, recording_agent
 
@@ -73,13 +78,48 @@ def host_resources(state_dir: Path, environment_id: str, dry_run: bool,
     choice = choose(state_dir, environment_id, cloud, keep=False)
     resources = open_resources(choice.kind, state_dir, inventory=choice.inventory,
                                dry_run=dry_run, progress=progress)
+    others = _Others(state_dir, environment_id, choice, dry_run, progress)
     if dry_run or resources.cloud is None:
-        return resources
+        return dataclasses.replace(resources, others=others)
     # kept once its driver opened: a kind that cannot open is not remembered
     if kept_choice(state_dir, environment_id) != choice:
         keep_choice(state_dir, environment_id, choice)
     return dataclasses.replace(
-        resources, cloud=TrackedCloud(resources.cloud, state_dir, environment_id, choice))
+        resources, cloud=TrackedCloud(resources.cloud, state_dir, environment_id, choice),
+        others=others)
+
+
+class _Others:
+    """The environment's clouds of other kinds, each opened once, when first asked for."""
+
+    def __init__(self, state_dir: Path, environment_id: str, choice: CloudChoice,
+                 dry_run: bool, progress: Progress | None) -> None:
+        self.state_dir = state_dir
+        self.environment_id = environment_id
+        self.choice = choice
+        self.dry_run = dry_run
+        self.progress = progress
+        self.opened: dict[str, Cloud] = {}
+        self._lock = threading.Lock()
+
+    def __call__(self, kind: str) -> Cloud:
+        with self._lock:
+            if kind not in self.opened:
+                self.opened[kind] = self._open(kind)
+            return self.opened[kind]
+
+    def _open(self, kind: str) -> Cloud:
+        if kind not in KINDS:
+            raise CloudUnavailable(f"unknown cloud {kind!r}: expected one of "
+                                   f"{', '.join(KINDS)}")
+        if self.dry_run:
+            from laguna.cloud.recording import RecordingCloud
+            return RecordingCloud()
+        opened = open_cloud(kind, self.state_dir,
+                            self.choice.inventory if kind == "ssh" else None, self.progress)
+        if kept_choice(self.state_dir, self.environment_id) is None:
+            keep_choice(self.state_dir, self.environment_id, self.choice)
+        return TrackedCloud(opened, self.state_dir, self.environment_id, self.choice, kind)
 
 
 def cloud_offer(state_dir: Path, environment_id: str | None,

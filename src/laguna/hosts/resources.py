@@ -4,6 +4,11 @@
 and an :data:`AgentFactory`: the transport to the agent of a host the cloud
 answered (:func:`agent_client` for real runs, :func:`recording_agent` for dry
 runs). The deployment layer hands them to the front ends unchanged.
+
+The cloud is the environment's default one; a front end that places some
+servers elsewhere (TOSCA's per-node locations) asks :meth:`Resources.on` for
+the cloud of that kind, opened when first asked for and configured as the
+environment keeps it (the ssh cloud's inventory).
 """
 
 from __future__ import annotations
@@ -18,6 +23,9 @@ if t.TYPE_CHECKING:
 
 #: the transport to the agent of a host
 AgentFactory = t.Callable[["Host"], "AgentTransport"]
+#: the cloud of a kind (``local``, ``containers``, ``ssh``); CloudUnavailable or
+#: CloudError when it cannot be opened here
+CloudOpener = t.Callable[[str], "Cloud"]
 
 
 @dataclasses.dataclass(frozen=True)
@@ -30,6 +38,17 @@ class Resources:
     #: the cloud's kind (``local``, ``containers``, ``ssh``; ``recording`` for dry
     #: runs), for messages; None when unknown
     kind: str | None = None
+    #: the environment's clouds of other kinds, opened when first asked for;
+    #: None: only ``cloud`` is wired in
+    others: CloudOpener | None = dataclasses.field(default=None, compare=False)
+
+    def on(self, kind: str | None) -> Cloud | None:
+        """The cloud of ``kind`` (None, or the default's kind: ``cloud``); None when
+        no cloud of that kind is wired in. CloudUnavailable or CloudError when it
+        cannot be opened."""
+        if kind is None or kind == self.kind:
+            return self.cloud
+        return self.others(kind) if self.others is not None else None
 
 
 def agent_client(host: Host) -> AgentTransport:

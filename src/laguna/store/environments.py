@@ -56,9 +56,13 @@ def create_environment(session: Session, project: str, name: str, status: str,
     return record
 
 
-def list_environments(session: Session, project: str) -> list[EnvironmentRecord]:
-    return list(session.scalars(sa.select(EnvironmentRecord).where(
-        EnvironmentRecord.project_id == project).order_by(EnvironmentRecord.name)))
+def list_environments(session: Session, project: str | None) -> list[EnvironmentRecord]:
+    """``project``'s environments by name; None: every project's, by project and name."""
+    query = sa.select(EnvironmentRecord).order_by(EnvironmentRecord.project_id,
+                                                  EnvironmentRecord.name)
+    if project is not None:
+        query = query.where(EnvironmentRecord.project_id == project)
+    return list(session.scalars(query))
 
 
 def acquire(session: Session, environment_id: str, deployment_id: str,

@@ -68,10 +68,14 @@ class MuranoDatabase:
         try:
             self.engine = sa.create_engine(url)
         except ImportError as error:
-            # laguna's requirements hold no MySQL driver (docs/TAKEOVER.md)
-            raise TakeoverError(f"the database driver of {sa.make_url(url).drivername} is not "
-                                f"installed ({error.name}): install it beside laguna "
-                                "(for MySQL and MariaDB: pip install pymysql)") from None
+            # laguna installs one driver per database: psycopg, and PyMySQL for
+            # MySQL/MariaDB (mysql+pymysql://); another one is the operator's to add
+            parsed = sa.make_url(url)
+            hint = (": install it beside laguna, or use mysql+pymysql://, whose driver "
+                    "laguna installs" if parsed.get_backend_name() in ("mysql", "mariadb")
+                    else ": install it beside laguna")
+            raise TakeoverError(f"the database driver of {parsed.drivername} is not "
+                                f"installed ({error.name}){hint}") from None
         except sa.exc.ArgumentError as error:
             raise TakeoverError(f"{url!r} is not a database URL laguna can open: {error}"
                                 ) from None

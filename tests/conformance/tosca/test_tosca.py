@@ -180,7 +180,7 @@ def run_case(case: pathlib.Path, tmp_path: pathlib.Path,
     if "problems" in spec:
         assert result["error"]["kind"] == spec["problems"][0].split(": ")[1]
         assert problem_lines(result["error"], path.parent) == spec["problems"]
-    contains(result, spec.get("expect", {}))
+    contains(result, _placed(spec.get("expect", {}), case, workdir))
     for step in spec.get("actions", []):
         act(step, result["name"], case, workdir)
     if "undeploy" in spec:

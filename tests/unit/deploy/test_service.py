@@ -19,7 +19,8 @@ from laguna.deploy.context import RunContext
 from laguna.deploy.frontend import FrontendRegistry, Outcome, PrepareOptions
 from laguna.deploy.owner import ProcessOwner
 from laguna.deploy.reporter import StoreReporter
-from laguna.deploy.service import Service
+from laguna.deploy.errors import Rejected
+from laguna.deploy.service import WATCH_RETRY, Service
 from laguna.deploy.workdir import Workdir
 from laguna.store import environments as repo
 from laguna.store.models import DeploymentRecord
@@ -418,6 +419,33 @@ def test_a_watch_pass_that_changed_something_is_a_deployment_keeping_the_state(
     assert result.error is not None
     assert (result.status, result.error.message, due) == (
         "rejected", "environment 'shop' has nothing deployed to watch", None)
+
+
+class RefusingWatch(Watching):
+    """A front end whose watch pass is refused (its stored packages no longer load)."""
+
+    def watch(self, context: RunContext, now: datetime.datetime,
+              period: float | None = None) -> Outcome:
+        self.calls.append("watch")
+        raise Rejected("class_not_found", "class Web is not in the stored packages")
+
+
+def test_a_refused_watch_pass_is_tried_again_a_minute_later_not_at_once(
+        tmp_path: Path) -> None:
+    frontend = RefusingWatch()
+    clock = Ticker()
+    service = Service(Workdir(tmp_path / "wd"), FrontendRegistry([frontend]), clock=clock,
+                      owner=ProcessOwner("here", 100, "1"), liveness=DeadOwners(set()))
+    service.deploy(write_blueprint(tmp_path, "shop", components=[WEB]))
+    result, due = service.watch("shop")
+    assert result.error is not None
+    assert (result.status, result.state, result.error.message, due) == (
+        "rejected", "ready", "class Web is not in the stored packages", None)
+    # due a minute after the refusal (the clock read last): the worker's
+    # periodic job does not queue it again on its next tick
+    assert _due(service, "shop").replace(tzinfo=datetime.timezone.utc) == \
+        clock.now + WATCH_RETRY
+    assert [d["operation"] for d in service.deployments("shop").to_json()] == ["deploy"]
 
 
 def test_a_language_that_watches_nothing_has_quiet_passes(service: Service,

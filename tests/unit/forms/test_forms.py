@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from laguna.forms import AnswersRefused, FormError, fill, read
+from laguna.forms import AnswersRefused, Evaluation, FormError, fill, read
 from laguna.yaql.engine import Limits
 
 ROOT = Path(__file__).resolve().parents[3]
@@ -314,3 +314,43 @@ def test_a_regexp_validator_runs_in_the_sandbox() -> None:
                   regexpValidator: '^(a+)+$'
         """)
     assert refused(definition, {"f.x": "a" * 40 + "!"}) == ["f.x: Enter a valid value."]
+
+
+def test_a_step_gives_its_fields_evaluated_over_the_steps_before() -> None:
+    # the dashboard draws one form at a time: its fields' properties (here an
+    # initial value) come from the answers of the forms before, checked first
+    definition = ui("""\
+        Version: 2
+        Application:
+          ?:
+            type: com.example.App
+          copy: $.second.copy
+        Forms:
+          - first:
+              fields:
+                - name: title
+                  type: string
+                  label: Title
+                  maxLength: 5
+          - second:
+              fields:
+                - name: copy
+                  type: string
+                  label: Copy
+                  initial: $.first.title + '!'
+                  hidden: $.first.title = 'quiet'
+        """)
+    [title] = Evaluation(definition, "App").step({}, 0)
+    assert (title.name, title.label, title.props["maxLength"]) == ("title", "Title", 5)
+    [copy] = Evaluation(definition, "App").step({"first.title": "abc"}, 1)
+    assert (copy.props["initial"], copy.props["hidden"]) == ("abc!", False)
+    [copy] = Evaluation(definition, "App").step({"first.title": "quiet"}, 1)
+    assert copy.props["hidden"] is True
+    with pytest.raises(AnswersRefused) as caught:
+        Evaluation(definition, "App").step({"first.title": "too long"}, 1)
+    assert [str(p) for p in caught.value.problems] == [
+        "first.title: Ensure this value has at most 5 characters (it has 8)."]
+    # past the last form: every form checked, no fields
+    assert Evaluation(definition, "App").step({"first.title": "abc"}, 2) == ()
+    with pytest.raises(AnswersRefused):
+        Evaluation(definition, "App").step({"first.title": "abc", "second.copy": ""}, 2)

@@ -52,12 +52,19 @@ def test_another_cloud_is_refused_while_the_environment_holds_stacks(tmp_path: P
     assert choose(tmp_path, "env1", CloudRequest("local")) == CloudChoice("local")
 
 
-def test_unknown_kinds_and_misplaced_inventories_are_refused(tmp_path: Path) -> None:
+def test_unknown_kinds_are_refused(tmp_path: Path) -> None:
     with pytest.raises(CloudUnavailable, match="unknown cloud 'heat'"):
         choose(tmp_path, "env1", CloudRequest("heat"))
-    with pytest.raises(CloudUnavailable, match="an inventory is for the ssh cloud, "
-                                               "not the containers cloud"):
-        choose(tmp_path, "env1", CloudRequest("containers", tmp_path / "inv.yaml"))
+
+
+def test_an_inventory_is_kept_whatever_the_kind(tmp_path: Path) -> None:
+    # servers placed on the ssh cloud by their location need it as much as an
+    # environment deployed there
+    inventory = tmp_path / "inv.yaml"
+    assert choose(tmp_path, "env1", CloudRequest(None, inventory)) == \
+        CloudChoice("local", inventory)
+    assert choose(tmp_path, "env1", CloudRequest("containers")) == \
+        CloudChoice("containers", inventory)
 
 
 def test_the_tracked_cloud_records_the_environments_stacks(tmp_path: Path) -> None:
@@ -80,3 +87,24 @@ def test_the_local_stacks_of_an_environment_kept_before_choices_count(tmp_path: 
     assert StateFiles(folder).stacks() == ["murano-0123456789abcdef"]
     with pytest.raises(CloudSwitchRefused, match="murano-0123456789abcdef"):
         choose(tmp_path, "0123456789abcdef", CloudRequest("containers"))
+
+
+def test_stacks_on_other_clouds_are_recorded_with_their_kind(tmp_path: Path) -> None:
+    choice = CloudChoice("local")
+    local = TrackedCloud(RecordingCloud(), tmp_path, "env1", choice)
+    containers = TrackedCloud(RecordingCloud(), tmp_path, "env1", choice, "containers")
+    empty = {"heat_template_version": "2015-10-15", "resources": {}}
+    local.push_stack("tosca-env1", empty)
+    containers.push_stack("tosca-env1-containers", empty)
+    kept = kept_choice(tmp_path, "env1")
+    assert kept == CloudChoice("local", stacks=("tosca-env1",),
+                               elsewhere=(("tosca-env1-containers", "containers"),))
+    assert kept.to_json()["elsewhere"] == {"tosca-env1-containers": "containers"}
+    assert CloudChoice.from_json(kept.to_json()) == kept
+    # a stack elsewhere does not hold the default: a switch to its kind makes it
+    # the default's own
+    local.delete_stack("tosca-env1")
+    assert choose(tmp_path, "env1", CloudRequest("containers")) == \
+        CloudChoice("containers", stacks=("tosca-env1-containers",))
+    containers.delete_stack("tosca-env1-containers")
+    assert kept_choice(tmp_path, "env1") == CloudChoice("containers")

@@ -120,6 +120,52 @@ def test_without_a_choice_it_is_the_local_cloud(tmp_path: Path) -> None:
     assert isinstance(t.cast(TrackedCloud, made.cloud).cloud, LocalCloud)
 
 
+def test_the_environments_other_clouds_open_when_asked_and_record_their_stacks(
+        tmp_path: Path, containers: FakeDriver, ssh: FakeDriver) -> None:
+    inventory = tmp_path / "inventory.yaml"
+    made = host_resources(tmp_path, "env1", False, CloudRequest(None, inventory))
+    assert made.kind == "local" and made.on(None) is made.cloud and made.on("local") is \
+        made.cloud
+    assert containers.calls == []       # nothing opened before it is asked for
+    boxed = made.on("containers")
+    assert made.on("containers") is boxed and containers.calls == [(tmp_path,)]
+    assert t.cast(TrackedCloud, boxed).cloud is containers.clouds[tmp_path]
+    # the ssh cloud gets the inventory the environment keeps
+    made.on("ssh")
+    assert ssh.calls == [(tmp_path, inventory)]
+    t.cast(Cloud, boxed).push_stack("tosca-env1-containers",
+                                    {"heat_template_version": "2015-10-15",
+                                     "resources": {}})
+    assert kept_choice(tmp_path, "env1") == CloudChoice(
+        "local", inventory, elsewhere=(("tosca-env1-containers", "containers"),))
+    with pytest.raises(CloudUnavailable, match="unknown cloud 'heat'"):
+        made.on("heat")
+
+
+def test_drift_asks_each_stack_through_its_own_cloud(tmp_path: Path,
+                                                     containers: FakeDriver,
+                                                     monkeypatch: pytest.MonkeyPatch) -> None:
+    from laguna.hosts.drift import check_held
+    asked: list[tuple[str, list[str]]] = []
+
+    def check_hosts(cloud: Cloud, agents: t.Any, stacks: t.Sequence[str]) -> list[t.Any]:
+        asked.append(("containers" if cloud is made.on("containers") else "local",
+                      list(stacks)))
+        return []
+    monkeypatch.setattr("laguna.hosts.drift.check_hosts", check_hosts)
+    made = host_resources(tmp_path, "env1", False)
+    choice = CloudChoice("local", stacks=("tosca-env1",),
+                         elsewhere=(("tosca-env1-containers", "containers"),
+                                    ("tosca-env1-ssh", "ssh")))
+    monkeypatch.setitem(sys.modules, "laguna.cloud.ssh", None)
+    checks = check_held(made, choice)
+    assert asked == [("local", ["tosca-env1"]), ("containers", ["tosca-env1-containers"])]
+    # a cloud that cannot be opened: its stacks unchecked, saying why
+    assert [(c.host, c.stack, c.error) for c in checks] == [
+        ("tosca-env1-ssh", "tosca-env1-ssh", "the ssh cloud: the ssh cloud is not available "
+         "here: its driver laguna.cloud.ssh is not installed")]
+
+
 # -- through the deployment layer: TOSCA Compute instances on the containers cloud ----
 SERVICE_TEMPLATE = """\
 tosca_definitions_version: tosca_simple_yaml_1_3

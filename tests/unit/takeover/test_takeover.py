@@ -4,6 +4,8 @@ that a second run changes nothing, and what a taken-over environment allows."""
 
 from __future__ import annotations
 
+import json
+import sqlite3
 import typing as t
 import uuid
 from pathlib import Path
@@ -16,20 +18,23 @@ from laguna.cli.main import cli
 from laguna.store.db import Database
 from laguna.store.models import Base
 from tests.fixtures.murano import build as murano
-from tests.fixtures.murano.schemas import murano_schema
+from tests.fixtures.murano.schemas import murano_mariadb, murano_schema
 from tests.pgschema import private_schema
 
 A, B = murano.TENANT_A, murano.TENANT_B
 
 
-@pytest.fixture(params=["sqlite", "postgresql"])
+@pytest.fixture(params=["sqlite", "postgresql", "mariadb"])
 def source_url(request: pytest.FixtureRequest, tmp_path: Path) -> t.Iterator[str]:
     if request.param == "sqlite":
         url = f"sqlite:///{tmp_path / 'murano.sqlite'}"
         murano.build(url)
         yield url
-    else:
+    elif request.param == "postgresql":
         with murano_schema() as url:
+            yield url
+    else:
+        with murano_mariadb() as url:
             yield url
 
 
@@ -120,6 +125,23 @@ def test_takeover(source_url: str, tmp_path: Path) -> None:
         (murano.PKG_APP, "Legacy Apps"), (murano.PKG_HELLO, "Web"),
         (murano.PKG_PROBE, "Databases"), (murano.PKG_PROBE, "Monitoring"),
         (murano.PKG_WEB, "Web")])
+    assert [(uuid.UUID(p).hex, c) for p, c in rows(
+        "SELECT package_id, class_name FROM package_classes")] == sorted([
+        (murano.PKG_HELLO, "test.smoke.Smoke"), (murano.PKG_PROBE, "org.laguna.tests.Probe"),
+        (murano.PKG_APP, "com.example.App"), (murano.PKG_APP, "com.example.Second"),
+        (murano.PKG_APP, "com.example.helpers.First"),
+        (murano.PKG_APP, "com.example.helpers.Helper"),
+        (murano.PKG_BROKEN, "com.example.Missing"), (murano.PKG_LIB, "com.example.lib.Base"),
+        (murano.PKG_WEB, "org.laguna.examples.WebServer")])
+    # the UI Murano's catalog kept wins over the archive's (the probe's has none)
+    assert [ui for p, ui in rows("SELECT id, ui_definition FROM packages")
+            if uuid.UUID(p).hex == murano.PKG_PROBE] == [murano.PROBE_UI]
+    # the object models whole, as Murano's API last showed them: objects, their
+    # ids and properties, the default networks, Attributes
+    assert {id_: json.loads(model) for id_, model in rows(
+        "SELECT id, description FROM environments")} == {
+        murano.ENV_NEW: murano.NEW_MODEL, murano.ENV_OK: murano.OK_MODEL,
+        murano.ENV_BAD: murano.BAD_MODEL}
     assert environments == [
         (murano.ENV_NEW, "local", "never-deployed", "ready", 0, None),
         (murano.ENV_OK, "local", "deployed-ok", "taken over", 2, "muranopl"),
@@ -264,11 +286,13 @@ def test_a_bad_project_map(tmp_path: Path, text: str, message: str) -> None:
         result.output.split())
 
 
-def test_mysql_needs_its_driver(tmp_path: Path) -> None:
-    result = laguna(tmp_path, "takeover", "murano", "mysql+pymysql://murano:x@db/murano")
+def test_a_driver_laguna_does_not_install(tmp_path: Path) -> None:
+    """oslo.db's URLs name mysqlclient's driver (``mysql://``) or PyMySQL's;
+    laguna installs PyMySQL only."""
+    result = laguna(tmp_path, "takeover", "murano", "mysql+mysqldb://murano:x@db/murano")
     assert (result.output, result.exit_code) == (
-        "error: the database driver of mysql+pymysql is not installed (pymysql): install it "
-        "beside laguna (for MySQL and MariaDB: pip install pymysql)\n", 2)
+        "error: the database driver of mysql+mysqldb is not installed (MySQLdb): install it "
+        "beside laguna, or use mysql+pymysql://, whose driver laguna installs\n", 2)
 
 
 def test_no_such_sqlite_file(tmp_path: Path) -> None:
@@ -322,3 +346,63 @@ def test_an_older_head_is_refused(tmp_path: Path) -> None:
     assert (result.output, result.exit_code) == (
         "error: the Murano database is at migration head 009; laguna reads heads 010 to "
         "016\n", 2)
+
+
+def test_the_cli_reads_every_tenants_environments(tmp_path: Path) -> None:
+    """Without a project map each tenant's environments are its project's: the CLI
+    (project ``local`` by default) lists them with --all-projects and reads one
+    with --project or LAGUNA_PROJECT."""
+    url = f"sqlite:///{tmp_path / 'murano.sqlite'}"
+    murano.build(url)
+    laguna(tmp_path, "takeover", "murano", url)
+
+    assert laguna(tmp_path, "environments").output == "no environments\n"
+    listed = laguna(tmp_path, "environments", "--all-projects")
+    assert (listed.output, listed.exit_code) == (
+        "PROJECT                          NAME           LANGUAGE STATE      VERSION "
+        "UPDATED\n"
+        f"{A} deployed-ok    muranopl taken over 2       2023-05-04T10:11:00.000000Z\n"
+        f"{A} never-deployed -        ready      0       2023-05-04T10:10:00.000000Z\n"
+        f"{B} deployed-bad   muranopl taken over 1       2023-05-04T10:12:00.000000Z\n", 0)
+    only_a = laguna(tmp_path, "environments", "--project", A, "--output", "json")
+    assert [(e["project"], e["name"]) for e in json.loads(only_a.output)["environments"]] == [
+        (A, "deployed-ok"), (A, "never-deployed")]
+    both = laguna(tmp_path, "environments", "--all-projects", "--project", A)
+    assert (both.exit_code, both.output.splitlines()[-1]) == (
+        2, "Error: --all-projects lists every project: leave out --project")
+
+    elsewhere = laguna(tmp_path, "status", "deployed-bad")
+    assert (elsewhere.output, elsewhere.exit_code) == (
+        "error[LAG-E1002]: no environment named 'deployed-bad' in project local; project "
+        f"{B} has one: laguna status deployed-bad --project {B} [environment_not_found]\n", 2)
+    status = laguna(tmp_path, "status", "deployed-bad", "--project", B)
+    assert (status.output, status.exit_code) == (
+        "environment deployed-bad: taken over (failed)\n"
+        "ID                                   TYPE                   NAME STATE\n"
+        f"{murano.APP_BAD} org.laguna.tests.Probe db   taken over\n"
+        "error[LAG-E0400]: script failed [muranopl_error]\n", 0)
+    history = CliRunner().invoke(cli, ["deployments", "deployed-bad", "--workdir",
+                                       str(tmp_path)], env={"LAGUNA_PROJECT": B})
+    assert history.output.splitlines()[:2] == [
+        f"{murano.TASK_BAD} deploy failure 2023-05-04T10:34:00.000000Z -> "
+        "2023-05-04T10:35:00.000000Z",
+        "  2023-05-04T10:34:00.000000Z info: Action deploy is scheduled"]
+    # an environment held by a deployment: the service lists them (the quick read
+    # leaves held ones to it), by project alike, after releasing what no process holds
+    with sqlite3.connect(tmp_path / ".laguna" / "laguna.sqlite") as connection:
+        connection.execute("UPDATE environments SET acquired_by = ? WHERE name = ?",
+                           (murano.TASK_BAD, "deployed-bad"))
+    assert [line.split()[:4] for line in laguna(
+        tmp_path, "environments", "--all-projects").output.splitlines()] == [
+        ["PROJECT", "NAME", "LANGUAGE", "STATE"], [A, "deployed-ok", "muranopl", "taken"],
+        [A, "never-deployed", "-", "ready"], [B, "deployed-bad", "muranopl", "taken"]]
+    refused = laguna(tmp_path, "undeploy", "deployed-bad", "--project", B)
+    assert (refused.exit_code, refused.output.splitlines()[-1]) == (
+        2, "error[LAG-E1030]: environment 'deployed-bad' was deployed by Murano on OpenStack; "
+        "laguna has no OpenStack cloud driver yet: abandon or delete it (laguna forget "
+        f"deployed-bad --project {B}) [cloud_unavailable]")
+    forgotten = laguna(tmp_path, "forget", "deployed-bad", "--project", B)
+    assert (forgotten.output, forgotten.exit_code) == ("environment deployed-bad: forgotten\n", 0)
+    assert [line.split()[:2] for line in laguna(
+        tmp_path, "environments", "--all-projects").output.splitlines()[1:]] == [
+        [A, "deployed-ok"], [A, "never-deployed"]]

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import click
 
+from laguna.cli.shared import project_option
 from laguna.cli.workdirs import emit_result, json_option, make_service, workdir_option
 from laguna.deploy.result import OK
 
@@ -11,6 +12,7 @@ from laguna.deploy.result import OK
 @click.command("forget")
 @click.argument("environment")
 @json_option
+@project_option
 @workdir_option
 def forget(environment: str, as_json: bool) -> None:
     """Delete ENVIRONMENT and its deployments' history from the store.

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import click
 
+from laguna.cli.shared import project_option
 from laguna.cli.workdirs import json_option, make_service, print_json, workdir_option
 from laguna.deploy.errors import error_lines
 from laguna.deploy.result import OK, shown
@@ -12,6 +13,7 @@ from laguna.deploy.result import OK, shown
 @click.command("outputs")
 @click.argument("environment")
 @json_option
+@project_option
 @workdir_option
 def outputs(environment: str, as_json: bool) -> None:
     """Print ENVIRONMENT's outputs, one ``name: value`` a line as `laguna status`

@@ -2,18 +2,22 @@
 
 from __future__ import annotations
 
+import dataclasses
+
 import click
 
 from laguna.cli.results import (
     catalog_option,
+    current_project,
     current_workdir,
     emit_result,
     json_option,
     print_result,
 )
-from laguna.cli.shared import workdir_option
-from laguna.deploy.readonly import read_status
-from laguna.deploy.result import REJECTED
+from laguna.cli.shared import project_option, workdir_option
+from laguna.deploy.errors import ENVIRONMENT_NOT_FOUND
+from laguna.deploy.readonly import read_environments, read_status
+from laguna.deploy.result import REJECTED, Result
 
 #: the environment states of a running deployment (laguna.deploy.states.RUNNING),
 #: named here so that `laguna status` does not import the state rules
@@ -37,6 +41,7 @@ BUSY = ("deploying", "deleting")
 @click.option("--token", metavar="TOKEN", envvar="LAGUNA_TOKEN",
               help="The API token for --api (`laguna token create`); env LAGUNA_TOKEN.")
 @json_option
+@project_option
 @workdir_option
 @catalog_option
 def status(environment: str, check: bool, watch: bool, api_url: str | None,
@@ -53,16 +58,36 @@ def status(environment: str, check: bool, watch: bool, api_url: str | None,
         raise SystemExit(_watch_api(api_url, token, environment, as_json, check))
     # read from the store without the service (SQLAlchemy, the language) when it
     # can be: the same result (laguna.deploy.readonly), else the service's
-    result = read_status(current_workdir(), environment)
+    result = read_status(current_workdir(), environment, current_project())
     if result is None:
         from laguna.cli.workdirs import make_service
         result = make_service().status(environment)
+    result = _elsewhere(result, environment)
     # a read succeeds when it shows what it was asked: the state is what it shows
     shown = result.status != REJECTED
     if not (watch and shown and result.state in BUSY):
         emit_result(result, as_json, None if check or not shown else 0)
     print_result(result, as_json)
     raise SystemExit(_watch(environment, result.state, as_json, check))
+
+
+def _elsewhere(result: Result, environment: str) -> Result:
+    """An environment not found in the project: the projects that have one of
+    that name said in the error (a Murano takeover brings its tenants' as theirs)."""
+    if result.error is None or result.error.kind != ENVIRONMENT_NOT_FOUND:
+        return result
+    project = current_project()
+    listed = read_environments(current_workdir(), None)
+    projects = sorted(e.project for e in (listed.environments if listed else ())
+                      if e.name == environment and e.project != project)
+    if not projects:
+        return result
+    message = (f"{result.error.message} in project {project}; project"
+               f"{'s' if len(projects) > 1 else ''} {', '.join(projects)} "
+               f"{'have' if len(projects) > 1 else 'has'} one: laguna status {environment} "
+               f"--project {projects[0]}")
+    return dataclasses.replace(result, error=dataclasses.replace(result.error,
+                                                                  message=message))
 
 
 def _watch_api(url: str, token: str | None, environment: str, as_json: bool,
@@ -85,11 +110,10 @@ def _exit_status(environment: str, gone: bool, state: str | None, check: bool) -
 
 def _watch(environment: str, shown: str | None, as_json: bool, check: bool) -> int:
     from laguna.cli.watch import watch
-    from laguna.store.names import LOCAL_PROJECT
 
     database = current_workdir().open_store()
     try:
-        watched = watch(database, LOCAL_PROJECT, environment, as_json, shown)
+        watched = watch(database, current_project(), environment, as_json, shown)
     except KeyboardInterrupt:
         return 130
     finally:

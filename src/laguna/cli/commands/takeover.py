@@ -52,8 +52,9 @@ def read_project_map(path: Path) -> dict[str, str]:
 @workdir_option
 def murano(database_url: str, dry_run: bool, project_map: Path | None,
            db_url: str | None) -> None:
-    """Import the Murano database at DATABASE_URL (migration head 010 to 016; MySQL,
-    PostgreSQL or SQLite) into the store, keeping its ids.
+    """Import the Murano database at DATABASE_URL (migration head 010 to 016;
+    MySQL/MariaDB through mysql+pymysql://, PostgreSQL or SQLite) into the store,
+    keeping its ids.
 
     Packages, categories, environments (those Murano deployed come in `taken
     over`: readable and forgettable, not deployable), their deployed sessions and

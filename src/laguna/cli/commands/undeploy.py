@@ -7,6 +7,7 @@ from pathlib import Path
 import click
 
 from laguna.cli.progress import progress_view
+from laguna.cli.shared import project_option
 from laguna.cli.workdirs import (
     cloud_options,
     cloud_request,
@@ -22,6 +23,7 @@ from laguna.cli.workdirs import (
 @click.argument("environment")
 @cloud_options()
 @json_option
+@project_option
 @workdir_option
 def undeploy(environment: str, cloud: str | None, inventory: Path | None,
              as_json: bool) -> None:

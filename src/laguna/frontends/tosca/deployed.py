@@ -2,7 +2,7 @@
 
 A deploy (and every action after it) keeps, per instance, what undeploy needs
 (its stop and delete operations with resolved inputs, its process sessions,
-its cloud host) and what day-2 operations need: its state, its own attributes
+its cloud host and the kind of the cloud that made it) and what day-2 operations need: its state, its own attributes
 and its operations' outputs. :func:`restore` loads these into a fresh
 :class:`~laguna.frontends.tosca.runtime.Runtime` of the same topology, so an
 action or a workflow runs on the deployed topology as it was left.
@@ -28,6 +28,7 @@ def kept_instances(runtime: Runtime) -> dict[str, t.Any]:
                 "node": name, "type": instance.node.type, "index": instance.index,
                 "sessions": list(instance.sessions),
                 "host": getattr(executor, "host_name", None),
+                "cloud": getattr(executor, "kind", None),
                 "operations": _final_ops(runtime, instance),
                 "state": instance.state,
                 "attributes": json.loads(json.dumps(instance.attributes, default=str)),
@@ -84,6 +85,9 @@ def restore(runtime: Runtime, kept: t.Mapping[str, t.Any],
             if runtime.machines is not None and \
                     record.get("host") == runtime.machines.resource(instance.id):
                 runtime.hosts[instance.id] = str(record["host"])
+                if record.get("cloud"):
+                    # reached again through the cloud that made it
+                    runtime.machines.kinds[instance.id] = str(record["cloud"])
 
 
 

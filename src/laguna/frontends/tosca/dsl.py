@@ -49,7 +49,11 @@ SUPPORTED = ("attributeWhenReady", "component", "config", "entity", "entitySpec"
              "formatString", "literal", "scopeRoot", "self")
 #: AMP functions laguna has no TOSCA function for, and why
 UNSUPPORTED = {
-    "object": "it builds a Java object, and laguna runs no Java",
+    # the seed's table maps get_property/get_attribute on TARGET, SOURCE and HOST
+    # to it: AMP's own translation, which TOSCA's functions say directly
+    "object": ("it instantiates a Java class in the JVM of AMP, and laguna runs no Java; "
+               "for a property or attribute of TARGET, SOURCE or HOST write get_property "
+               "or get_attribute: [TARGET, name]"),
     "sensor": "it names a Java sensor; use attributeWhenReady",
     "parent": "TOSCA has no parent node; name the node with component(\"x\")",
     "child": "TOSCA has no child nodes; name the node with component(\"x\")",

@@ -37,7 +37,7 @@ from laguna.frontends.tosca.placement import THIS_MACHINE, is_machine, placement
 from laguna.frontends.tosca.remote import Fetcher
 from laguna.frontends.tosca.problems import (CSAR_INVALID, INVALID_TEMPLATE, OPERATION_FAILED,
                                             UNKNOWN_OPERATION, Problems)
-from laguna.frontends.tosca.machines import CloudMachines, Executor
+from laguna.frontends.tosca.machines import Executor, Fleet
 from laguna.frontends.tosca.runtime import DeployFailed, LocalExecutor, Runtime, end_sessions
 from laguna.frontends.tosca.csar import CatalogImports
 from laguna.frontends.tosca.runtime import Reporter as RuntimeReporter
@@ -46,8 +46,13 @@ from laguna.frontends.tosca.watching import (Held, Memory, Pass, run_checks, unh
                                             watched_condition)
 from laguna.frontends.tosca.types import is_function
 from laguna.frontends.tosca.workflows import WORKFLOW_OBJECT, WorkflowRun
+from laguna.errors import LagunaError
 from laguna.source import Diagnostic
 from laguna.hosts.choice import HERE, KINDS
+
+if t.TYPE_CHECKING:
+    from laguna.cloud.base import Cloud
+    from laguna.hosts.resources import AgentFactory
 
 LANGUAGE = "tosca"
 
@@ -239,14 +244,16 @@ class ToscaFrontend:
             if reloaded is None:
                 raise rejection(problems)
             topology = reloaded
-        # AMP's per-node locations put their machines on the environment's cloud
-        # even when its other machines are this one (locations.py)
-        why = locations.refusal(topology.nodes.values(), cloud, context.resources.kind,
-                                on_cloud(cloud))
+        # AMP's per-node locations put their machines on the cloud each names,
+        # whatever the environment's other machines are (locations.py): each cloud
+        # named is opened before anything runs
+        why = locations.refusal(topology.nodes.values(), lambda kind: _unopened(context, kind))
         if why is not None:
             raise Rejected("cloud_error", why)
         located = bool(locations.located(topology.nodes.values()))
-        machines = _machines(context) if on_cloud(cloud) or located else None
+        stored = (context.stored.model or {}).get("tosca") or {}
+        machines = _machines(context, stored) \
+            if on_cloud(cloud) or located or stored.get("stack") else None
         runtime = Runtime(topology, _workdir(context), home / "logs", context.reporter,
                           timeout=context.timeouts.agent, machines=machines,
                           settings=prepared.settings, all_on_cloud=on_cloud(cloud))
@@ -259,7 +266,8 @@ class ToscaFrontend:
             context.reporter.report("error", failure.message, failure.details.get("node"))
         model["tosca"] = {**model["tosca"], "instances": kept_instances(runtime),
                           "order": undeploy_order(topology),
-                          "stack": machines.stack if machines is not None else None}
+                          "stack": _main_stack(machines),
+                          "stacks": dict(machines.stacks) if machines is not None else {}}
         return Outcome(ok=error is None, model=model, outputs=runtime.outputs(),
                        components=components(runtime), error=error)
 
@@ -390,7 +398,8 @@ class ToscaFrontend:
             catalog=_kept_catalog(context.state_dir))
         if topology is None or problems:
             raise rejection(problems)
-        machines = _machines(context) if stored.get("stack") else None
+        machines = _machines(context, stored) if stored.get("stack") or stored.get("stacks") \
+            else None
         runtime = Runtime(topology, _workdir(context), home / "logs",
                           reporter if reporter is not None else context.reporter,
                           timeout=context.timeouts.agent, machines=machines)
@@ -405,7 +414,8 @@ class ToscaFrontend:
         instances: dict[str, t.Any] = stored.get("instances") or {}
         order: list[str] = stored.get("order") or list(instances)
         workdir = _workdir(context)
-        machines = _machines(context) if stored.get("stack") or on_cloud(stored.get("cloud")) \
+        machines = _machines(context, stored) \
+            if stored.get("stack") or stored.get("stacks") or on_cloud(stored.get("cloud")) \
             else None
         local = LocalExecutor(workdir, _environ())
         failed: list[str] = []
@@ -428,7 +438,9 @@ class ToscaFrontend:
                         context.reporter.report("info", f"Standard.{operation}: sh "
                                                 f"{spec['primary']}", node)
                         host = instance.get("host")
-                        executor: Executor = machines.host_executor(host) \
+                        # reached through the cloud that made its host
+                        executor: Executor = machines.host_executor(host,
+                                                                    instance.get("cloud")) \
                             if machines is not None and host else local
                         code, _ = executor.run(
                             Path(spec["primary"]),
@@ -491,8 +503,7 @@ def plan(topology: Topology, cloud: str | None = None) -> list[dict[str, t.Any]]
     for name, node in topology.nodes.items():
         if is_machine(node):
             for placement in placements(topology, node, cloudy):
-                where = (cloud if cloudy else node.location) if placement.host != THIS_MACHINE \
-                    else HERE
+                where = (node.location or cloud) if placement.host != THIS_MACHINE else HERE
                 steps.append({"kind": "host", "node": name, "instance": placement.instance,
                               "host": placement.host, "cloud": where})
     for name, node in topology.nodes.items():
@@ -622,14 +633,44 @@ def _stored_cloud(stored: StoredState) -> str | None:
     return str(cloud) if cloud is not None else None
 
 
-def _machines(context: RunContext) -> CloudMachines:
-    """The servers of the environment's cloud for Compute instances (``--cloud local``,
-    ``containers``, ``ssh``)."""
-    if context.resources.cloud is None or context.resources.agents is None:
-        raise Rejected("cloud_error", f"--cloud {context.resources.kind or 'local'}: no "
-                       "cloud is wired in here")
-    return CloudMachines(context.resources.cloud, context.resources.agents,
-                         f"tosca-{context.stored.environment_id[:12]}")
+def _machines(context: RunContext, stored: t.Mapping[str, t.Any]) -> Fleet:
+    """The servers of Compute instances: on the environment's cloud (``--cloud
+    local``, ``containers``, ``ssh``), a located one on its location's; the
+    stacks a previous deploy kept (``stored``) keep their names."""
+    resources = context.resources
+    default = resources.kind or "local"
+
+    def cloud_of(kind: str) -> tuple[Cloud, AgentFactory]:
+        cloud = resources.on(kind)
+        if cloud is None or resources.agents is None:
+            raise Rejected("cloud_error", f"--cloud {kind}: no cloud is wired in here")
+        return cloud, resources.agents
+
+    if resources.cloud is None or resources.agents is None:
+        raise Rejected("cloud_error", f"--cloud {default}: no cloud is wired in here")
+    kept = stored.get("stacks")
+    if not isinstance(kept, dict):
+        # a model kept before servers could live on several clouds: its one stack
+        # is on the environment's cloud
+        kept = {default: stored["stack"]} if stored.get("stack") else {}
+    return Fleet(cloud_of, default, f"tosca-{context.stored.environment_id[:12]}",
+                 {str(k): str(v) for k, v in kept.items()})
+
+
+def _main_stack(machines: Fleet | None) -> str | None:
+    """The model's ``stack``: the one on the environment's cloud, else the first."""
+    if machines is None or not machines.stacks:
+        return None
+    return machines.stacks.get(machines.default) or next(iter(machines.stacks.values()))
+
+
+def _unopened(context: RunContext, kind: str) -> str | None:
+    """Why the ``kind`` cloud cannot be opened for this environment (None: it can)."""
+    try:
+        cloud = context.resources.on(kind)
+    except LagunaError as error:
+        return str(error)
+    return None if cloud is not None else "no cloud of that kind is wired in here"
 
 
 def _deployed_source(stored: t.Mapping[str, t.Any], home: Path) -> Path:

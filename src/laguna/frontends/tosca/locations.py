@@ -6,10 +6,11 @@ Compute without its own create): that machine becomes a server of the named
 cloud, whatever ``--cloud`` says for the environment's other machines. A member
 hosted on nothing becomes a machine of its own (AMP's software process
 provisions a machine from its location). Two locations for one machine (given to
-it, or to nodes hosted on it) are a problem. laguna keeps an environment's
-servers on one cloud: a location must name the cloud the environment is
-deployed on (``--cloud``; without it, the cloud configured for the environment,
-the local one unless chosen otherwise).
+it, or to nodes hosted on it) are a problem. One environment's servers may live
+on several clouds: each located machine on the cloud of its location, the
+others on the environment's (``--cloud``). A location naming a cloud that
+cannot be opened here (the ssh cloud without an inventory, the container cloud
+without podman) refuses the deploy before anything runs (:func:`refusal`).
 """
 
 from __future__ import annotations
@@ -85,20 +86,16 @@ def located(nodes: t.Iterable[Node]) -> dict[str, str]:
     return {node.name: node.location for node in nodes if node.location is not None}
 
 
-def refusal(nodes: t.Iterable[Node], cloud: str | None, configured: str | None,
-            all_on_cloud: bool) -> str | None:
-    """Why the located nodes cannot be placed: ``cloud`` is the deploy's ``--cloud``
-    (``all_on_cloud``: every machine goes there), ``configured`` the kind of the
-    cloud wired in for the environment."""
+def refusal(nodes: t.Iterable[Node], opened: t.Callable[[str], str | None]) -> str | None:
+    """Why the located nodes cannot be placed: ``opened(kind)`` opens the cloud of
+    a location, and says why it cannot be (what to give: the cloud's own
+    words), None when it is there."""
+    why: dict[str, str | None] = {}
     for name, location in sorted(located(nodes).items()):
-        if all_on_cloud and location != cloud:
-            return (f"node {name}: location {location}, but this environment is deployed "
-                    f"on the {cloud} cloud (--cloud {cloud}); laguna keeps an "
-                    "environment's servers on one cloud")
-        if not all_on_cloud and location != configured:
-            how = "--cloud ssh --inventory FILE" if location == "ssh" else \
-                f"--cloud {location}"
+        if location not in why:
+            why[location] = opened(location)
+        reason = why[location]
+        if reason is not None:
             return (f"node {name}: location {location}: the {location} cloud is not "
-                    f"configured for this environment (its cloud is "
-                    f"{configured or 'none'}; deploy with {how})")
+                    f"configured for this environment: {reason}")
     return None

@@ -80,11 +80,14 @@ class AgentExecutor:
     """Runs operations on one host of the environment's cloud, through its agent
     (the host layer's :func:`~laguna.hosts.run.run_script`)."""
 
-    def __init__(self, machine: Machine, host_name: str, root: Path | None = None) -> None:
+    def __init__(self, machine: Machine, host_name: str, root: Path | None = None,
+                 kind: str | None = None) -> None:
         self.machine = machine
         self.host_name = host_name
         #: the host's directory (its HOME), None when it is not on this machine
         self.root = root
+        #: the kind of the cloud the host is a server of (None: the environment's)
+        self.kind = kind
 
     def place(self, node: str, source: Path, deploy_path: str | None) -> str:
         """``deploy_path`` (relative to the host's directory), else
@@ -142,11 +145,13 @@ def _difference(before: bytes, after: bytes) -> dict[str, str]:
 
 
 class CloudMachines:
-    """Compute instances as servers of one stack of the environment's cloud."""
+    """Compute instances as servers of one stack of one cloud (``kind``)."""
 
-    def __init__(self, cloud: Cloud, agents: AgentFactory, stack: str) -> None:
+    def __init__(self, cloud: Cloud, agents: AgentFactory, stack: str,
+                 kind: str | None = None) -> None:
         self.servers = ServerStack(cloud, agents, stack)
         self.stack = stack
+        self.kind = kind
         self._executors: dict[str, AgentExecutor] = {}
 
     #: the host a Compute instance becomes
@@ -169,11 +174,82 @@ class CloudMachines:
         """The executor of the host called ``name`` (a resource of the stack)."""
         if name not in self._executors:
             machine = self.servers.machine(name)
-            self._executors[name] = AgentExecutor(machine, name, machine.host.root)
+            self._executors[name] = AgentExecutor(machine, name, machine.host.root, self.kind)
         return self._executors[name]
 
     def delete(self) -> None:
         self.servers.delete()
+
+
+#: the cloud of a kind, with the agents of its hosts (the stack is the fleet's to name)
+CloudOf = t.Callable[[str], "tuple[Cloud, AgentFactory]"]
+
+
+class Fleet:
+    """Compute instances as servers of several clouds: each machine on the cloud
+    its location names (locations.py), the others on the environment's
+    (``default``); one stack per cloud, ``<stack>`` on the environment's cloud and
+    ``<stack>-<kind>`` on another (or the names a previous deploy kept,
+    ``stacks``), each server reached through the cloud that made it."""
+
+    def __init__(self, clouds: CloudOf, default: str, stack: str,
+                 stacks: t.Mapping[str, str] | None = None) -> None:
+        self.clouds = clouds
+        self.default = default
+        #: the stack on the environment's cloud (what older models kept as ``stack``)
+        self.stack = stack
+        #: kind -> the stack of this fleet on that cloud
+        self.stacks: dict[str, str] = dict(stacks or {})
+        #: instance id -> the kind of the cloud it is a server of
+        self.kinds: dict[str, str] = {}
+        self._clouds: dict[str, CloudMachines] = {}
+
+    #: the host a Compute instance becomes
+    resource = staticmethod(host_name)
+
+    def on(self, kind: str | None) -> CloudMachines:
+        """This fleet's servers on the ``kind`` cloud (None: the environment's)."""
+        kind = kind or self.default
+        if kind not in self._clouds:
+            cloud, agents = self.clouds(kind)
+            name = self.stacks.setdefault(
+                kind, self.stack if kind == self.default else f"{self.stack}-{kind}")
+            self._clouds[kind] = CloudMachines(cloud, agents, name, kind)
+        return self._clouds[kind]
+
+    def provision(self, instance_ids: t.Sequence[str],
+                  images: t.Mapping[str, str | None] | None = None,
+                  kinds: t.Mapping[str, str | None] | None = None) -> dict[str, list[str]]:
+        """One server per Compute instance on the cloud of its ``kinds`` entry (the
+        environment's without one), one push per cloud; a cloud this fleet held
+        servers on that none is placed on now loses its stack. Each instance's
+        addresses."""
+        chosen = kinds or {}
+        placed: dict[str, list[str]] = {}
+        for instance in instance_ids:
+            placed.setdefault(chosen.get(instance) or self.default, []).append(instance)
+        found: dict[str, list[str]] = {}
+        for kind, members in placed.items():
+            found.update(self.on(kind).provision(members, images))
+            self.kinds.update({instance: kind for instance in members})
+        for kind in [k for k in self.stacks if k not in placed]:
+            # a redeploy that moved or dropped every machine of that cloud
+            self.on(kind).delete()
+            del self.stacks[kind]
+            self._clouds.pop(kind, None)
+        return found
+
+    def executor(self, instance_id: str) -> AgentExecutor:
+        return self.on(self.kinds.get(instance_id)).executor(instance_id)
+
+    def host_executor(self, name: str, kind: str | None = None) -> AgentExecutor:
+        """The executor of the host called ``name`` on the ``kind`` cloud."""
+        return self.on(kind).host_executor(name)
+
+    def delete(self) -> None:
+        """Every server of every cloud this fleet holds servers on goes."""
+        for kind in list(self.stacks) or [self.default]:
+            self.on(kind).delete()
 
 
 def compute_image(properties: t.Mapping[str, t.Any],

@@ -31,7 +31,7 @@ import uuid
 from pathlib import Path
 
 from laguna.frontends.tosca import blocking, functions, values
-from laguna.frontends.tosca.machines import (CloudMachines, Executor, NotDelivered,
+from laguna.frontends.tosca.machines import (Fleet, Executor, NotDelivered,
                                             compute_image)
 from laguna.frontends.tosca.placement import is_machine, on_cloud
 from laguna.frontends.tosca.model import Node, Operation, Requirement, Topology
@@ -102,7 +102,7 @@ class Runtime:
     def __init__(self, topology: Topology, workdir: Path, logs: Path, reporter: Reporter,
                  timeout: float = 600.0, blocking: bool = True,
                  environ: t.Mapping[str, str] | None = None,
-                 machines: CloudMachines | None = None,
+                 machines: Fleet | None = None,
                  settings: t.Mapping[str, t.Any] | None = None,
                  all_on_cloud: bool = True) -> None:
         self.topology = topology
@@ -119,7 +119,8 @@ class Runtime:
         self.waits = blocking_settings(topology.metadata, settings or {})
         #: called with each new process session (to keep them where undeploy finds them)
         self.on_session: t.Callable[[int], None] | None = None
-        #: --cloud local: Compute instances are hosts of the local cloud
+        #: Compute instances that are servers of a cloud (--cloud, locations): each
+        #: on the cloud of its location, else on the environment's
         self.machines = machines
         #: every machine is a server of ``machines``' cloud (--cloud), else only
         #: those with a location (locations.py)
@@ -153,18 +154,23 @@ class Runtime:
         if self.failure is not None:
             raise self.failure
 
-    def _provision(self, machines: CloudMachines) -> None:
+    def _provision(self, machines: Fleet) -> None:
         computes = [i for group in self.instances.values() for i in group
                     if self._is_machine(i.node) and on_cloud(i.node, self.all_on_cloud)]
-        if not computes:
+        if not computes and not machines.stacks:
             return
         try:
             addresses = machines.provision(
                 [i.id for i in computes],
                 {i.id: compute_image(i.node.properties, i.node.capabilities)
-                 for i in computes})
+                 for i in computes},
+                {i.id: i.node.location for i in computes})
         except Exception as exc:
-            raise DeployFailed(f"the local cloud could not start the Compute hosts: {exc}")
+            clouds = sorted({i.node.location or machines.default for i in computes}) or \
+                [machines.default]
+            raise DeployFailed(f"the {' and '.join(clouds)} cloud"
+                               f"{'s' if len(clouds) > 1 else ''} could not start the "
+                               f"Compute hosts: {exc}")
         for instance in computes:
             found = addresses[instance.id]
             self.hosts[instance.id] = machines.resource(instance.id)

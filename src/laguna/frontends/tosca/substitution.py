@@ -25,8 +25,12 @@ topology, once the outer one is valid:
   RequiresRunning on each), so it is started when its inner topology is;
   undeploy takes it down first, then the inner nodes.
 
-The inner template's groups, policies (other than instance counts, already
-applied) and workflows are not carried over.
+- the inner template's groups, policies and workflows come along, named
+  ``<outer node>.<name>`` as its nodes are; what names an inner node, group or
+  workflow in them (members, targets, a trigger's ``target_filter``, a step's
+  target and precondition targets, ``inline``/``delegate`` workflows) is
+  renamed with it, so an inner policy acts on the inner nodes and an inner
+  workflow runs on them, called by its new name.
 """
 
 from __future__ import annotations
@@ -107,7 +111,9 @@ def compose(topology: Topology, documents: t.Sequence[Document], registry: Regis
                 problems.add(INVALID_TEMPLATE, f"{document.source} has no topology to "
                              "substitute it", where, entity)
             continue
-        _flatten(topology, name, inner, mappings)
+        for clash in _flatten(topology, name, inner, mappings):
+            problems.add(INVALID_TEMPLATE, f"substituted by {document.source}: its {clash} "
+                         "has the name of one of the outer template's", where, entity)
 
 
 def _inner_inputs(node: Node, mappings: t.Mapping[str, t.Any], document: Document
@@ -126,14 +132,94 @@ def _inner_inputs(node: Node, mappings: t.Mapping[str, t.Any], document: Documen
 
 @dataclasses.dataclass(frozen=True)
 class _Renaming:
-    """The inner nodes' names in the outer topology, and the inner inputs' values."""
+    """The inner nodes' (groups', workflows') names in the outer topology, and the
+    inner inputs' values."""
 
     prefix: str
     names: frozenset[str]
     inputs: t.Mapping[str, t.Any]
+    #: the inner template's workflows (renamed where an activity names one)
+    workflows: frozenset[str] = frozenset()
 
     def name(self, inner: str) -> str:
         return f"{self.prefix}{inner}" if inner in self.names else inner
+
+    def names_of(self, value: object) -> t.Any:
+        """A list of node or group names, renamed (another value as it is)."""
+        return [self.name(str(v)) for v in value] if isinstance(value, list) else value
+
+    def workflow(self, name: object) -> object:
+        return f"{self.prefix}{name}" if isinstance(name, str) and name in self.workflows \
+            else name
+
+    def activity(self, activity: object) -> object:
+        """A workflow step's or a trigger's activity, what it names renamed."""
+        if not isinstance(activity, dict) or len(activity) != 1:
+            return activity
+        ((kind, argument),) = activity.items()
+        if kind in ("inline", "delegate"):
+            if isinstance(argument, dict):
+                return {kind: {**self.value(argument),
+                               "workflow": self.workflow(argument.get("workflow"))}}
+            return {kind: self.workflow(argument)}
+        return {kind: self.value(argument)}
+
+    def group(self, body: t.Mapping[str, t.Any]) -> dict[str, t.Any]:
+        result = {k: self.value(v) for k, v in body.items()}
+        if "members" in body:
+            result["members"] = self.names_of(body["members"])
+        return result
+
+    def policy(self, body: t.Mapping[str, t.Any]) -> dict[str, t.Any]:
+        result = {k: self.value(v) for k, v in body.items() if k != "triggers"}
+        if "targets" in body:
+            result["targets"] = self.names_of(body["targets"])
+        triggers = body.get("triggers")
+        if isinstance(triggers, dict):
+            result["triggers"] = {name: self._trigger(trigger)
+                                  for name, trigger in triggers.items()}
+        elif "triggers" in body:
+            result["triggers"] = triggers
+        return result
+
+    def _trigger(self, trigger: object) -> object:
+        if not isinstance(trigger, dict):
+            return trigger
+        result = {k: self.value(v) for k, v in trigger.items()}
+        target_filter = trigger.get("target_filter")
+        if isinstance(target_filter, dict) and isinstance(target_filter.get("node"), str):
+            result["target_filter"] = {**result["target_filter"],
+                                       "node": self.name(target_filter["node"])}
+        action = trigger.get("action")
+        if isinstance(action, list):
+            result["action"] = [self.activity(a) for a in action]
+        return result
+
+    def workflow_body(self, body: object) -> object:
+        if not isinstance(body, dict):
+            return body
+        result = {k: self.value(v) for k, v in body.items() if k not in ("steps",)}
+        preconditions = body.get("preconditions")
+        if isinstance(preconditions, list):
+            result["preconditions"] = [
+                {**self.value(p), "target": self.name(str(p["target"]))}
+                if isinstance(p, dict) and "target" in p else p for p in preconditions]
+        steps = body.get("steps")
+        if isinstance(steps, dict):
+            result["steps"] = {name: self._step(step) for name, step in steps.items()}
+        elif "steps" in body:
+            result["steps"] = steps
+        return result
+
+    def _step(self, step: object) -> object:
+        if not isinstance(step, dict):
+            return step
+        result = {k: self.value(v) for k, v in step.items()}
+        if isinstance(step.get("target"), str):
+            result["target"] = self.name(step["target"])
+        if isinstance(step.get("activities"), list):
+            result["activities"] = [self.activity(a) for a in step["activities"]]
+        return result
 
     def value(self, value: t.Any) -> t.Any:
         """``value`` with inner node names renamed and get_input replaced."""
@@ -189,10 +275,15 @@ def _pair(value: object) -> tuple[str, str] | None:
 
 
 def _flatten(topology: Topology, name: str, inner: Topology,
-             mappings: t.Mapping[str, t.Any]) -> None:
+             mappings: t.Mapping[str, t.Any]) -> list[str]:
+    """Compose ``inner`` into ``topology`` in place of node ``name``; the inner
+    groups, policies and workflows whose new names the outer template already
+    has (left out)."""
     outer = topology.nodes[name]
-    renaming = _Renaming(f"{name}.", frozenset(inner.nodes), inner.inputs)
+    renaming = _Renaming(f"{name}.", frozenset(inner.nodes) | frozenset(inner.groups),
+                         inner.inputs, frozenset(inner.workflows))
     nodes = {renaming.name(n): renaming.node(node) for n, node in inner.nodes.items()}
+    clashes = _carry(topology, renaming, inner)
     kept: list[Requirement] = []
     exported = mappings.get("requirements") or {}
     for requirement in outer.requirements:
@@ -231,3 +322,28 @@ def _flatten(topology: Topology, name: str, inner: Topology,
         rebuilt[key] = node
     topology.nodes.clear()
     topology.nodes.update(rebuilt)
+    return clashes
+
+
+def _carry(topology: Topology, renaming: _Renaming, inner: Topology) -> list[str]:
+    """The inner template's groups, policies and workflows, renamed, in ``topology``;
+    those whose new name the outer template has already (as ``group NAME``...)."""
+    clashes: list[str] = []
+
+    def put(kind: str, into: dict[str, t.Any], name: str, value: t.Any) -> None:
+        if name in into:
+            clashes.append(f"{kind} {name}")
+        else:
+            into[name] = value
+
+    prefix = renaming.prefix
+    for group, body in inner.groups.items():
+        put("group", topology.groups, renaming.name(group), renaming.group(body))
+    for policy, body in inner.policies.items():
+        put("policy", topology.policies, f"{prefix}{policy}", renaming.policy(body))
+    for flow, body in inner.workflows.items():
+        put("workflow", topology.workflows, f"{prefix}{flow}", renaming.workflow_body(body))
+    for flow, external in inner.external_workflows.items():
+        topology.external_workflows.setdefault(f"{prefix}{flow}", dataclasses.replace(
+            external, operation=renaming.operation(external.operation)))
+    return clashes

@@ -110,3 +110,27 @@ def test_the_plan_shows_what_each_wait_waits_for_and_how_it_ends(tmp_path: Path)
         "a started (BlockUntilRunning, timeout 2 m, abort_if_on_fire false)"]
     assert rows["start"]["waits_for"] == [
         "a started (BlockUntilRunning, timeout none, abort_if_on_fire true)"]
+
+
+def test_a_located_machine_is_a_host_of_its_locations_cloud(tmp_path: Path) -> None:
+    write(tmp_path, "create.sh", "true\n")
+    topology = valid(write(tmp_path, "s.yaml", template("""
+        topology_template:
+          node_templates:
+            vm: {type: tosca.nodes.Compute}
+            box: {type: tosca.nodes.Compute}
+            app:
+              type: tosca.nodes.SoftwareComponent
+              requirements: [{host: box}]
+              interfaces: {Standard: {create: create.sh}}
+          groups:
+          - add_brooklyn_types:
+              members: [app]
+              type: brooklyn.tosca.groups.initializer
+              properties: {location: containers}
+    """)))
+    hosts = [(s["node"], s["cloud"]) for s in plan(topology, "ssh") if s["kind"] == "host"]
+    # the unlocated machine on --cloud's, the located one on its own
+    assert hosts == [("vm", "ssh"), ("box", "containers")]
+    hosts = [(s["node"], s["cloud"]) for s in plan(topology) if s["kind"] == "host"]
+    assert hosts == [("vm", "here"), ("box", "containers")]

@@ -1,0 +1,2 @@
+export IS_RUNNING=true
+export LOAD="$(cat load)"
