@@ -18,6 +18,7 @@ import httpx
 
 from tests.browser.test_dashboard import EXAMPLES, signed_in
 from tests.servers import Server, free_port, serve
+from tests.unit.cloud.test_containers import needs_podman
 
 if t.TYPE_CHECKING:
     from playwright.sync_api import Page
@@ -193,3 +194,33 @@ def test_an_assembly_descriptor_added_through_its_properties_form(
             url = shown["outputs"]["url"]
             assert url.startswith("http://127.42.") and url.endswith(f":{served_on}/"), url
             assert httpx.get(url, timeout=10).text == "Hello from the dashboard\n"
+
+
+@needs_podman
+def test_a_package_form_s_cloud_fields_offer_the_environment_s_cloud(
+        browser: t.Any, tmp_path: Path, screenshots: Path) -> None:
+    # an environment kept on the container cloud: its image field offers the
+    # image map's names, the default first (GET .../choices, docs/CLOUD.md)
+    from playwright.sync_api import expect
+
+    from laguna.deploy.workdir import Workdir
+    from laguna.hosts.choice import CloudChoice, keep_choice
+    from tests.unit.cloud.test_offers import write_image_map
+
+    with serve(tmp_path) as server:
+        server.laguna("package", "import", "--public", str(EXAMPLES / "webserver"))
+        write_image_map(server.workdir)
+        token = server.token()
+        page = signed_in(browser, server, token)
+        with environment(page, server, token, "in-containers") as environment_id:
+            keep_choice(Workdir(server.workdir).cloud_dir, environment_id,
+                        CloudChoice("containers"))
+            page.get_by_role("link", name="Add application").click()
+            page.get_by_role("list", name="Applications to add").get_by_role(
+                "link", name="Web Server").click()
+            page.get_by_role("button", name="Next").click()
+            expect(page.get_by_label("Instance image").locator("option")).to_have_text(
+                ["web", "alpine", "debian-12"])
+            expect(page.get_by_label("Instance flavor").locator("option")).to_have_text(
+                ["m1.small", "m1.tiny", "m1.medium", "m1.large"])
+            page.screenshot(path=screenshots / "form-container-choices.png", full_page=True)
