@@ -45,3 +45,25 @@ def test_the_forms_are_asked_only_when_asked_for(workdir: Path) -> None:
     assert (code, result["error"]["message"]) == (
         2, "--form - asks the forms' fields on a terminal: give an answers file instead")
     assert not (workdir / ".laguna" / "forms").exists()
+
+
+def test_the_cloud_fields_offer_the_deploy_s_cloud(workdir: Path, tmp_path: Path) -> None:
+    # the ssh cloud offers its inventory's labels: the local cloud's image is
+    # refused, a label is accepted (a dry run: no machine is reached)
+    inventory = tmp_path / "inventory.yaml"
+    inventory.write_text("machines:\n  - {address: 192.0.2.1, user: u, agent: true, "
+                         "labels: [web]}\n")
+    answers = tmp_path / "answers.yaml"
+    answers.write_text("instanceConfiguration.osImage: ubuntu\n")
+    ssh = ("--cloud", "ssh", "--inventory", str(inventory), "--dry-run")
+    code, result = laguna(workdir, "deploy", str(EXAMPLES / "webserver"), "--form", str(answers),
+                          *ssh)
+    assert (code, result["error"]["message"]) == (2, (
+        f"{answers}: the form's answers are refused:\n  instanceConfiguration.osImage: "
+        "Select a valid choice. ubuntu is not one of the available choices."))
+    answers.write_text("instanceConfiguration.osImage: web\n")
+    code, result = laguna(workdir, "deploy", str(EXAMPLES / "webserver"), "--form", str(answers),
+                          *ssh)
+    assert (code, result["status"]) == (0, "ok"), result["error"]
+    model = (workdir / ".laguna" / "forms" / "webserver.yaml").read_text()
+    assert "image: web\n" in model and "flavor: any\n" in model

@@ -12,7 +12,8 @@ import yaml
 
 from laguna.deploy.errors import MODEL_INVALID, Rejected
 from laguna.forms import (
-    LOCAL_CHOICES, AnswersRefused, FormError, UiDefinition, fill, package_definition,
+    LOCAL_CHOICES, AnswersRefused, CloudChoices, FormError, UiDefinition, fill,
+    package_definition,
 )
 from laguna.forms.definition import FieldDef
 from laguna.forms.expressions import Expr
@@ -21,10 +22,12 @@ from laguna.packages.package import load_package
 from laguna.yamlio import YamlError, load_data, plain
 
 
-def model_from_forms(package_path: Path, answers_path: Path | None, folder: Path) -> Path:
+def model_from_forms(package_path: Path, answers_path: Path | None, folder: Path,
+                     choices: CloudChoices = LOCAL_CHOICES) -> Path:
     """The model file (written in ``folder``, named after the package's folder
     or archive) that the package's forms make of the answers in
-    ``answers_path`` (None: asked on the terminal); Rejected when the
+    ``answers_path`` (None: asked on the terminal), its cloud fields choosing
+    among ``choices`` (the deploy's cloud's offer); Rejected when the
     package, its ui.yaml or the answers are refused."""
     try:
         package = load_package(package_path)
@@ -34,12 +37,12 @@ def model_from_forms(package_path: Path, answers_path: Path | None, folder: Path
     except FormError as error:
         raise Rejected(MODEL_INVALID, str(error)) from None
     if answers_path is None:
-        answers = prompt_answers(ui, package.manifest.name)
+        answers = prompt_answers(ui, package.manifest.name, choices)
         answers_path = Path("(terminal)")
     else:
         answers = read_answers(answers_path)
     try:
-        model = fill(ui, answers, package.manifest.name, LOCAL_CHOICES)
+        model = fill(ui, answers, package.manifest.name, choices)
     except FormError as error:
         raise Rejected(MODEL_INVALID, str(error)) from None
     except AnswersRefused as error:
@@ -52,7 +55,8 @@ def model_from_forms(package_path: Path, answers_path: Path | None, folder: Path
     return target
 
 
-def prompt_answers(ui: UiDefinition, default_name: str) -> dict[str, t.Any]:
+def prompt_answers(ui: UiDefinition, default_name: str,
+                   choices: CloudChoices = LOCAL_CHOICES) -> dict[str, t.Any]:
     """Answers asked on the terminal, form by form, each field by its label
     (its initial value the default); refused ones asked again, with the
     package's message."""
@@ -62,9 +66,9 @@ def prompt_answers(ui: UiDefinition, default_name: str) -> dict[str, t.Any]:
     pending = list(asked)
     while True:
         for key in pending:
-            _ask(key, asked[key], answers)
+            _ask(key, asked[key], answers, choices)
         try:
-            fill(ui, answers, default_name, LOCAL_CHOICES)
+            fill(ui, answers, default_name, choices)
             return answers
         except AnswersRefused as error:
             for problem in error.problems:
@@ -74,7 +78,8 @@ def prompt_answers(ui: UiDefinition, default_name: str) -> dict[str, t.Any]:
                 raise Rejected(MODEL_INVALID, error.message) from None
 
 
-def _ask(key: str, field: FieldDef, answers: dict[str, t.Any]) -> None:
+def _ask(key: str, field: FieldDef, answers: dict[str, t.Any],
+         choices: CloudChoices) -> None:
     label = str(field.get("label") or key)
     initial = field.get("initial")
     default = None if isinstance(initial, Expr) or initial is None else initial
@@ -85,7 +90,7 @@ def _ask(key: str, field: FieldDef, answers: dict[str, t.Any]) -> None:
         answers[key] = click.prompt(label, hide_input=True)
         answers[f"{key}-clone"] = click.prompt("Confirm password", hide_input=True)
     elif isinstance(kind, str) and kind in ("flavor", "image", "keypair", "azone", "network"):
-        options = LOCAL_CHOICES.of(kind)
+        options = choices.of(kind)
         answers[key] = click.prompt(label, type=click.Choice(list(options)),
                                     default=options[0], show_choices=True)
     else:

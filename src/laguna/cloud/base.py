@@ -22,8 +22,9 @@ from pathlib import Path
 from laguna.cloud.errors import (CloudError, HostError, IsolationError, StackNotFound,
                                  TemplateError)
 from laguna.cloud.hot import Diff
+from laguna.cloud.offers import Offer
 
-__all__ = ["Cloud", "CloudError", "Host", "HostError", "IsolationError",
+__all__ = ["Cloud", "CloudError", "Host", "HostError", "IsolationError", "Offer",
            "StackNotFound", "StackResult", "TemplateError"]
 
 
@@ -91,4 +92,9 @@ class Cloud(t.Protocol):
 
     def find_host(self, stack: str, name: str) -> Host | None:
         """A host by resource name or by server name."""
+        ...
+
+    def offer(self) -> Offer:
+        """What a server of this cloud may name as its flavor, image, key pair,
+        availability zone and network (the forms' choices), defaults first."""
         ...

@@ -21,6 +21,7 @@ import uuid
 from laguna.cloud import stacks
 from laguna.cloud.base import Host, StackResult
 from laguna.cloud.errors import CloudError, StackNotFound
+from laguna.cloud.offers import LOCAL_OFFER, Offer
 from laguna.cloud.resources import Server
 from laguna.cloud.state import ResourceRecord, StackState
 
@@ -125,6 +126,10 @@ class RecordingCloud:
             state = self._stacks.setdefault(stack, StackState(stack))
             diff = stacks.apply(_Realm(self, state), kept, parameters or {}, files or {})
             return StackResult(stack, dict(state.outputs), tuple(self.hosts(stack)), diff)
+
+    def offer(self) -> Offer:
+        # a dry run makes nothing: the local cloud's names stand for any cloud's
+        return LOCAL_OFFER
 
     def get_template(self, stack: str) -> dict[str, t.Any] | None:
         with self._lock:

@@ -37,7 +37,7 @@ from laguna.dashboard.wizard import (
     posted_answers,
     step_after,
 )
-from laguna.forms import LOCAL_CHOICES, AnswersRefused, CloudChoices, Evaluation, FormError, \
+from laguna.forms import AnswersRefused, CloudChoices, Evaluation, FormError, \
     Problem, UiDefinition, read
 from laguna.forms.fields import BOOLEAN_TYPES, CLOUD_TYPES, Field, Invalid, convert
 
@@ -50,11 +50,16 @@ MAX_UI = 1024 * 1024
 _CHOICE_TEXT = {("keypair", ""): "No keypair", ("network", "auto"): "Auto"}
 
 
-def cloud_choices(environment: t.Mapping[str, t.Any]) -> CloudChoices:
+async def cloud_choices(client: ApiClient, environment_id: str) -> CloudChoices:
     """What the environment's cloud offers its flavor, image, keypair, azone
-    and network fields: the one place the dashboard asks (laguna.forms's
-    choices: the local cloud's set today)."""
-    return LOCAL_CHOICES
+    and network fields: the one place the dashboard asks (the API's
+    ``GET .../choices``, the environment's cloud driver's offer, docs/CLOUD.md);
+    an answer that is not an offer is the API's failure."""
+    answer = await client.get(f"/v1/environments/{environment_id}/choices")
+    try:
+        return CloudChoices.of_mapping(answer)
+    except (ValueError, AttributeError) as error:
+        raise ApiFailure(502, f"the environment's cloud choices: {error}") from None
 
 
 @dataclasses.dataclass(frozen=True)
@@ -203,9 +208,8 @@ async def _wizard(client: ApiClient, environment_id: str, package_id: str) -> Wi
     if not answered.text.strip():
         raise FormError(f"package {package['fully_qualified_name']} has no UI/ui.yaml: "
                         "no forms to fill")
-    environment = await client.get(f"/v1/environments/{environment_id}")
     ui = read(answered.text, f"{package['fully_qualified_name']}/UI/ui.yaml")
-    return Wizard(package, ui, cloud_choices(environment))
+    return Wizard(package, ui, await cloud_choices(client, environment_id))
 
 
 async def _show(request: Request, client: ApiClient, token: str, environment_id: str,

@@ -10,6 +10,7 @@ from laguna.dashboard import (
     account,
     actions,
     applications,
+    blueprints,
     catalog,
     deploying,
     environments,
@@ -36,6 +37,7 @@ def dashboard(api: Asgi, keystone_url: str | None = None) -> Router:
         *deploying.routes(api),
         *live.routes(api),
         *actions.routes(api),
+        *blueprints.routes(api),
         Mount("/static", static, name="static"),
     ])
 

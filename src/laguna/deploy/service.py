@@ -173,8 +173,10 @@ class Service:
 
     def deploy_data(self, name: str, language: str, data: t.Mapping[str, t.Any],
                     options: PrepareOptions = PrepareOptions(), *,
-                    sink: EventSink = discard) -> Result:
-        """Deploy a blueprint given as data (the API's) into environment ``name``."""
+                    dry_run: bool = False, sink: EventSink = discard) -> Result:
+        """Deploy a blueprint given as data (the API's) into environment ``name``;
+        ``dry_run`` as for :meth:`deploy` (what the API would deploy, checked
+        without a cloud: benchmarks/forms_murano_apps.py)."""
         frontend = self.frontends.get(language)
         if frontend is None:
             return self._rejected(name, None, ErrorInfo(
@@ -187,9 +189,11 @@ class Service:
             blueprint = frontend.prepare_data(data, options)
         except errors.Rejected as rejected:
             return self._rejected(name, language, ErrorInfo(rejected.kind, rejected.message, rejected.details))
+        cloud = CloudRequest.of(options.cloud, options.inventory)
+        if dry_run:
+            return self._dry_run(frontend, blueprint, name, sink, cloud)
         return self._operate(name, Operation.DEPLOY, sink, blueprint=blueprint,
-                             frontend=frontend,
-                             cloud=CloudRequest.of(options.cloud, options.inventory))
+                             frontend=frontend, cloud=cloud)
 
     def action(self, name: str, object_id: str, method: str,
                arguments: t.Mapping[str, str] | None = None, *,

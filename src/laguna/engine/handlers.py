@@ -24,6 +24,7 @@ import typing as t
 from pathlib import Path
 
 from laguna.api import descriptions
+from laguna.engine.blueprints import ASSEMBLY, Named, named, only_application
 from laguna.engine.tasks import Handler, StoreTaskQueue, TaskQueue
 from laguna.deploy.context import ResourcesFactory
 from laguna.deploy.owner import Liveness
@@ -135,9 +136,14 @@ class DeployHandler:
         if objects is None:
             return self._delete(service, record, configuration)
         model = descriptions.to_engine(configuration.description, record.id)
-        csar = tosca_application(model, ProjectSource(self.work.database, record.project_id))
+        store = ProjectSource(self.work.database, record.project_id)
+        csar = tosca_application(model, store)
+        application = only_application(model) if csar is None else None
+        descriptor = named(application, store) if application is not None else None
         if csar is not None:
             result = self._deploy_csar(service, record, *csar)
+        elif descriptor is not None and descriptor.kind == ASSEMBLY:
+            result = self._deploy_assembly(record, descriptor, store)
         else:
             result = service.deploy_data(record.name, LANGUAGE, model,
                                          PrepareOptions(catalog=self.work.catalog))
@@ -180,6 +186,22 @@ class DeployHandler:
             given.flush()
             return service.deploy(folder, PrepareOptions(
                 name=record.name, catalog=store, inputs=Path(given.name), cloud="local"))
+
+    def _deploy_assembly(self, record: EnvironmentRecord, descriptor: Named,
+                         store: ProjectSource) -> Result:
+        """The environment's one application names an assembly descriptor of the
+        catalog: the assembly front end deploys it with the application's other
+        keys as its properties (docs/DESCRIPTORS.md), its resources' scripts on
+        servers of the environment's cloud only (never on the API's machine)."""
+        from laguna.frontends.assembly.frontend import AssemblyFrontend
+        service = Service(Workdir(self.work.workdir),
+                          FrontendRegistry([AssemblyFrontend(confined=True)]),
+                          resources=self.work.wiring.resources, project=record.project_id,
+                          database=self.work.database, liveness=self.work.liveness)
+        return service.deploy_data(
+            record.name, ASSEMBLY, {"descriptor": descriptor.reference,
+                                    "inputs": descriptor.inputs},
+            PrepareOptions(catalog=store))
 
     def _delete(self, service: Service, record: EnvironmentRecord,
                 configuration: ConfigurationSession) -> dict[str, t.Any]:

@@ -13,7 +13,7 @@ import uuid
 from yaql.language import exceptions as yaql_exceptions
 
 from laguna.forms import functions
-from laguna.forms.choices import LOCAL_CHOICES, CloudChoices
+from laguna.forms.choices import LOCAL_CHOICES, ChoicesMapping, CloudChoices
 from laguna.forms.definition import FieldDef, FormDef, UiDefinition
 from laguna.forms.errors import AnswersRefused, FormError, Problem
 from laguna.forms.expressions import Expr
@@ -48,10 +48,13 @@ class Evaluation:
     """One filling of a ui.yaml's forms."""
 
     def __init__(self, ui: UiDefinition, default_name: str,
-                 choices: CloudChoices = LOCAL_CHOICES, bounds: Limits = FORM_LIMITS) -> None:
+                 choices: CloudChoices | ChoicesMapping = LOCAL_CHOICES,
+                 bounds: Limits = FORM_LIMITS) -> None:
         self.ui = ui
         self.bounds = bounds
-        self.choices = choices
+        # a cloud's offer as the caller got it (the API's JSON, a driver's)
+        self.choices = choices if isinstance(choices, CloudChoices) \
+            else CloudChoices.of_mapping(choices)
         self.application_name = default_name
         self.templates = ui.templates
         self.referenced: dict[str, t.Any] = {}
@@ -219,6 +222,8 @@ def _with_ids(value: t.Any) -> t.Any:
 
 
 def fill(ui: UiDefinition, answers: t.Mapping[str, t.Any], default_name: str,
-         choices: CloudChoices = LOCAL_CHOICES, bounds: Limits = FORM_LIMITS) -> dict[str, t.Any]:
-    """The object model a ui.yaml's forms make of ``answers``."""
+         choices: CloudChoices | ChoicesMapping = LOCAL_CHOICES,
+         bounds: Limits = FORM_LIMITS) -> dict[str, t.Any]:
+    """The object model a ui.yaml's forms make of ``answers``; the cloud
+    fields choose among ``choices``, the environment's cloud's offer."""
     return Evaluation(ui, default_name, choices, bounds).fill(answers)

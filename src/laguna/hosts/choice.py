@@ -33,7 +33,7 @@ from laguna.privacy import private_directory, write_private
 
 # the cloud's modules only when used: the deployment layer imports this one
 if t.TYPE_CHECKING:
-    from laguna.cloud.base import Cloud, Host, StackResult
+    from laguna.cloud.base import Cloud, Host, Offer, StackResult
 
 #: the clouds servers may live on; the first is the default
 KINDS = ("local", "containers", "ssh")
@@ -211,6 +211,9 @@ class TrackedCloud:
 
     def find_host(self, stack: str, name: str) -> Host | None:
         return self.cloud.find_host(stack, name)
+
+    def offer(self) -> Offer:
+        return self.cloud.offer()
 
     def __getattr__(self, name: str) -> t.Any:
         # the driver's own extras (a local cloud's settings, its close...)

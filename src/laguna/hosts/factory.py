@@ -21,7 +21,7 @@ import importlib
 import threading
 from pathlib import Path
 
-from laguna.cloud.base import Cloud
+from laguna.cloud.base import Cloud, Offer
 from laguna.hosts.choice import (KINDS, CloudChoice, CloudRequest, TrackedCloud, choose,
                                  keep_choice, kept_choice)
 from laguna.hosts.errors import CloudUnavailable
@@ -120,3 +120,13 @@ class _Others:
         if kept_choice(self.state_dir, self.environment_id) is None:
             keep_choice(self.state_dir, self.environment_id, self.choice)
         return TrackedCloud(opened, self.state_dir, self.environment_id, self.choice, kind)
+
+
+def cloud_offer(state_dir: Path, environment_id: str | None,
+                cloud: CloudRequest | None = None) -> Offer:
+    """What the environment's cloud (as kept under ``state_dir``, changed by
+    ``cloud``; no environment yet: the one ``cloud`` asks for, else the local
+    one) offers its forms: flavors, images, key pairs, zones and networks. The
+    driver is opened to ask it, and nothing is kept."""
+    choice = choose(state_dir, environment_id or "", cloud, keep=False)
+    return open_cloud(choice.kind, state_dir, choice.inventory).offer()

@@ -10,6 +10,7 @@ import typing as t
 from pathlib import Path
 
 import pytest
+import yaml
 
 from laguna.agent.errors import AgentTimeout
 from laguna.agent.transport import RecordingAgent
@@ -184,6 +185,40 @@ def test_dry_run_of_the_linked_examples_through_the_service(tmp_path: Path) -> N
         == ["Deploy Key-Value Store", "Deploy Dashboard"]
     assert set(result.outputs) == {"store.endpoint", "dashboard.url"}
     assert not (tmp_path / ".laguna" / "cloud").exists()
+
+
+def test_an_instance_whose_custom_networks_are_null_joins_the_environment_s(
+        tmp_path: Path) -> None:
+    # a form's "Auto" network written as the custom networks (murano-apps'
+    # GoCD: customNetworks: $.appConfiguration.network[0]) is null: no network
+    # besides the environment's, as the original engine made it an empty list
+    model = yaml.safe_load((EXAMPLES / "webserver" / "web.yaml").read_text())
+    model[0]["instance"]["networks"] = {"useEnvironmentNetwork": True,
+                                        "useFlatNetwork": False, "customNetworks": None}
+    service = Service(Workdir(tmp_path), FrontendRegistry([MuranoPlFrontend()]),
+                      resources=host_resources)
+    result = service.deploy(write(tmp_path / "m.json", model),
+                            PrepareOptions(libs=(EXAMPLES,)), dry_run=True)
+    assert result.status == "ok", result.error
+    [*_, last] = [entry for entry in result.plan or () if entry["kind"] == "stack"]
+    ports = [name for name, resource in last["template"]["resources"].items()
+             if resource["type"] == "OS::Neutron::Port"]
+    assert len(ports) == 1 and ports[0].endswith("-web-1"), ports
+
+
+def test_a_model_given_as_data_dry_runs_and_keeps_nothing(tmp_path: Path) -> None:
+    # the API's path (Service.deploy_data) with dry_run: what the engine would
+    # deploy, checked without a cloud (benchmarks/forms_murano_apps.py)
+    service = Service(Workdir(tmp_path), FrontendRegistry([MuranoPlFrontend()]),
+                      resources=host_resources)
+    model = yaml.safe_load((EXAMPLES / "webserver" / "web.yaml").read_text())
+    result = service.deploy_data("shop", "muranopl", {"Objects": models.wrap(model, "shop")},
+                                 PrepareOptions(libs=(EXAMPLES,)), dry_run=True)
+    assert (result.status, result.name, set(result.outputs)) == ("ok", "shop", {"web.url"})
+    assert [e["plan"]["Name"] for e in result.plan or () if e["kind"] == "agent"] == [
+        "Deploy Web Server"]
+    after = service.status("shop")
+    assert after.error is not None and after.error.kind == "environment_not_found"
 
 
 def test_a_missing_class_is_rejected_naming_it(tmp_path: Path) -> None:

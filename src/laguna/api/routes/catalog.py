@@ -480,6 +480,41 @@ def supplier_logo(package_id: str, caller: Caller, session: Reader) -> Response:
     return _octets(repo.load_record(record).supplier_logo())
 
 
+@router.get("/catalog/packages/{package_id}/inputs",
+            summary="A TOSCA or assembly package's inputs, as form fields",
+            description="laguna's own: a CSAR's topology inputs (type, required, default, "
+                        "description, constraints, entry_schema) or an assembly "
+                        "descriptor's properties a deploy may give; `type` is the "
+                        "`?.type` of the application that deploys it (docs/API.md).")
+def package_inputs(package_id: str, caller: Caller, state: State) -> dict[str, t.Any]:
+    from laguna.deploy.workdir import Workdir
+    from laguna.engine.blueprints import ASSEMBLY, TOSCA, assembly_fields, tosca_fields
+    from laguna.errors import LagunaError
+    from laguna.store.source import ProjectSource
+    with state.database.read_session() as session:
+        record = visible_package(session, caller, package_id)
+        shown = (record.format, record.type, record.fully_qualified_name, record.version,
+                 record.name, dict(record.manifest or {}))
+    form, kind, name, version, title, manifest = shown
+    store = ProjectSource(state.database, caller.project_id)
+    state_dir = Workdir(state.settings.workdir).state_dir
+    if form == repo.TOSCA_FORMAT:
+        language, reference = TOSCA, name
+    elif form == repo.DESCRIPTOR_FORMAT and kind == "Assembly":
+        language, reference = ASSEMBLY, str(manifest["Descriptor"])
+    else:
+        raise bad_request(f"Package {name} has no inputs: a {kind} package is deployed "
+                          "otherwise (a MuranoPL package's form is its UI definition, "
+                          "GET .../ui; a resource descriptor is part of assemblies)")
+    try:
+        fields = tosca_fields(state_dir, store, f"{name}=={version}") if language == TOSCA \
+            else assembly_fields(state_dir, store, reference)
+    except LagunaError as error:
+        raise conflict(str(error)) from None
+    return {"kind": language, "type": reference, "name": title, "version": version,
+            "inputs": [field.to_json() for field in fields]}
+
+
 @router.get("/catalog/packages/{package_id}/ui", summary="The package's UI definition (YAML)",
             response_class=PlainTextResponse)
 def package_ui(package_id: str, caller: Caller, session: Reader) -> PlainTextResponse:

@@ -174,6 +174,28 @@ def get_model(environment_id: str, path: str, context: Caller, session: Reader,
         raise not_found(f"No {path!r} in the environment's model") from None
 
 
+@router.get("/environments/{environment_id}/choices",
+            summary="What the environment's cloud offers its forms",
+            description="laguna's own: the flavors, images, key pairs, availability "
+                        "zones and networks the environment's cloud (local, containers "
+                        "or ssh, as kept with the environment) offers, each list's first "
+                        "entry its default; the dashboard's forms choose among them.")
+def choices(environment_id: str, context: Caller, state: State) -> dict[str, list[str]]:
+    from laguna.deploy.workdir import Workdir
+    from laguna.errors import LagunaError
+    from laguna.hosts.factory import cloud_offer
+
+    with state.database.read_session() as session:
+        record = check_environment(session, context, environment_id)
+        refuse_taken_over(record)
+    try:
+        offer = cloud_offer(Workdir(state.settings.workdir).cloud_dir, environment_id)
+    except LagunaError as error:
+        # a driver that cannot open here (no inventory, a broken image map) says why
+        raise conflict(str(error)) from None
+    return offer.to_json()
+
+
 @router.get("/environments/{environment_id}/drift",
             summary="What the deployment made on its hosts that is no longer as it was",
             description="laguna's own: asks the agent of every host of the environment "

@@ -14,9 +14,11 @@ from fastapi import APIRouter, Body
 from sqlalchemy.orm.attributes import flag_modified
 
 from laguna.api import descriptions
-from laguna.api.deps import Caller, ConfigurationSessionHeader, Reader, Store
+from laguna.api.deps import Caller, ConfigurationSessionHeader, Reader, State, Store
 from laguna.api.environments import check_environment, current_description, status, utcnow
 from laguna.api.errors import bad_request, not_found
+from laguna.api.identity import RequestContext
+from laguna.api.state import ApiState
 from laguna.api.sessions import check_session, editable_session, valid
 from laguna.store import sessions as session_store
 
@@ -65,9 +67,11 @@ def get(environment_id: str, context: Caller, session: Reader,
 @router.post("/environments/{environment_id}/services", summary="Add applications")
 @router.post("/environments/{environment_id}/services/{path:path}",
              summary="Add to a list inside an application")
-def post(environment_id: str, context: Caller, session: Store,
+def post(environment_id: str, context: Caller, session: Store, state: State,
          session_id: ConfigurationSessionHeader = None, path: str = "",
          body: t.Annotated[t.Any, Body()] = None) -> t.Any:
+    if not path.strip("/"):
+        check_blueprint_inputs(state, context, body if isinstance(body, list) else [body])
     _, configuration = editable_session(session, context, environment_id, session_id)
     if body is None:
         raise bad_request("Request body is empty: please, provide the application to add")
@@ -85,12 +89,37 @@ def post(environment_id: str, context: Caller, session: Store,
     return body
 
 
+def check_blueprint_inputs(state: ApiState, context: RequestContext,
+                           applications: list[t.Any]) -> None:
+    """400 when an application names a CSAR or an assembly descriptor of the
+    catalog (docs/API.md, "The engine") with inputs its front end refuses, each
+    problem a line in the front end's words, before the session changes."""
+    from laguna.deploy.workdir import Workdir
+    from laguna.engine.blueprints import named, refusals
+    from laguna.store.source import ProjectSource
+    store = ProjectSource(state.database, context.project_id)
+    for application in applications:
+        if not isinstance(application, dict):
+            continue
+        blueprint = named(application, store)
+        if blueprint is None:
+            continue
+        problems = refusals(Workdir(state.settings.workdir).state_dir, store, blueprint)
+        if problems:
+            raise bad_request(f"The inputs of {blueprint.reference} are refused:\n"
+                              + "\n".join(problems))
+
+
 @router.put("/environments/{environment_id}/services", summary="Replace the applications")
 @router.put("/environments/{environment_id}/services/{path:path}",
             summary="Replace an application, or a part of it")
-def put(environment_id: str, context: Caller, session: Store,
+def put(environment_id: str, context: Caller, session: Store, state: State,
         session_id: ConfigurationSessionHeader = None, path: str = "",
         body: t.Annotated[t.Any, Body()] = None) -> t.Any:
+    if "/" not in path.strip("/"):
+        # the applications, or one whole application (a part of one is checked
+        # by the deploy, as every value is)
+        check_blueprint_inputs(state, context, body if isinstance(body, list) else [body])
     _, configuration = editable_session(session, context, environment_id, session_id)
     if body is None:
         raise bad_request("Request body is empty: please, provide the new value")

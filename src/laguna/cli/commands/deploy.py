@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import sys
+import typing as t
 from pathlib import Path
 
 import click
@@ -25,6 +26,9 @@ from laguna.deploy.errors import CLOUD_ERROR, MODEL_INVALID, Rejected
 from laguna.deploy.frontend import PrepareOptions
 from laguna.deploy.result import REJECTED, ErrorInfo, Result
 from laguna.packages.source import PackageSource
+
+if t.TYPE_CHECKING:
+    from laguna.forms import CloudChoices
 
 
 @click.command("deploy")
@@ -98,7 +102,8 @@ def deploy(model: Path, libs: tuple[Path, ...], name: str | None, settings: tupl
         try:
             package = model
             model = model_from_forms(package, None if asked else form_answers,
-                                     current_workdir().state_dir / "forms")
+                                     current_workdir().state_dir / "forms",
+                                     form_choices(cloud, inventory))
         except Rejected as error:
             fail(error, as_json)
         libs = (*libs, package)
@@ -128,6 +133,22 @@ def deploy(model: Path, libs: tuple[Path, ...], name: str | None, settings: tupl
             with progress_view(stdout_console(), title) as view:
                 result = service.deploy(model, options, dry_run=dry_run, sink=view)
     emit_result(result, as_json)
+
+
+def form_choices(cloud: str | None, inventory: Path | None) -> CloudChoices:
+    """What the forms' cloud fields offer: the offer of the cloud ``--cloud``
+    names (the local one without it); Rejected when its driver cannot open."""
+    from laguna.errors import LagunaError
+    from laguna.forms import CloudChoices
+    from laguna.hosts.choice import CloudRequest
+    from laguna.hosts.factory import cloud_offer
+    try:
+        offer = cloud_offer(current_workdir().cloud_dir, None,
+                            CloudRequest.of(cloud, inventory))
+    except LagunaError as error:
+        raise Rejected(CLOUD_ERROR, str(error)) from None
+    return CloudChoices(offer.flavors, offer.images, offer.keypairs, offer.zones,
+                        offer.networks)
 
 
 def _template_name(folder: Path) -> str | None:

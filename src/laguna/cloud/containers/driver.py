@@ -48,6 +48,7 @@ from laguna.cloud.local.processes import read_ready
 from laguna.cloud.local.signals import SignalServer
 from laguna.cloud.resources import FloatingIP, Server, VolumeAttachment
 from laguna.cloud.state import COMPLETE, ResourceRecord, StackState
+from laguna.cloud.offers import AUTO_NETWORK, NO_KEYPAIR, NOMINAL_FLAVORS, ONE_ZONE, Offer
 from laguna.cloud.stored import SECRET_FILE, StoredCloud, WaitingRealm
 from laguna.privacy import private_directory, write_private
 
@@ -170,6 +171,15 @@ class ContainerCloud(StoredCloud["_Realm"]):
                 realm.restart_host(record)
 
     # -- the Cloud protocol (the rest is StoredCloud's) ------------------------------
+
+    def offer(self) -> Offer:
+        """Images: the image map's entries, its default first (a server without
+        one runs on it); a container has no flavor, key pair or zone of its own,
+        and one network, its stack's bridge."""
+        default = self.images.default
+        images = (default, *sorted(set(self.images.entries()) - {default}))
+        return Offer(flavors=NOMINAL_FLAVORS, images=images, keypairs=NO_KEYPAIR,
+                     zones=ONE_ZONE, networks=AUTO_NETWORK)
 
     def delete_stack(self, stack: str) -> None:
         with self.files.locked(stack):

@@ -43,6 +43,7 @@ from laguna.cloud.local.addresses import (LOOPBACK_RANGE, NETNS_RANGE, AddressPo
                                           default_registry)
 from laguna.cloud.resources import Server
 from laguna.cloud.state import COMPLETE, ResourceRecord, StackState
+from laguna.cloud.offers import LOCAL_OFFER, Offer
 from laguna.cloud.stored import SECRET_FILE, StoredCloud, WaitingRealm
 from laguna.privacy import private_directory, write_private
 
@@ -100,6 +101,9 @@ class LocalCloud(StoredCloud["_Realm"]):
 
     def _realm(self, state: StackState) -> _Realm:
         return _Realm(self, state)
+
+    def offer(self) -> Offer:
+        return LOCAL_OFFER
 
     def delete_stack(self, stack: str) -> None:
         with self.files.locked(stack):

@@ -39,11 +39,14 @@ from laguna.cloud.ssh import inventory as inventories
 from laguna.cloud.ssh.machines import Assignments, Entry
 from laguna.cloud.ssh.remote import Notify, Session
 from laguna.cloud.state import COMPLETE, ResourceRecord, StackState
+from laguna.cloud.offers import AUTO_NETWORK, NO_KEYPAIR, ONE_ZONE, Offer
 from laguna.cloud.stored import SECRET_FILE, StoredCloud
 from laguna.privacy import private_directory, write_private
 
 #: what a port's address is until its server has taken a machine
 UNASSIGNED = "0.0.0.0"
+#: the image or flavor a form offers first: a label no machine needs to carry
+ANY_MACHINE = "any"
 
 
 def _print(message: str) -> None:
@@ -81,6 +84,15 @@ class SshCloud(StoredCloud["_Realm"]):
 
     def _realm(self, state: StackState) -> _Realm:
         return _Realm(self, state)
+
+    def offer(self) -> Offer:
+        """A server's image or flavor asks for the machines labelled so: the
+        inventory's labels, after ``any`` (a name no label needs, so any free
+        machine); key pairs are the inventory's business, zones and networks
+        are the machines' own."""
+        asked = (ANY_MACHINE, *sorted(self.inventory.labels() - {ANY_MACHINE}))
+        return Offer(flavors=asked, images=asked, keypairs=NO_KEYPAIR, zones=ONE_ZONE,
+                     networks=AUTO_NETWORK)
 
     def _operation(self, state: StackState) -> _Realm:
         # the realm closes the sessions it opened to the machines at its end

@@ -76,8 +76,11 @@ class AssemblyFrontend:
 
     language = LANGUAGE
 
-    def __init__(self, driver: Driver | None = None) -> None:
+    def __init__(self, driver: Driver | None = None, *, confined: bool = False) -> None:
         self.driver = driver
+        #: scripts run only on servers of the environment's cloud, never on this
+        #: machine (the API's engine deploys assemblies so)
+        self.confined = confined
 
     # -- the Frontend protocol -----------------------------------------------------------
     def recognises(self, path: Path) -> bool:
@@ -404,7 +407,8 @@ class AssemblyFrontend:
 
         def resources() -> Resources:
             return context.resources
-        return PlacingDriver(shell, resources, context.stored.name, context.timeouts.agent)
+        return PlacingDriver(shell, resources, context.stored.name, context.timeouts.agent,
+                             confined=self.confined)
 
 
 def _rank(state: str) -> int:

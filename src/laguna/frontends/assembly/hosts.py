@@ -37,8 +37,11 @@ class PlacingDriver:
     as the instance says."""
 
     def __init__(self, local: ShellDriver, resources: t.Callable[[], Resources],
-                 assembly: str, timeout: float = 600.0) -> None:
+                 assembly: str, timeout: float = 600.0, confined: bool = False) -> None:
         self.local = local
+        #: no script on this machine: an instance not on local-cloud is refused
+        #: (the API's engine: its machine runs nobody's scripts)
+        self.confined = confined
         self._resources = resources
         self.stack = f"assembly-{assembly}"
         self.timeout = timeout
@@ -47,9 +50,15 @@ class PlacingDriver:
         return self.local.available(package, name)
 
     def run(self, request: Request) -> Reply:
-        if request.properties.get("deploymentLocation") != LOCATION:
-            return self.local.run(request)
         instance = str(request.variables["LAGUNA_INSTANCE_NAME"])
+        location = request.properties.get("deploymentLocation")
+        if location != LOCATION:
+            if self.confined:
+                raise TransitionFailed(
+                    f"{instance}: its deploymentLocation is {location!r}, which runs its "
+                    f"scripts on the API's machine; through the API, every resource with "
+                    f"scripts is placed on {LOCATION}")
+            return self.local.run(request)
         servers = self._servers(instance)
         # a resource's `image` (and `flavor`) property picks its server's, through the
         # cloud's image map (the container cloud's); the cloud's default without one
