@@ -3,7 +3,7 @@ environment through forms generated from their inputs (types, constraints,
 defaults, descriptions), in Chromium: a value the blueprint's constraints
 refuse is refused with the front end's own message beside its field, valid
 values are added to a session, and the session deploys through the API on the
-local cloud (real agents), then the environment is deleted with its hosts."""
+local cloud (real agents) from the environment's page, its progress followed live, then the environment is deleted with its hosts."""
 
 from __future__ import annotations
 
@@ -47,23 +47,19 @@ def environment(page: Page, server: Server, token: str, name: str) -> t.Iterator
         deleted(server, token, environment_id)
 
 
-def deployed(server: Server, token: str, environment_id: str, session_id: str) -> list[t.Any]:
-    """The session deployed through the API; the deployment's reports once it ended."""
-    headers = {"X-Auth-Token": token}
-    base = f"{server.url}/v1/environments/{environment_id}"
-    answer = httpx.post(f"{base}/sessions/{session_id}/deploy", headers=headers, timeout=30)
-    assert answer.status_code == 200, answer.text
-    for _ in range(POLLS):
-        status = httpx.get(base, headers=headers, timeout=30).json()["status"]
-        if status not in ("deploying", "pending"):
-            break
-        time.sleep(0.5)
-    [deployment] = httpx.get(f"{base}/deployments", headers=headers, timeout=30).json()[
-        "deployments"]
-    reports = httpx.get(f"{base}/deployments/{deployment['id']}", headers=headers,
-                        timeout=30).json()["reports"]
-    assert (status, deployment["state"]) == ("ready", "success"), reports
-    return t.cast(list[t.Any], reports)
+def deployed(page: Page, server: Server, environment_id: str) -> list[str]:
+    """The environment's session deployed from its page (the Deploy button), the
+    status followed live until ``ready``; the Progress list's entries."""
+    from playwright.sync_api import expect
+
+    page.goto(f"{server.url}/dashboard/environments/{environment_id}")
+    expect(page.locator("#status")).to_have_text("pending")
+    page.get_by_role("button", name="Deploy", exact=True).click()
+    progress = page.get_by_role("list", name="Progress")
+    expect(progress).to_contain_text("deploy ended: success", timeout=POLLS * 500)
+    expect(page.locator("#status")).to_have_text("ready")
+    # each entry is "TIME TEXT"
+    return [entry.split(" ", 1)[1] for entry in progress.get_by_role("listitem").all_inner_texts()]
 
 
 def deleted(server: Server, token: str, environment_id: str) -> None:
@@ -125,7 +121,7 @@ def test_a_tosca_template_added_through_its_inputs_form(browser: t.Any, tmp_path
             expect(port).to_have_attribute("aria-invalid", "true")
             page.screenshot(path=screenshots / "tosca-inputs-refused.png", full_page=True)
 
-            # valid values are added to a session, which deploys through the API
+            # valid values are added to a session, deployed from the environment's page
             served_on = free_port()
             port.fill(str(served_on))
             page.get_by_label("code").fill("ok")
@@ -137,12 +133,9 @@ def test_a_tosca_template_added_through_its_inputs_form(browser: t.Any, tmp_path
             given = page.get_by_role("table", name="Inputs given")
             expect(given.get_by_role("row", name=f"port {served_on}")).to_be_visible()
             expect(given.get_by_role("row", name='tags ["a", "b"]')).to_be_visible()
-            session_id = page.locator("#session").inner_text()
-            reports = deployed(server, token, environment_id, session_id)
-            assert [r["text"].split(":")[0] for r in reports] == [
-                "Standard.create", "Standard.start"]
-            page.goto(f"{server.url}/dashboard/environments/{environment_id}")
-            expect(page.locator("#status")).to_have_text("ready")
+            reports = deployed(page, server, environment_id)
+            assert [r.split(":")[0] for r in reports] == [
+                "deploy started", "Standard.create", "Standard.start", "deploy ended"], reports
             # the page the form's values made, at the URL the deployment gives
             shown = json.loads(server.laguna("status", "greeter-env", "--json"))
             url = shown["outputs"]["url"]
@@ -187,8 +180,7 @@ def test_an_assembly_descriptor_added_through_its_properties_form(
             page.get_by_role("button", name="Add to site-env").click()
             expect(page.get_by_role("heading", level=1)).to_have_text(
                 "forms.site added to site-env")
-            session_id = page.locator("#session").inner_text()
-            deployed(server, token, environment_id, session_id)
+            deployed(page, server, environment_id)
             # the page the form's properties made, on a host of the local cloud
             shown = json.loads(server.laguna("status", "site-env", "--json"))
             url = shown["outputs"]["url"]
