@@ -4,7 +4,10 @@ real agents, its page answering with the text the form gave."""
 
 from __future__ import annotations
 
+import shutil
 from pathlib import Path
+
+import yaml
 
 from .helpers import EXAMPLES, laguna, nothing_left, unreachable, wait_for_page
 
@@ -67,3 +70,25 @@ def test_the_cloud_fields_offer_the_deploy_s_cloud(workdir: Path, tmp_path: Path
     assert (code, result["status"]) == (0, "ok"), result["error"]
     model = (workdir / ".laguna" / "forms" / "webserver.yaml").read_text()
     assert "image: web\n" in model and "flavor: any\n" in model
+
+
+def test_parameters_source_is_called_by_the_engine(workdir: Path, tmp_path: Path) -> None:
+    # the ui.yaml's ParametersSource (a static method of the package) gives the
+    # fields' initial values, over the file's own Parameters
+    sourced = Path(__file__).parents[1] / "fixtures" / "forms" / "sourced"
+    answers = tmp_path / "answers.yaml"
+    answers.write_text("{}\n")
+    code, result = laguna(workdir, "deploy", str(sourced), "--form", str(answers), "--dry-run")
+    assert (code, result["status"]) == (0, "ok"), result["error"]
+    [model] = yaml.safe_load((workdir / ".laguna" / "forms" / "sourced.yaml").read_text())
+    assert (model["greeting"], model["region"]) == ("Hello from a static method", "south")
+
+    broken = tmp_path / "sourced"
+    shutil.copytree(sourced, broken)
+    ui = broken / "UI" / "ui.yaml"
+    ui.write_text(ui.read_text().replace("ParametersSource: formParameters",
+                                         "ParametersSource: org.laguna.tests.Sourced.nothing"))
+    code, result = laguna(workdir, "deploy", str(broken), "--form", str(answers), "--dry-run")
+    assert (code, result["error"]["message"]) == (
+        2, f"{broken}: ParametersSource org.laguna.tests.Sourced.nothing: "
+           'Method "nothing" is not found in class org.laguna.tests.Sourced')

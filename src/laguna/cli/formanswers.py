@@ -13,7 +13,7 @@ import yaml
 from laguna.deploy.errors import MODEL_INVALID, Rejected
 from laguna.forms import (
     LOCAL_CHOICES, AnswersRefused, CloudChoices, FormError, UiDefinition, fill,
-    package_definition,
+    package_definition, parameters_source, with_parameters,
 )
 from laguna.forms.definition import FieldDef
 from laguna.forms.expressions import Expr
@@ -23,12 +23,14 @@ from laguna.yamlio import YamlError, load_data, plain
 
 
 def model_from_forms(package_path: Path, answers_path: Path | None, folder: Path,
-                     choices: CloudChoices = LOCAL_CHOICES) -> Path:
+                     choices: CloudChoices = LOCAL_CHOICES,
+                     libs: t.Sequence[Path] = ()) -> Path:
     """The model file (written in ``folder``, named after the package's folder
     or archive) that the package's forms make of the answers in
     ``answers_path`` (None: asked on the terminal), its cloud fields choosing
-    among ``choices`` (the deploy's cloud's offer); Rejected when the
-    package, its ui.yaml or the answers are refused."""
+    among ``choices`` (the deploy's cloud's offer), its ParametersSource
+    called with the package and ``libs``; Rejected when the package, its
+    ui.yaml, its ParametersSource or the answers are refused."""
     try:
         package = load_package(package_path)
         ui = package_definition(package, str(package_path))
@@ -36,6 +38,10 @@ def model_from_forms(package_path: Path, answers_path: Path | None, folder: Path
         raise Rejected(MODEL_INVALID, f"{package_path}: {error}") from None
     except FormError as error:
         raise Rejected(MODEL_INVALID, str(error)) from None
+    source = parameters_source(ui, package.manifest.full_name)
+    if source is not None:
+        ui = with_parameters(ui, _parameters_from(package_path, libs, package.manifest.full_name,
+                                                  str(package.manifest.version), *source))
     if answers_path is None:
         answers = prompt_answers(ui, package.manifest.name, choices)
         answers_path = Path("(terminal)")
@@ -53,6 +59,23 @@ def model_from_forms(package_path: Path, answers_path: Path | None, folder: Path
     target = folder / f"{package_path.name.removesuffix('.zip')}.yaml"
     target.write_text(yaml.safe_dump([model], sort_keys=False), encoding="utf-8")
     return target
+
+
+def _parameters_from(package_path: Path, libs: t.Sequence[Path], fqn: str, version: str,
+                     class_name: str, method: str) -> dict[str, t.Any]:
+    """What the static method ``ParametersSource`` names answers, run by the
+    engine here (no cloud, no agents, the sandbox's limits) as the API's
+    static actions run it for the dashboard; a mapping, else nothing."""
+    from laguna.frontends.muranopl.static_actions import StaticActionError, call_static_action
+    from laguna.packages.source import DirectorySource
+    try:
+        answered = call_static_action([DirectorySource([package_path, *libs])], class_name,
+                                      method, {}, package_name=fqn,
+                                      class_version=f"={version}")
+    except StaticActionError as error:
+        raise Rejected(MODEL_INVALID, f"{package_path}: ParametersSource "
+                                      f"{class_name}.{method}: {error.message}") from None
+    return dict(answered) if isinstance(answered, dict) else {}
 
 
 def prompt_answers(ui: UiDefinition, default_name: str,

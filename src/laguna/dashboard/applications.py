@@ -38,7 +38,7 @@ from laguna.dashboard.wizard import (
     step_after,
 )
 from laguna.forms import AnswersRefused, CloudChoices, Evaluation, FormError, \
-    Problem, UiDefinition, read
+    Problem, UiDefinition, parameters_source, read, with_parameters
 from laguna.forms.fields import BOOLEAN_TYPES, CLOUD_TYPES, Field, Invalid, convert
 
 #: the most packages the chooser lists
@@ -209,7 +209,23 @@ async def _wizard(client: ApiClient, environment_id: str, package_id: str) -> Wi
         raise FormError(f"package {package['fully_qualified_name']} has no UI/ui.yaml: "
                         "no forms to fill")
     ui = read(answered.text, f"{package['fully_qualified_name']}/UI/ui.yaml")
+    source = parameters_source(ui, package["fully_qualified_name"])
+    if source is not None:
+        ui = with_parameters(ui, await _parameters_from(client, package, *source))
     return Wizard(package, ui, await cloud_choices(client, environment_id))
+
+
+async def _parameters_from(client: ApiClient, package: t.Mapping[str, t.Any], class_name: str,
+                           method: str) -> dict[str, t.Any]:
+    """What the package's static method ``ParametersSource`` names answers, called
+    through the API's static actions as murano-dashboard called it (the
+    package's highest version, ``classVersion`` ``*``, no arguments) each time
+    the form is drawn; an answer that is not a mapping adds nothing."""
+    answered = await client.post("/v1/actions", {
+        "className": class_name, "methodName": method,
+        "packageName": package["fully_qualified_name"], "classVersion": "*",
+        "parameters": {}})
+    return dict(answered) if isinstance(answered, dict) else {}
 
 
 async def _show(request: Request, client: ApiClient, token: str, environment_id: str,

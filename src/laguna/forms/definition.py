@@ -112,6 +112,27 @@ def read(text: str, source: str) -> UiDefinition:
                         forms)
 
 
+def parameters_source(ui: UiDefinition, fqn: str) -> tuple[str, str] | None:
+    """The class and static method that give the form more Parameters
+    (``ParametersSource``), as murano-dashboard read it: ``Class.method``, or a
+    method alone of the Application's ``?.type`` (else of the package ``fqn``)."""
+    if not ui.parameters_source:
+        return None
+    class_name, _, method = ui.parameters_source.rpartition(".")
+    if not class_name:
+        marks = ui.application.get("?")
+        written = marks.get("type") if isinstance(marks, dict) else None
+        class_name = written if isinstance(written, str) and written else fqn
+    return class_name, method
+
+
+def with_parameters(ui: UiDefinition, given: t.Mapping[str, t.Any]) -> UiDefinition:
+    """``ui`` with ``given`` (what ParametersSource's method answered: plain
+    data, never evaluated) over its own Parameters, as murano-dashboard
+    combined them."""
+    return dataclasses.replace(ui, parameters={**ui.parameters, **given})
+
+
 def _key_span(mapping: t.Any, key: str) -> Span | None:
     spans = getattr(mapping, "key_spans", None)
     return spans.get(key) if spans else span_of(mapping)

@@ -6,7 +6,10 @@ stale session replaced by a new one."""
 
 from __future__ import annotations
 
+import re
+import shutil
 import typing as t
+from pathlib import Path
 
 import httpx
 
@@ -14,6 +17,8 @@ from laguna.dashboard import signin
 from laguna.dashboard.wizard import MAX_DRAFT, Draft
 from tests.unit.api.conftest import EXAMPLES, Api
 from tests.unit.api.test_environments import create
+
+FORMS = Path(__file__).parents[2] / "fixtures" / "forms"
 
 
 def package_id(api: Api, token: str, fqn: str) -> str:
@@ -100,3 +105,39 @@ def test_the_last_step_adds_the_model_to_the_session_of_the_cookie(api: Api) -> 
     services = api.client.get(f"/v1/environments/{env_id}/services",
                               headers=api.headers(token, fresh)).json()
     assert [s["?"]["name"] for s in services] == ["second"]
+
+
+def test_parameters_source_gives_the_form_its_parameters(api: Api) -> None:
+    """ParametersSource's static method is called through the API's static
+    actions; what it answers is over the file's Parameters, the rest kept."""
+    api.import_package(FORMS / "sourced")
+    _token, _key = signed_in(api)
+    env_id = create(api, _token)["id"]
+    sourced = package_id(api, _token, "org.laguna.tests.Sourced")
+
+    shown = api.client.get(f"/dashboard/environments/{env_id}/add/{sourced}")
+    assert shown.status_code == 200, shown.text
+    assert [(label, value) for label, value in re.findall(
+        r'<label for="field-(\w+)".*?value="([^"]*)"', shown.text, re.S)] == [
+        ("greeting", "Hello from a static method"), ("region", "south"),
+        ("note", "written in the file")]
+
+
+def test_a_parameters_source_that_fails_shows_the_api_s_refusal(api: Api, tmp_path: Path
+                                                                ) -> None:
+    package = tmp_path / "sourced"
+    shutil.copytree(FORMS / "sourced", package)
+    ui = package / "UI" / "ui.yaml"
+    ui.write_text(ui.read_text().replace("ParametersSource: formParameters",
+                                         "ParametersSource: org.laguna.tests.Sourced.nothing"))
+    api.import_package(package)
+    token, _key = signed_in(api)
+    env_id = create(api, token)["id"]
+    sourced = package_id(api, token, "org.laguna.tests.Sourced")
+
+    shown = api.client.get(f"/dashboard/environments/{env_id}/add/{sourced}")
+    assert shown.status_code == 404
+    assert "Refused by the API" in shown.text
+    message = re.search(r"<p[^>]*>(.*?)</p>", shown.text.split("Refused by the API", 1)[1], re.S)
+    assert message is not None and message.group(1).strip() == \
+        "Method &#34;nothing&#34; is not found in class org.laguna.tests.Sourced"

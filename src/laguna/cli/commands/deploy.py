@@ -103,7 +103,7 @@ def deploy(model: Path, libs: tuple[Path, ...], name: str | None, settings: tupl
             package = model
             model = model_from_forms(package, None if asked else form_answers,
                                      current_workdir().state_dir / "forms",
-                                     form_choices(cloud, inventory))
+                                     form_choices(cloud, inventory), libs)
         except Rejected as error:
             fail(error, as_json)
         libs = (*libs, package)
