@@ -57,10 +57,11 @@ class EngineWiring:
 
 def default_wiring() -> EngineWiring:
     """The built-in front ends over each environment's cloud (the local one unless
-    the CLI chose another), as the CLI has them."""
+    the CLI chose another), as the CLI has them, but confined: the API's
+    machine runs nobody's scripts, whoever deployed the environment."""
     from laguna.frontends import builtin_frontends
     from laguna.hosts.factory import host_resources
-    registry = FrontendRegistry(builtin_frontends())
+    registry = FrontendRegistry(builtin_frontends(confined=True))
     registry.load_entry_points()
     return EngineWiring(registry, host_resources)
 

@@ -84,7 +84,9 @@ def api(database_url: str, tmp_path: Path) -> t.Iterator[Api]:  # noqa: F811
     queues: list[StoreTaskQueue] = []
 
     def queue(settings: ApiSettings, database: Database) -> StoreTaskQueue:
-        wiring = EngineWiring(FrontendRegistry(builtin_frontends()), RecordingResources())
+        # as the server wires its engine: confined (docs/API.md, "The engine")
+        wiring = EngineWiring(FrontendRegistry(builtin_frontends(confined=True)),
+                              RecordingResources())
         made = StoreTaskQueue(database, engine_handlers(settings.workdir, database, wiring),
                               workers=0)
         queues.append(made)

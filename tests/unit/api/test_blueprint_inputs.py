@@ -7,6 +7,7 @@ catalog deployed as an environment's application."""
 from __future__ import annotations
 
 import io
+import shutil
 import typing as t
 import zipfile
 from pathlib import Path
@@ -142,8 +143,13 @@ def test_an_assembly_s_properties_are_fields_checked_and_deployed(api: Api) -> N
 
 
 def test_an_assembly_whose_scripts_would_run_on_the_api_s_machine_is_refused(
-        api: Api) -> None:
-    import_descriptors(api, EXAMPLES / "assembly" / "web", FORMS / "site")
+        api: Api, tmp_path: Path) -> None:
+    # the resource's Uninstall leaves a mark where it runs
+    web = tmp_path / "web"
+    shutil.copytree(EXAMPLES / "assembly" / "web", web)
+    marker = tmp_path / "uninstalled-here"
+    (web / "Lifecycle" / "shell" / "scripts" / "Uninstall.sh").write_text(f"touch {marker}\n")
+    import_descriptors(api, web, FORMS / "site")
     token = api.token()
     env_id = create(api, token)["id"]
     session_id = configure(api, token, env_id)
@@ -159,6 +165,23 @@ def test_an_assembly_whose_scripts_would_run_on_the_api_s_machine_is_refused(
         "shop__page: its deploymentLocation is 'here', which runs its scripts on the "
         "API's machine; through the API, every resource with scripts is placed on "
         "local-cloud"))
+    # deleting it runs nothing of it here either: the API's engine confines
+    # every operation on an assembly (its undeploy too), not its deploy alone
+    assert api.client.delete(f"/v1/environments/{env_id}",
+                             headers=api.headers(token)).status_code == 200
+    assert api.run_tasks() == 1
+    assert task_results(api)[-1] == {"status": "failed", "error": {
+        "kind": "transition_failed", "code": "LAG-E1618",
+        "message": "shop__page: its deploymentLocation is 'here', which runs its scripts "
+                   "on the API's machine; through the API, every resource with scripts is "
+                   "placed on local-cloud"}}
+    assert not marker.exists()
+    # abandoned, it is gone from the store, and still nothing ran here
+    assert api.client.delete(f"/v1/environments/{env_id}", params={"abandon": "true"},
+                             headers=api.headers(token)).status_code == 200
+    assert api.client.get(f"/v1/environments/{env_id}",
+                          headers=api.headers(token)).status_code == 404
+    assert not marker.exists()
 
 def task_results(api: Api) -> list[t.Any]:
     from laguna.store.models import TaskRecord
