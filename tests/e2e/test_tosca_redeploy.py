@@ -19,10 +19,9 @@ SERVICE = str(HERE / "service.yaml")
 NODES = ("cache", "db", "web")
 
 
-def daemons(workdir: Path) -> dict[str, list[int]]:
-    """Each node's live daemons: processes named redeploy-daemon-NODE whose working
-    directory is under ``workdir`` (another test may run the same template)."""
-    found: dict[str, list[int]] = {name: [] for name in NODES}
+def processes(workdir: Path) -> t.Iterator[tuple[int, str]]:
+    """Each live process whose working directory is under ``workdir`` (another
+    test may run the same template), with the last word of its command line."""
     for entry in Path("/proc").iterdir():
         if not entry.name.isdigit():
             continue
@@ -31,11 +30,16 @@ def daemons(workdir: Path) -> dict[str, list[int]]:
             cwd = (entry / "cwd").resolve()
         except OSError:
             continue
-        if not alive(int(entry.name)) or not cwd.is_relative_to(workdir.resolve()):
-            continue
-        for name in NODES:
-            if words[-1:] == [f"redeploy-daemon-{name}".encode()]:
-                found[name].append(int(entry.name))
+        if alive(int(entry.name)) and cwd.is_relative_to(workdir.resolve()):
+            yield int(entry.name), words[-1].decode(errors="replace")
+
+
+def daemons(workdir: Path) -> dict[str, list[int]]:
+    """Each node's live daemons (processes named redeploy-daemon-NODE)."""
+    found: dict[str, list[int]] = {name: [] for name in NODES}
+    for pid, name in processes(workdir):
+        if name.startswith("redeploy-daemon-") and name[16:] in found:
+            found[name[16:]].append(pid)
     return {name: sorted(pids) for name, pids in found.items()}
 
 
@@ -109,6 +113,12 @@ def test_a_redeploy_keeps_what_did_not_change(workdir: Path) -> None:
     code, status = laguna(workdir, "status", "rd")
     assert sorted(status["components"]) == ["db", "vm", "web"]
 
+    # undeployed, then deployed again: nothing is kept from before
+    code, _ = laguna(workdir, "undeploy", "rd")
+    assert (code, daemons(workdir)) == (0, {"cache": [], "db": [], "web": []})
+    assert lines(deploy(workdir)) == []
+    assert set(pids(workdir).values()).isdisjoint({*first.values(), *second.values()})
+
 
 def test_a_failed_deploy_s_failed_node_reruns(workdir: Path) -> None:
     (workdir / "fail-web").write_text("")
@@ -151,3 +161,27 @@ def test_drift_is_repaired_alone(workdir: Path) -> None:
     # nothing drifted any more: the next deploy keeps everything
     assert lines(deploy(workdir), "Standard.") == KEPT
     assert pids(workdir) == after
+
+
+def pool(workdir: Path) -> dict[str, int]:
+    """The pool node's daemons (named after its ``tosca_id``): instance -> pid."""
+    return {name.rpartition("-")[2]: pid for pid, name in processes(workdir)
+            if name.startswith("redeploy-daemon-") and "-pool." in name}
+
+
+def test_a_changed_instance_count_adds_and_removes_instances_only(workdir: Path) -> None:
+    deploy(workdir, template=str(HERE / "scaled.yaml"))
+    first = pool(workdir)
+    assert sorted(first) == ["pool.0", "pool.1"]
+
+    grown = deploy(workdir, template=str(HERE / "scaled_three.yaml"))
+    assert lines(grown) == [("pool", "node pool: unchanged, kept, resized to 3")]
+    after = pool(workdir)
+    assert sorted(after) == ["pool.0", "pool.1", "pool.2"]
+    assert {key: after[key] for key in first} == first
+
+    shrunk = deploy(workdir, template=str(HERE / "scaled.yaml"))
+    assert lines(shrunk) == [("pool", "node pool: unchanged, kept, resized to 2")]
+    assert pool(workdir) == first
+    assert [i["id"] for i in shrunk["components"]["pool"]["instances"]] == [
+        "pool.0", "pool.1"]

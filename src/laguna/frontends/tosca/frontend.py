@@ -235,6 +235,12 @@ class ToscaFrontend:
                            components={name: Component(node.type, name, "initial",
                                                        {"instances": node.instances})
                                        for name, node in topology.nodes.items()})
+        # AMP's per-node locations put their machines on the cloud each names,
+        # whatever the environment's other machines are (locations.py): each cloud
+        # named is opened before anything runs (or a redeploy undeploys anything)
+        why = locations.refusal(topology.nodes.values(), lambda kind: _unopened(context, kind))
+        if why is not None:
+            raise Rejected("cloud_error", why)
         stored = (context.stored.model or {}).get("tosca") or {}
         prints = difference.fingerprints(topology, cloud or HERE)
         located = bool(locations.located(topology.nodes.values()))
@@ -257,12 +263,6 @@ class ToscaFrontend:
             if reloaded is None:
                 raise rejection(problems)
             topology = reloaded
-        # AMP's per-node locations put their machines on the cloud each names,
-        # whatever the environment's other machines are (locations.py): each cloud
-        # named is opened before anything runs
-        why = locations.refusal(topology.nodes.values(), lambda kind: _unopened(context, kind))
-        if why is not None:
-            raise Rejected("cloud_error", why)
         runtime = Runtime(topology, _workdir(context), home / "logs", context.reporter,
                           timeout=context.timeouts.agent, machines=machines,
                           settings=prepared.settings, all_on_cloud=on_cloud(cloud))
