@@ -87,6 +87,18 @@ def test_a_redeploy_keeps_what_did_not_change(workdir: Path) -> None:
     assert lines(again, "Standard.") == KEPT
     assert pids(workdir) == first
 
+    # the dry run of a change says what would be undeployed, kept and run
+    code, dry = laguna(workdir, "deploy", SERVICE, "--name", "rd", "--dry-run",
+                       "--set", "db_version=2.0")
+    assert code == 0 and [(s["kind"], s["node"], s.get("why"), s.get("operation"))
+                          for s in dry["plan"]] == [
+        ("undeploy", "db", "changed", None), ("undeploy", "web", "db reruns", None),
+        ("kept", "cache", None, None), ("kept", "vm", None, None),
+        ("host", "vm", None, None),
+        ("operation", "db", None, "create"), ("operation", "db", None, "start"),
+        ("operation", "web", None, "create"), ("operation", "web", None, "start")]
+    assert pids(workdir) == first
+
     # db's property changes: db reruns (its old daemon stopped), web with it (it
     # requires db running); cache and the machine are kept
     changed = deploy(workdir, "--set", "db_version=2.0")

@@ -231,7 +231,7 @@ class ToscaFrontend:
         model = dict(blueprint.model)
         model["tosca"] = {**model["tosca"], "cloud": cloud or HERE}
         if context.dry_run:
-            return Outcome(ok=True, model=model, plan=plan(topology, cloud),
+            return Outcome(ok=True, model=model, plan=_redeploy_plan(topology, cloud, context),
                            components={name: Component(node.type, name, "initial",
                                                        {"instances": node.instances})
                                        for name, node in topology.nodes.items()})
@@ -463,6 +463,30 @@ class ToscaFrontend:
             return Outcome(ok=False, components=result,
                            error=ErrorInfo(OPERATION_FAILED, message))
         return Outcome(ok=True, components=result, outputs={})
+
+
+def _redeploy_plan(topology: Topology, cloud: str | None,
+                   context: RunContext) -> list[dict[str, t.Any]]:
+    """What a deploy would run (:func:`plan`); on an environment already deployed,
+    first what a redeploy by difference undeploys (``undeploy`` steps: a node that
+    reruns or is gone) and keeps (``kept`` steps), and no operation of a kept node."""
+    steps = plan(topology, cloud)
+    stored = (context.stored.model or {}).get("tosca") or {}
+    if not stored.get("instances"):
+        return steps
+    change = difference.difference(topology, difference.fingerprints(topology, cloud or HERE),
+                                   stored, context.repair, on_cloud(cloud))
+    instances = stored["instances"].values()
+    first: list[dict[str, t.Any]] = [
+        {"kind": "undeploy", "node": name, "why": change.why[name]}
+        for name in sorted(change.rerun) if any(r.get("node") == name for r in instances)]
+    first += [{"kind": "undeploy", "node": name, "why": "no longer in the template"}
+              for name in sorted(change.gone)]
+    first += [{"kind": "kept", "node": name,
+               **({"resized_to": change.resized[name]} if name in change.resized else {})}
+              for name in sorted(change.kept)]
+    return first + [step for step in steps if step.get("kind") != "operation"
+                    or step.get("node") not in change.kept]
 
 
 def _take_down(context: RunContext, home: Path, stored: t.Mapping[str, t.Any],
