@@ -4,7 +4,9 @@
 runs when there is one); ``deploy`` runs it with :mod:`.runtime`; the model
 kept after a deploy holds what ``undeploy`` needs (each instance's stop and
 delete operations with their inputs resolved, and the process sessions its
-operations started), so undeploy works without the blueprint.
+operations started), so undeploy works without the blueprint. A redeploy goes
+by difference (:mod:`.difference`): the nodes unchanged since the last deploy
+are kept as they are, the others undeployed and run again.
 """
 
 from __future__ import annotations
@@ -28,7 +30,8 @@ from laguna.deploy.inputs import InputsFileError, read_inputs_file
 from laguna.deploy.result import CONDITION, Action, ActionArgument, Component, ErrorInfo
 from laguna.deploy.workdir import STATE_DIR
 from laguna.frontends.marks import is_tosca
-from laguna.frontends.tosca import actions, blocking, functions, locations, policies, scaling
+from laguna.frontends.tosca import (actions, blocking, difference, functions, locations,
+                                    policies, scaling)
 from laguna.frontends.tosca.deployed import kept_instances, restore
 from laguna.frontends.tosca.documents import CsarError, locate
 from laguna.frontends.tosca.grammar import RUNNING_STATES
@@ -228,10 +231,26 @@ class ToscaFrontend:
         model = dict(blueprint.model)
         model["tosca"] = {**model["tosca"], "cloud": cloud or HERE}
         if context.dry_run:
-            return Outcome(ok=True, model=model, plan=plan(topology, cloud),
+            return Outcome(ok=True, model=model, plan=_redeploy_plan(topology, cloud, context),
                            components={name: Component(node.type, name, "initial",
                                                        {"instances": node.instances})
                                        for name, node in topology.nodes.items()})
+        # AMP's per-node locations put their machines on the cloud each names,
+        # whatever the environment's other machines are (locations.py): each cloud
+        # named is opened before anything runs (or a redeploy undeploys anything)
+        why = locations.refusal(topology.nodes.values(), lambda kind: _unopened(context, kind))
+        if why is not None:
+            raise Rejected("cloud_error", why)
+        stored = (context.stored.model or {}).get("tosca") or {}
+        prints = difference.fingerprints(topology, cloud or HERE)
+        located = bool(locations.located(topology.nodes.values()))
+        machines = _machines(context, stored) \
+            if on_cloud(cloud) or located or stored.get("stack") else None
+        # a redeploy by difference: what the last deploy made and this one keeps
+        # stays as it is; the rest goes before anything runs
+        change = difference.difference(topology, prints, stored, context.repair,
+                                       on_cloud(cloud))
+        kept_records = _take_down(context, home, stored, change, machines)
         if topology.csar:
             # keep the CSAR where undeploy finds its scripts, whatever happens to PATH
             kept = home / "csar"
@@ -244,28 +263,22 @@ class ToscaFrontend:
             if reloaded is None:
                 raise rejection(problems)
             topology = reloaded
-        # AMP's per-node locations put their machines on the cloud each names,
-        # whatever the environment's other machines are (locations.py): each cloud
-        # named is opened before anything runs
-        why = locations.refusal(topology.nodes.values(), lambda kind: _unopened(context, kind))
-        if why is not None:
-            raise Rejected("cloud_error", why)
-        located = bool(locations.located(topology.nodes.values()))
-        stored = (context.stored.model or {}).get("tosca") or {}
-        machines = _machines(context, stored) \
-            if on_cloud(cloud) or located or stored.get("stack") else None
         runtime = Runtime(topology, _workdir(context), home / "logs", context.reporter,
                           timeout=context.timeouts.agent, machines=machines,
                           settings=prepared.settings, all_on_cloud=on_cloud(cloud))
         runtime.on_session = _session_keeper(home)
+        keep = _keep(runtime, kept_records, change, context.reporter)
         error: ErrorInfo | None = None
         try:
-            runtime.deploy()
+            runtime.deploy(keep=keep)
         except DeployFailed as failure:
             error = ErrorInfo(OPERATION_FAILED, failure.message, failure.details)
             context.reporter.report("error", failure.message, failure.details.get("node"))
         model["tosca"] = {**model["tosca"], "instances": kept_instances(runtime),
                           "order": undeploy_order(topology),
+                          "fingerprints": prints,
+                          "counts": {name: node.instances
+                                     for name, node in topology.nodes.items()},
                           "stack": _main_stack(machines),
                           "stacks": dict(machines.stacks) if machines is not None else {}}
         return Outcome(ok=error is None, model=model, outputs=runtime.outputs(),
@@ -425,32 +438,10 @@ class ToscaFrontend:
             for key, instance in instances.items():
                 if instance["node"] != node:
                     continue
-                # an instance a day-2 action or workflow already deleted is not deleted
-                # again, and one not running (stopped by an action, never started) is
-                # not stopped again: TOSCA's stop takes a node from started
-                state = instance.get("state")
-                todo = [] if state == "deleted" else ["delete"] \
-                    if state not in RUNNING_STATES else ["stop", "delete"]
-                for operation, during in (("stop", "stopping"), ("delete", "deleting")):
-                    spec = instance["operations"].get(operation) if operation in todo else None
-                    if spec and spec.get("primary") and Path(spec["primary"]).is_file():
-                        context.reporter.component(node, instance["type"], node, during)
-                        context.reporter.report("info", f"Standard.{operation}: sh "
-                                                f"{spec['primary']}", node)
-                        host = instance.get("host")
-                        # reached through the cloud that made its host
-                        executor: Executor = machines.host_executor(host,
-                                                                    instance.get("cloud")) \
-                            if machines is not None and host else local
-                        code, _ = executor.run(
-                            Path(spec["primary"]),
-                            [Path(p) for p in spec.get("dependencies", [])], spec["inputs"],
-                            home / "logs" / f"{key}.Standard.{operation}.log",
-                            context.timeouts.agent, instance["sessions"].append)
-                        if code != 0:
-                            failed.append(f"{key}: Standard.{operation} exited with {code}")
-                            ended[key] = "error"
-                end_sessions(instance["sessions"])
+                failure = _stop_delete(context, home, key, instance, machines, local)
+                if failure is not None:
+                    failed.append(failure)
+                    ended[key] = "error"
                 ended.setdefault(key, "deleted")
             states[node] = "error" if any(ended.get(k) == "error" for k, i in
                                           instances.items() if i["node"] == node) else "deleted"
@@ -472,6 +463,123 @@ class ToscaFrontend:
             return Outcome(ok=False, components=result,
                            error=ErrorInfo(OPERATION_FAILED, message))
         return Outcome(ok=True, components=result, outputs={})
+
+
+def _redeploy_plan(topology: Topology, cloud: str | None,
+                   context: RunContext) -> list[dict[str, t.Any]]:
+    """What a deploy would run (:func:`plan`); on an environment already deployed,
+    first what a redeploy by difference undeploys (``undeploy`` steps: a node that
+    reruns or is gone) and keeps (``kept`` steps), and no operation of a kept node."""
+    steps = plan(topology, cloud)
+    stored = (context.stored.model or {}).get("tosca") or {}
+    if not stored.get("instances"):
+        return steps
+    change = difference.difference(topology, difference.fingerprints(topology, cloud or HERE),
+                                   stored, context.repair, on_cloud(cloud))
+    instances = stored["instances"].values()
+    first: list[dict[str, t.Any]] = [
+        {"kind": "undeploy", "node": name, "why": change.why[name]}
+        for name in sorted(change.rerun) if any(r.get("node") == name for r in instances)]
+    first += [{"kind": "undeploy", "node": name, "why": "no longer in the template"}
+              for name in sorted(change.gone)]
+    first += [{"kind": "kept", "node": name,
+               **({"resized_to": change.resized[name]} if name in change.resized else {})}
+              for name in sorted(change.kept)]
+    return first + [step for step in steps if step.get("kind") != "operation"
+                    or step.get("node") not in change.kept]
+
+
+def _take_down(context: RunContext, home: Path, stored: t.Mapping[str, t.Any],
+               change: difference.Difference, machines: Fleet | None
+               ) -> dict[str, t.Any]:
+    """Stop and delete (as undeploy does) the instances of the last deploy that this
+    one does not keep: those of nodes that rerun or are gone, and those a kept node's
+    smaller instance count drops (its newest); the records of the instances kept."""
+    instances: dict[str, t.Any] = stored.get("instances") or {}
+    if not instances:
+        return {}
+    drop: set[str] = set()
+    for name, size in change.resized.items():
+        own = sorted((r["index"], key) for key, r in instances.items()
+                     if r.get("node") == name and isinstance(r.get("index"), int))
+        drop.update(key for _, key in own[size:])
+    reporter = context.reporter
+    for name in sorted(change.rerun):
+        if any(r.get("node") == name for r in instances.values()):
+            reporter.report("info", f"node {name}: {change.why[name]}: its instances are "
+                            "undeployed, its lifecycle runs again", name)
+    for name in sorted(change.gone):
+        reporter.report("info", f"node {name}: no longer in the template: undeployed", name)
+    order = [str(n) for n in stored.get("order") or []]
+    order += sorted({str(r.get("node")) for r in instances.values()} - set(order))
+    local = LocalExecutor(_workdir(context), _environ())
+    for node in order:
+        for key, record in instances.items():
+            if record.get("node") != node or not (
+                    node in change.rerun or node in change.gone or key in drop):
+                continue
+            failure = _stop_delete(context, home, key, record, machines, local)
+            if failure is not None:
+                # its processes are ended whatever its stop said: the new one runs
+                reporter.report("warning", f"{failure} (its processes were ended)", node)
+            if node in change.gone:
+                reporter.component(node, str(record.get("type") or ""), node, "deleted")
+    return {key: record for key, record in instances.items()
+            if record.get("node") in change.kept and key not in drop}
+
+
+def _keep(runtime: Runtime, records: t.Mapping[str, t.Any], change: difference.Difference,
+          reporter: RuntimeReporter) -> set[str]:
+    """Put the kept nodes' instances back as the last deploy left them (a resized
+    one with its new instances added, deployed by the run); their ids."""
+    restore(runtime, records, {})
+    for name, size in change.resized.items():
+        group = runtime.instances[name]
+        if size > len(group):
+            scaling.add_instances(runtime, name, size - len(group))
+    kept = set(records)
+    for name in sorted(change.kept):
+        node = runtime.topology.nodes[name]
+        resized = f", resized to {change.resized[name]}" if name in change.resized else ""
+        reporter.report("info", f"node {name}: unchanged, kept{resized}", name)
+        reporter.component(name, node.type, name, runtime.node_state(name))
+    return kept
+
+
+def _stop_delete(context: RunContext, home: Path, key: str, instance: t.Mapping[str, t.Any],
+                 machines: Fleet | None, local: Executor) -> str | None:
+    """Standard.stop then Standard.delete of one deployed instance as the model keeps it
+    (its operations' inputs resolved when it was deployed: the blueprint may have
+    changed since), then the end of every process its operations started; what
+    failed (None: nothing)."""
+    node = str(instance["node"])
+    # an instance a day-2 action or workflow already deleted is not deleted
+    # again, and one not running (stopped by an action, never started) is
+    # not stopped again: TOSCA's stop takes a node from started
+    state = instance.get("state")
+    todo = [] if state == "deleted" else ["delete"] \
+        if state not in RUNNING_STATES else ["stop", "delete"]
+    failures: list[str] = []
+    sessions: list[int] = instance["sessions"]
+    for operation, during in (("stop", "stopping"), ("delete", "deleting")):
+        spec = instance["operations"].get(operation) if operation in todo else None
+        if spec and spec.get("primary") and Path(spec["primary"]).is_file():
+            context.reporter.component(node, instance["type"], node, during)
+            context.reporter.report("info", f"Standard.{operation}: sh "
+                                    f"{spec['primary']}", node)
+            host = instance.get("host")
+            # reached through the cloud that made its host
+            executor: Executor = machines.host_executor(host, instance.get("cloud")) \
+                if machines is not None and host else local
+            code, _ = executor.run(
+                Path(spec["primary"]),
+                [Path(p) for p in spec.get("dependencies", [])], spec["inputs"],
+                home / "logs" / f"{key}.Standard.{operation}.log",
+                context.timeouts.agent, sessions.append)
+            if code != 0:
+                failures.append(f"{key}: Standard.{operation} exited with {code}")
+    end_sessions(sessions)
+    return "; ".join(failures) or None
 
 
 def _ended(details: t.Mapping[str, t.Any], ended: t.Mapping[str, str]) -> dict[str, t.Any]:

@@ -139,14 +139,17 @@ class Runtime:
                     "entity.id": f"{run}-{instance.id}"})
 
     # -- deploy ----------------------------------------------------------------------------
-    def deploy(self) -> None:
-        """Run every instance's lifecycle; raise DeployFailed at the first failure."""
+    def deploy(self, keep: t.Collection[str] = ()) -> None:
+        """Run every instance's lifecycle but those of the instances ``keep`` names (a
+        redeploy keeps them as they are: started); raise DeployFailed at the first
+        failure."""
         self.logs.mkdir(parents=True, exist_ok=True)
         if self.machines is not None:
             self._provision(self.machines)
         threads = [threading.Thread(target=self._guarded, args=(instance,),
                                     name=f"tosca-{instance.id}", daemon=True)
-                   for group in self.instances.values() for instance in group]
+                   for group in self.instances.values() for instance in group
+                   if instance.id not in keep]
         for thread in threads:
             thread.start()
         for thread in threads:

@@ -67,6 +67,17 @@ def resize(runtime: Runtime, name: str, size: int) -> tuple[list[str], list[str]
 
 def grow(runtime: Runtime, name: str, count: int) -> list[Instance]:
     """``count`` new instances of ``name``, deployed in parallel."""
+    added = add_instances(runtime, name, count)
+    deploy_all(runtime, added)
+    for instance in added:
+        # started means its check (if any) passed during the deploy
+        runtime.set_attributes(instance, {"service.state": "running", "service.isUp": True})
+    return added
+
+
+def add_instances(runtime: Runtime, name: str, count: int) -> list[Instance]:
+    """``count`` new instances of ``name`` (new indexes, new ``tosca_id``), added to
+    the node, not deployed yet."""
     node = runtime.topology.nodes[name]
     group = runtime.instances[name]
     run = uuid.uuid4().hex[:8]
@@ -79,10 +90,6 @@ def grow(runtime: Runtime, name: str, count: int) -> list[Instance]:
         added.append(instance)
     with runtime.cond:
         group.extend(added)
-    deploy_all(runtime, added)
-    for instance in added:
-        # started means its check (if any) passed during the deploy
-        runtime.set_attributes(instance, {"service.state": "running", "service.isUp": True})
     return added
 
 

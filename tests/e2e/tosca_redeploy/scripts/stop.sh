@@ -1,0 +1,1 @@
+kill "$(cat "$NAME.pid")" && rm -f "$NAME.pid"
