@@ -66,6 +66,14 @@ def test_upload_runs_the_import_checks_and_lists_every_problem(api: Api) -> None
     assert message.count("error[") == 7
 
 
+def test_an_upload_that_is_no_zip_is_refused_without_the_server_s_paths(api: Api) -> None:
+    response = upload(api, api.token(), b"not an archive")
+    assert response.status_code == 400
+    assert response.json() == fault(
+        400, "Couldn't load package from file: the uploaded archive is not "
+             "a zip archive: File is not a zip file")
+
+
 def test_upload_of_a_package_whose_requirement_is_missing_is_refused(api: Api) -> None:
     response = upload(api, api.token(), fixture_zip("app"))
     assert response.status_code == 400

@@ -297,7 +297,9 @@ def checked_package(state: ApiState, archive: bytes) -> Package:
         result = check_path(path, run=import_checkers(StoreSource(state.database)))
     problem = refused(result)
     if problem is not None:
-        raise bad_request(problem)
+        # the server's temporary folder is not the caller's business
+        raise bad_request(problem.replace(repr(str(path)), "the uploaded archive")
+                          .replace(str(path), "package.zip"))
     assert result.package is not None
     return result.package
 
