@@ -6,6 +6,7 @@ stale session replaced by a new one."""
 
 from __future__ import annotations
 
+import html
 import re
 import shutil
 import typing as t
@@ -141,3 +142,48 @@ def test_a_parameters_source_that_fails_shows_the_api_s_refusal(api: Api, tmp_pa
     message = re.search(r"<p[^>]*>(.*?)</p>", shown.text.split("Refused by the API", 1)[1], re.S)
     assert message is not None and message.group(1).strip() == \
         "Method &#34;nothing&#34; is not found in class org.laguna.tests.Sourced"
+
+
+def test_a_class_made_by_two_packages_asks_which_then_cancel_goes_back(api: Api,
+                                                                        tmp_path: Path) -> None:
+    """Two versions of the datastore side by side both make the class the shop's
+    field needs: "Add a new" lists both; the one chosen opens its own form
+    under the shop's; Cancel goes back to the shop's form with its answers."""
+    browser_packages = Path(__file__).parents[2] / "browser" / "packages"
+    second = tmp_path / "datastore"
+    shutil.copytree(browser_packages / "datastore", second)
+    manifest = second / "manifest.yaml"
+    manifest.write_text(manifest.read_text() + "Version: 2.0.0\n")
+    for folder in (browser_packages / "datastore", second, browser_packages / "shop"):
+        api.import_package(folder)
+    token, key = signed_in(api)
+    env_id = create(api, token)["id"]
+    shop = package_id(api, token, "org.laguna.tests.Shop")
+    stores = sorted(p["id"] for p in api.client.get(
+        "/v1/catalog/packages", params={"fqn": "org.laguna.tests.Datastore"},
+        headers=api.headers(token)).json()["packages"])
+    assert len(stores) == 2
+
+    chooser = post(api, env_id, shop, key, Draft(shop).dump(), "new:datastore", code="ABC")
+    assert chooser.status_code == 200, chooser.text
+    assert "<h1>A new application for Datastore</h1>" in chooser.text
+    listed = re.findall(r'action="/dashboard/environments/\w+/add/(\w+)">\s*'
+                        r'<input type="hidden" name="form_key" value="\w+">\s*'
+                        r'<input type="hidden" name="draft" value="([^"]*)">\s*'
+                        r'<button type="submit" name="action" value="start">Add Datastore',
+                        chooser.text)
+    assert sorted(chosen for chosen, _ in listed) == stores
+    waiting = html.unescape(listed[0][1])
+
+    started = post(api, env_id, stores[1], key, waiting, "start")
+    assert started.status_code == 200, started.text
+    assert re.search(r'id="asked-by"[^>]*>A new application for Datastore of Shop, in ',
+                     started.text)
+    assert '<label for="field-name">Store name' in started.text
+    child = html.unescape(re.findall(r'name="draft" value="([^"]*)"', started.text)[0])
+    assert Draft.load(child).package == stores[1]
+
+    back = post(api, env_id, stores[1], key, child, "cancel")
+    assert back.status_code == 200, back.text
+    assert "<h1>Add Shop</h1>" in back.text
+    assert re.search(r'id="field-code"[^>]*value="ABC"', back.text)
