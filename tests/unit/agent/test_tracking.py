@@ -20,6 +20,9 @@ from tests.marked import kill
 DAEMON = """\
 echo ready > "$HOME/web.conf"
 nohup sleep 300 > "$HOME/web.log" 2>&1 &
+# the daemon's shell opens its log after this one goes on: the plan ends (and
+# what it wrote is recorded) once the log is there, whatever the machine's load
+while [ ! -e "$HOME/web.log" ]; do sleep 0.01; done
 """
 
 
