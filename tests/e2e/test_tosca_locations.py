@@ -12,9 +12,6 @@ skipped outside CI where missing, failed in CI (.ci/run installs them)."""
 from __future__ import annotations
 
 import json
-import os
-import shutil
-import subprocess
 import time
 import typing as t
 from pathlib import Path
@@ -24,26 +21,17 @@ import pytest
 from laguna.cloud.containers import open_cloud as open_containers
 from laguna.cloud.containers.podman import CLOUD_LABEL, STACK_LABEL
 
+from tests.unit.cloud.test_containers import needs_podman, podman
 from unit.cloud import sshd
 
 from .helpers import laguna, nothing_left
 
 SCENARIO = Path(__file__).with_name("tosca_amp")
-PODMAN = ["podman", "--cgroup-manager=cgroupfs", "--runtime=runc", "--events-backend=file"]
 CREATE = "tosca.interfaces.node.lifecycle.Standard.create."
 
 
-def _require_podman() -> None:
-    if shutil.which("podman") is not None and shutil.which("runc") is not None:
-        return
-    if os.environ.get("CI"):
-        pytest.fail("the container cloud needs podman and runc (CI installs them: .ci/run)")
-    pytest.skip("the container cloud needs podman and runc")
-
-
 def _podman(*args: str) -> list[str]:
-    return subprocess.run([*PODMAN, *args], capture_output=True, text=True, check=True,
-                          timeout=60).stdout.split()
+    return podman(*args).split()
 
 
 def _containers(workdir: Path, stack: str | None = None) -> list[str]:
@@ -63,9 +51,9 @@ def _drift(report: dict[str, t.Any]) -> dict[str, list[dict[str, str]]]:
     return {key: entry["drift"] for key, entry in report["components"].items()}
 
 
+@needs_podman
 def test_one_environments_servers_live_on_the_local_cloud_and_in_containers(
         workdir: Path) -> None:
-    _require_podman()
     template = str(SCENARIO / "mixed.yaml")
     try:
         code, data = laguna(workdir, "deploy", template)
