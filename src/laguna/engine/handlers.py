@@ -24,7 +24,7 @@ import typing as t
 from pathlib import Path
 
 from laguna.api import descriptions
-from laguna.engine.blueprints import ASSEMBLY, Named, named, only_application
+from laguna.engine.blueprints import ASSEMBLY, TOSCA, Named, named, only_application
 from laguna.engine.tasks import Handler, StoreTaskQueue, TaskQueue
 from laguna.deploy.context import ResourcesFactory
 from laguna.deploy.owner import Liveness
@@ -138,13 +138,15 @@ class DeployHandler:
             return self._delete(service, record, configuration)
         model = descriptions.to_engine(configuration.description, record.id)
         store = ProjectSource(self.work.database, record.project_id)
-        csar = tosca_application(model, store)
-        application = only_application(model) if csar is None else None
-        descriptor = named(application, store) if application is not None else None
-        if csar is not None:
-            result = self._deploy_csar(service, record, *csar)
-        elif descriptor is not None and descriptor.kind == ASSEMBLY:
-            result = self._deploy_assembly(record, descriptor, store)
+        # Murano deployed a HOT package's template as the model's only
+        # application; laguna so deploys a CSAR or an assembly descriptor of the
+        # catalog, the application's other properties its inputs
+        application = only_application(model)
+        blueprint = named(application, store) if application is not None else None
+        if blueprint is not None and blueprint.kind == TOSCA:
+            result = self._deploy_csar(service, record, blueprint.reference, blueprint.inputs)
+        elif blueprint is not None and blueprint.kind == ASSEMBLY:
+            result = self._deploy_assembly(record, blueprint, store)
         else:
             result = service.deploy_data(record.name, LANGUAGE, model,
                                          PrepareOptions(catalog=self.work.catalog))
@@ -255,25 +257,6 @@ class ActionHandler:
 
     def lost(self, task_id: str, payload: t.Mapping[str, t.Any]) -> None:
         self.work.lost(payload)
-
-
-def tosca_application(model: t.Mapping[str, t.Any], store: ProjectSource
-                      ) -> tuple[str, dict[str, t.Any]] | None:
-    """``(CSAR package name, its inputs)`` when the model's only application is of
-    a type that names a CSAR package of the catalog (the project's or a public
-    one): Murano deployed a HOT package's template as such an application; its
-    properties other than ``?`` are the template's inputs. None otherwise."""
-    objects = model.get("Objects")
-    applications = objects.get("applications") if isinstance(objects, dict) else None
-    if not isinstance(applications, list) or len(applications) != 1 \
-            or not isinstance(applications[0], dict):
-        return None
-    header = applications[0].get("?")
-    kind = header.get("type") if isinstance(header, dict) else None
-    if not isinstance(kind, str) or not store.tosca_packages(kind.partition("/")[0]):
-        return None
-    inputs = {key: value for key, value in applications[0].items() if key != "?"}
-    return kind.partition("/")[0], inputs
 
 
 def _summary(result: Result) -> dict[str, t.Any]:
