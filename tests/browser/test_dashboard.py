@@ -28,6 +28,23 @@ def signed_in(browser: Browser, server: Server, token: str) -> Page:
     return page
 
 
+def deleted_from_its_page(page: Page, server: Server, name: str) -> None:
+    """The environment whose page ``page`` shows deleted with its button; the
+    engine deletes it, so the list is read again until it is gone (bounded),
+    and then it has no environment left."""
+    from playwright.sync_api import expect
+
+    page.get_by_role("button", name="Delete environment").click()
+    expect(page).to_have_url(server.url + "/dashboard/environments")
+    rows = page.get_by_role("table", name="Environments")
+    for _ in range(60):
+        if name not in rows.inner_text():
+            break
+        page.wait_for_timeout(500)
+        page.reload()
+    expect(rows).to_contain_text("No environment yet.")
+
+
 def test_signing_in_and_the_catalog(browser: Browser, tmp_path: Path,
                                     screenshots: Path) -> None:
     from playwright.sync_api import expect
@@ -114,16 +131,7 @@ def test_environments_created_shown_and_deleted(browser: Browser, tmp_path: Path
         stranger.close()
 
         environment.click()
-        page.get_by_role("button", name="Delete environment").click()
-        expect(page).to_have_url(server.url + "/dashboard/environments")
-        # the engine deletes it: the list is read again until it is gone (bounded)
-        rows = page.get_by_role("table", name="Environments")
-        for _ in range(60):
-            if "web-1" not in rows.inner_text():
-                break
-            page.wait_for_timeout(500)
-            page.reload()
-        expect(rows).to_contain_text("No environment yet.")
+        deleted_from_its_page(page, server, "web-1")
 
 
 def test_a_form_not_sent_by_the_dashboard_is_refused(browser: Browser, tmp_path: Path) -> None:

@@ -19,7 +19,7 @@ from pathlib import Path
 
 import httpx
 
-from tests.browser.test_dashboard import EXAMPLES, TIMEOUT_MS, signed_in
+from tests.browser.test_dashboard import EXAMPLES, TIMEOUT_MS, deleted_from_its_page, signed_in
 from tests.servers import Server, serve
 
 if t.TYPE_CHECKING:
@@ -124,15 +124,7 @@ def test_deploy_watch_act_and_abandon(browser: Browser, tmp_path: Path,
         expect(history.nth(2).locator("ol")).to_contain_text("Starting the web server")
 
         # deleted: the engine undeploys it (its web server stops), then it is gone
-        page.get_by_role("button", name="Delete environment").click()
-        expect(page).to_have_url(server.url + "/dashboard/environments")
-        rows = page.get_by_role("table", name="Environments")
-        for _ in range(60):
-            if "web-1" not in rows.inner_text():
-                break
-            page.wait_for_timeout(500)
-            page.reload()
-        expect(rows).to_contain_text("No environment yet.")
+        deleted_from_its_page(page, server, "web-1")
         try:
             httpx.get(url, timeout=5)
             raise AssertionError(f"{url} still answers after the environment was deleted")
@@ -144,7 +136,8 @@ def test_deploy_watch_act_and_abandon(browser: Browser, tmp_path: Path,
         page.get_by_role("button", name="Create").click()
         page.get_by_role("button", name="Abandon environment").click()
         expect(page).to_have_url(server.url + "/dashboard/environments")
-        expect(rows).to_contain_text("No environment yet.")
+        expect(page.get_by_role("table", name="Environments")).to_contain_text(
+            "No environment yet.")
 
 
 @contextlib.contextmanager
